@@ -1,0 +1,122 @@
+"""Positions, the starting position, pip counts and game results.
+
+One perspective everywhere: a position is stored from the side on roll ("me").
+
+A position is a ``(26,)`` ``int8`` array, a batch of them ``(N, 26)`` ``int8``:
+
+* index ``p`` for ``p`` in 1..24: my point ``p`` (my home board is 1..6, I move from 24 towards 1 and
+  bear off past point 1). A positive count is my checkers, a negative count the opponent's checkers.
+* index 25: my bar, a count >= 0 (a checker there has 25 pips to go).
+* index 0: the opponent's bar, a count <= 0 (stored negative like every opponent checker).
+* Borne-off checkers are implicit: 15 minus the checkers on the board, for each side.
+
+The opponent's point ``q`` (their own numbering) is my point ``25 - q``, so :func:`flip` -- the same position
+seen by the other side -- reverses the array and negates it. (This is wildbg's layout.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+NUM_CHECKERS = 15
+BAR = 25
+"""Index of the bar of the side on roll."""
+OPP_BAR = 0
+"""Index of the bar of the side not on roll (its count is stored negative)."""
+
+#: Result values, from the winner's side, in points for a cube of 1.
+SINGLE, GAMMON, BACKGAMMON = 1, 2, 3
+
+STARTING_POSITION = np.zeros(26, dtype=np.int8)
+STARTING_POSITION[[24, 13, 8, 6]] = [2, 5, 3, 5]
+STARTING_POSITION[[1, 12, 17, 19]] = [-2, -5, -3, -5]
+STARTING_POSITION.setflags(write=False)
+
+
+class PositionError(ValueError):
+    """A position array that breaks the rules of the board (wrong shape, counts, both sides on one point)."""
+
+
+def starting_position() -> np.ndarray:
+    """The starting position, ``(26,)`` int8: 2 on the 24-point, 5 on 13, 3 on 8, 5 on 6 for both sides."""
+    return STARTING_POSITION.copy()
+
+
+def flip(positions: np.ndarray) -> np.ndarray:
+    """The same position(s) seen from the other side: ``(..., 26)`` int8 -> ``(..., 26)`` int8."""
+    return -positions[..., ::-1]
+
+
+def my_checkers(positions: np.ndarray) -> np.ndarray:
+    """Checkers of the side on roll on each index, ``(..., 26)`` int8 -> ``(..., 26)`` int8 (>= 0)."""
+    return np.maximum(positions, 0)
+
+
+def off_counts(positions: np.ndarray) -> np.ndarray:
+    """Borne-off checkers, ``(..., 26)`` -> ``(..., 2)`` int16: ``[..., 0]`` mine, ``[..., 1]`` the opponent's."""
+    p = positions.astype(np.int16)
+    mine = NUM_CHECKERS - np.maximum(p, 0).sum(axis=-1)
+    theirs = NUM_CHECKERS + np.minimum(p, 0).sum(axis=-1)
+    return np.stack([mine, theirs], axis=-1)
+
+
+_PIP_WEIGHTS = np.arange(26, dtype=np.int16)
+
+
+def pip_counts(positions: np.ndarray) -> np.ndarray:
+    """Pip counts, ``(..., 26)`` -> ``(..., 2)`` int16 in pips: ``[..., 0]`` mine, ``[..., 1]`` the opponent's.
+
+    A checker on my point ``p`` has ``p`` pips to go (bar: 25); the opponent's checker on my point ``p`` has
+    ``25 - p`` (its bar, index 0: 25).
+    """
+    p = positions.astype(np.int16)
+    mine = (np.maximum(p, 0) * _PIP_WEIGHTS).sum(axis=-1)
+    theirs = (-np.minimum(p, 0) * (25 - _PIP_WEIGHTS)).sum(axis=-1)
+    return np.stack([mine, theirs], axis=-1)
+
+
+def validate(position: np.ndarray) -> np.ndarray:
+    """Check one position and return it as a ``(26,)`` int8 array.
+
+    Raises:
+        PositionError: wrong shape, more than 15 checkers for a side, a checker of mine on the opponent's bar
+            index or the reverse. (A finished game, one side with 15 off, is a valid position.)
+    """
+    a = np.asarray(position)
+    if a.shape != (26,):
+        raise PositionError(f"a position has shape (26,), got {a.shape}")
+    if not np.issubdtype(a.dtype, np.integer):
+        raise PositionError(f"a position holds integer checker counts, got dtype {a.dtype}")
+    if np.any(np.abs(a.astype(np.int64)) > NUM_CHECKERS):
+        raise PositionError(f"more than {NUM_CHECKERS} checkers on one point: {a.tolist()}")
+    a = a.astype(np.int8)
+    if a[BAR] < 0:
+        raise PositionError(f"index 25 is my bar and holds my checkers (>= 0), got {int(a[BAR])}")
+    if a[OPP_BAR] > 0:
+        raise PositionError(f"index 0 is the opponent's bar and holds their checkers (<= 0), got {int(a[OPP_BAR])}")
+    off = off_counts(a)
+    if off[0] < 0 or off[1] < 0:
+        raise PositionError(f"more than {NUM_CHECKERS} checkers for one side: {a.tolist()}")
+    return a
+
+
+def game_result(positions: np.ndarray) -> np.ndarray:
+    """Value of finished games for the side that has borne off all its checkers, ``(..., 26)`` -> ``(...,)`` int8.
+
+    Looks at the side on roll's opponent as the possible loser *and* at the side on roll, and returns, for the side
+    that has all 15 checkers off: 1 single, 2 gammon (the loser has none off), 3 backgammon (none off and a checker on
+    the bar or in the winner's home board). Positive when the side on roll has won, negative when the opponent has,
+    0 while the game goes on. Backgammons always count 3 here; the caller applies a "backgammons count as gammons"
+    setting or the Jacoby rule.
+    """
+    p = positions.astype(np.int16)
+    off = off_counts(p)
+    i_won = off[..., 0] == NUM_CHECKERS
+    opp_won = off[..., 1] == NUM_CHECKERS
+    # The opponent lost: gammon when it has none off; backgammon when it also has a checker in my home board
+    # (my points 1..6) or on its bar (index 0).
+    opp_in_my_home = (np.minimum(p[..., 0:7], 0) < 0).any(axis=-1)
+    me_in_opp_home = (np.maximum(p[..., 19:26], 0) > 0).any(axis=-1)
+    my_value = np.where(off[..., 1] > 0, SINGLE, np.where(opp_in_my_home, BACKGAMMON, GAMMON))
+    opp_value = np.where(off[..., 0] > 0, SINGLE, np.where(me_in_opp_home, BACKGAMMON, GAMMON))
+    return np.where(i_won, my_value, np.where(opp_won, -opp_value, 0)).astype(np.int8)

@@ -1,0 +1,178 @@
+"""Network inputs: positions ``(M, 26)`` int8 (side on roll) -> ``(M, N_FEATURES)`` float32, vectorised.
+
+Encoding ``ENCODING_VERSION`` = ``"tesauro196+expert7/v1"``, 203 inputs. Every input is computed for one side from that
+side's own numbering, so encoding ``board.flip(x)`` swaps the "mine" and "opponent" inputs (a test proves it).
+
+* 0..97, the side on roll ("mine"); 98..195, the opponent (in its own numbering) -- Tesauro's TD-Gammon inputs
+  (G. Tesauro, "Practical issues in temporal difference learning", 1992; the 198-unit layout described in
+  Sutton & Barto, "Reinforcement Learning", 2nd ed., section 16.1): for points 1..24, four units each, point-major, ``[n >= 1, n >= 2, n >= 3, (n - 3) / 2
+  if n > 3]`` for the side's ``n`` checkers there; then checkers on the bar / 2; then checkers borne off / 15.
+  Tesauro's two "whose turn" units are left out: we always encode from the side on roll, so they would be constant.
+* 196, 197: pip counts / 100, mine and the opponent's (the race-strength measure every player counts; gnubg's race
+  inputs use pip-based features too).
+* 198: 1.0 when there is no contact left (a pure race), else 0.0 (GNU Backgammon's CLASS_RACE vs CLASS_CONTACT split,
+  gnubg eval.c ``ClassifyPosition``).
+* 199, 200: shots -- the fraction of the 36 rolls with which the side (199: me, on roll; 200: the opponent, were it on
+  roll) can hit at least one blot of the other side. Direct and combination shots (the intermediate landing points of
+  a combination, including 3x and 4x of a double, must not be blocked by two or more of the other side's checkers).
+  Checkers on the bar must enter first (see ``_shots``). It ignores only the rule that a play must use as much of
+  the roll as possible. Source: the shot-counting every player does; gnubg's ``I_P1`` input is a related measure.
+* 201, 202: escapes of the rearmost checker of each side (201: mine, 202: the opponent's) / 36, GNU Backgammon's
+  ``I_ESCAPES`` measure (gnubg eval.c ``ComputeTable0`` / ``Escapes``): with the 12 points in front of the checker
+  marked blocked when the other side holds them, the number of rolls whose full distance (up to 12 pips, doubles
+  counted as 2x) lands on an open point with at least one of the single-die points open.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bgbot.board import BAR, NUM_CHECKERS, flip, pip_counts
+
+ENCODING_VERSION = "tesauro196+expert7/v1"
+
+N_TESAURO_SIDE = 98
+I_PIPS, I_RACE, I_SHOTS, I_ESCAPES = 196, 198, 199, 201
+N_FEATURES = 203
+
+
+def _side_names(side: str) -> list[str]:
+    units = [f"{side}_p{p}_{u}" for p in range(1, 25) for u in ("ge1", "ge2", "ge3", "over3")]
+    return units + [f"{side}_bar", f"{side}_off"]
+
+
+FEATURE_NAMES: tuple[str, ...] = tuple(
+    _side_names("my")
+    + _side_names("opp")
+    + ["my_pips", "opp_pips", "race", "my_shots", "opp_shots", "my_escapes", "opp_escapes"]
+)
+"""Name of each input, for inspection and model cards."""
+
+
+class EncodingError(ValueError):
+    """Positions that cannot be encoded (wrong shape or dtype)."""
+
+
+def _escape_table() -> np.ndarray:
+    """gnubg's ``anEscapes``: for each 12-bit mask of blocked points (bit i = distance i+1), rolls out of 36."""
+    table = np.zeros(1 << 12, dtype=np.float32)
+    for mask in range(1 << 12):
+        c = 0
+        for n0 in range(6):
+            for n1 in range(n0 + 1):
+                if not mask & (1 << (n0 + n1 + 1)) and not (mask & (1 << n0) and mask & (1 << n1)):
+                    c += 1 if n0 == n1 else 2
+        table[mask] = c
+    return table
+
+
+_ESCAPES_BY_WINDOW = (_escape_table() / 36.0)[[int(f"{w:012b}"[::-1], 2) for w in range(1 << 12)]]
+"""gnubg's escapes / 36 indexed by the 12 points in front with bit j = distance 12 - j (gnubg's mask bit-reversed)."""
+_BITS = 2.0 ** np.arange(26)  # (26,) float64, bit k for index k: a float matmul packs a row of bools exactly
+_A, _B = (np.array(v, dtype=np.int64) for v in zip(*[(a, b) for a in range(1, 7) for b in range(a + 1, 7)]))  # (15,) non-doubles
+_D = np.arange(1, 7, dtype=np.int64)  # (6,) doubles
+_UNITS = np.array([[n >= 1, n >= 2, n >= 3, max(n - 3, 0) / 2] for n in range(16)], dtype=np.float32)  # (16, 4)
+_POINTS = np.r_[False, np.ones(24, dtype=bool), False]  # (26,) indices 1..24
+
+
+def _bitmask(cond: np.ndarray) -> np.ndarray:
+    """Rows of ``(M, 26)`` bool as integers, bit k = column k: ``(M,)`` int64."""
+    return (cond.astype(np.float64) @ _BITS).astype(np.int64)
+
+
+def _all_bits(cond: np.ndarray) -> np.ndarray:
+    """``cond`` bool -> int64 with every bit set where true, 0 where false (a mask for ``&``)."""
+    return -cond.astype(np.int64)
+
+
+def _tesauro_side(p: np.ndarray, out: np.ndarray) -> None:
+    """Write one side's 98 Tesauro units into ``out`` (M, 98) float32, from ``p`` (M, 26) int16 seen by that side."""
+    n = np.maximum(p[:, 1:BAR], 0)  # (M, 24) my checkers on points 1..24
+    out[:, :96] = np.take(_UNITS, n, axis=0).reshape(len(p), 96)
+    out[:, 96] = p[:, BAR] * 0.5
+    out[:, 97] = (NUM_CHECKERS - np.maximum(p, 0).sum(axis=1)) / NUM_CHECKERS
+
+
+def _shots(p: np.ndarray) -> np.ndarray:
+    """Fraction of 36 rolls with which the side on roll hits an opponent blot, (M, 26) int16 -> (M,) float32.
+
+    Bitmasks over the indices (bit t = index t), shifted by each die distance d: bit t of ``mask >> d`` is index
+    ``t + d``, d pips behind t. With ``k`` checkers on the bar: a roll whose entry point is blocked does nothing; after
+    entering, a non-double's other die moves any checker only when ``k == 1``; a double has ``4 - k`` moves left.
+    """
+    k = p[:, BAR].astype(np.int64)  # (M,) my checkers on the bar
+    others = _bitmask((p > 0) & _POINTS)  # (M,) my checkers on points 1..24
+    bar = np.where(k > 0, 1 << BAR, 0)  # (M,) bit 25 when I have a checker on the bar
+    blots = _bitmask((p == -1) & _POINTS)  # (M,) opponent blots on points 1..24
+    opened = _bitmask((p > -2) & _POINTS)  # (M,) points I may land on
+    free, one = _all_bits(k == 0), _all_bits(k == 1)  # (M,)
+
+    def enter(d):  # all bits where my entry point 25 - d is open
+        return -((opened >> (BAR - d)) & 1)
+
+    a, b = _A[:, None], _B[:, None]  # (15, 1) the dice of the non-doubles
+    direct = (bar >> a) | (bar >> b)  # (15, M) entering with either die
+    direct = direct | ((others >> a) & (free | one & enter(b))) | ((others >> b) & (free | one & enter(a)))
+    combo = (((others & free) | (bar & one)) >> (a + b)) & ((opened >> a) | (opened >> b))
+    plain = blots & (direct | combo)  # (15, M)
+    d = _D[:, None]  # (6, 1)
+    j_bar = np.minimum(5 - np.minimum(k, 4), 4) * (k > 0)  # (M,) moves of a double the entering checker can make
+    j_other = 4 - np.minimum(k, 4)  # (M,) moves of a double left for the checkers already in play
+    reach = np.zeros((6, len(k)), dtype=np.int64)  # (6, M) targets reached with a double
+    path_open = np.full((6, len(k)), -1, dtype=np.int64)  # all landing points before the i-th move are open
+    for i in range(1, 5):
+        reach |= (((bar & _all_bits(j_bar >= i)) | (others & _all_bits(j_other >= i))) >> (i * d)) & path_open
+        path_open &= opened >> (i * d)
+    doubles = blots & reach & (free | enter(d))  # (6, M)
+    return ((plain != 0).sum(axis=0) * 2 + (doubles != 0).sum(axis=0)).astype(np.float32) / 36.0
+
+
+def _escapes(p: np.ndarray, mine: np.ndarray) -> np.ndarray:
+    """gnubg escapes of the rearmost checker of the side on roll / 36: (M, 26) int16 and its checkers' bitmask ->
+    (M,) float32."""
+    rear = np.maximum(_highest_bit(mine), 1)  # (M,) index 1..25 (1 when all are off)
+    blocked = _bitmask((p <= -2) & _POINTS) << 12  # (M,) bit k+12: the opponent holds point k
+    window = (blocked >> rear) & 0xFFF  # (M,) bit j: point rear - 12 + j held, i.e. distance 12 - j
+    return _ESCAPES_BY_WINDOW[window]
+
+
+def _highest_bit(bits: np.ndarray) -> np.ndarray:
+    """Index of the highest set bit of each ``(M,)`` int64 (< 2**26), -1 for 0."""
+    return np.frexp(bits.astype(np.float64))[1] - 1
+
+
+def is_race(positions: np.ndarray) -> np.ndarray:
+    """No contact left, ``(..., 26)`` int -> ``(...,)`` bool: every checker of the side on roll (bar included) is past
+    every opponent checker (its bar included). Symmetric in the sides: ``is_race(flip(x)) == is_race(x)``."""
+    p = np.asarray(positions)
+    flat = p.reshape(-1, 26)
+    return _is_race(_bitmask(flat > 0), _bitmask(flat < 0)).reshape(p.shape[:-1])
+
+
+def _is_race(mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
+    """Race test on bitmasks of my and the opponent's checkers (bit k = index k): all of mine below their lowest."""
+    return (mine < (theirs & -theirs)) | (theirs == 0)
+
+
+def encode(positions: np.ndarray) -> np.ndarray:
+    """Network inputs, ``(M, 26)`` int8 positions from the side on roll -> ``(M, N_FEATURES)`` float32.
+
+    Raises:
+        EncodingError: ``positions`` is not a 2-D integer array with 26 columns.
+    """
+    x = np.asarray(positions)
+    if x.ndim != 2 or x.shape[1] != 26 or not np.issubdtype(x.dtype, np.integer):
+        raise EncodingError(f"positions are (M, 26) integer arrays, got shape {x.shape} dtype {x.dtype}")
+    mine = x.astype(np.int16)
+    theirs = flip(mine)
+    out = np.empty((len(x), N_FEATURES), dtype=np.float32)
+    _tesauro_side(mine, out[:, :N_TESAURO_SIDE])
+    _tesauro_side(theirs, out[:, N_TESAURO_SIDE : 2 * N_TESAURO_SIDE])
+    out[:, I_PIPS : I_PIPS + 2] = pip_counts(mine) / 100.0
+    my_bits, their_bits = _bitmask(mine > 0), _bitmask(theirs > 0)  # (M,) each in its owner's numbering
+    out[:, I_RACE] = _is_race(my_bits, _bitmask(mine < 0))
+    out[:, I_SHOTS] = _shots(mine)
+    out[:, I_SHOTS + 1] = _shots(theirs)
+    out[:, I_ESCAPES] = _escapes(mine, my_bits)
+    out[:, I_ESCAPES + 1] = _escapes(theirs, their_bits)
+    return out

@@ -1,0 +1,341 @@
+"""Vectorised move generation: every legal play of many positions at once.
+
+Positions use the layout of :mod:`bgbot.board` (``(N, 26)`` int8, side on roll, index 25 = my bar, index 0 = the
+opponent's bar). :func:`generate_plays` returns every distinct resulting position (afterstate) of every legal play,
+already flipped so that the opponent is on roll, with the row of the position it came from.
+
+How it works (all steps are array operations over the whole batch; there is no Python loop over positions or
+checkers, only over the at most four dice of a roll):
+
+1. :func:`_apply_die` moves one checker by one die from every legal source of every row at once: a ``(M, 25)``
+   legality mask over the sources 1..25 (bar first, blocked points, bear-off only with all checkers home, the
+   higher-die bear-off from the highest point), then one child row per legal (row, source) pair.
+2. Non-doubles expand both orders (high die then low, low then high); doubles expand the same die four times,
+   de-duplicating after each die so that the orders of a double do not multiply.
+3. Maximum-usage and higher-die rules are a filter on the expanded candidates: per parent, keep the candidates of
+   the best rank (both dice > only the higher die > only the lower die > none; for doubles, the most dice used).
+4. Equal resulting positions of the same parent are merged: each row is packed exactly into two ``uint64`` keys
+   (:func:`position_keys`) and ``(parent, key)`` triples are de-duplicated with one lexsort.
+
+The scalar twin :mod:`bgbot.movegen_scalar` implements the same rules checker by checker and is the reference the
+tests compare against, together with GNU Backgammon (``gnubg_nn.moves``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .board import PositionError, flip
+
+_SOURCES = np.arange(1, 26, dtype=np.int8)  # (25,) source indices: points 1..24 and the bar (25)
+
+
+class DiceError(ValueError):
+    """Dice that are not two values in 1..6."""
+
+
+@dataclass(frozen=True)
+class Plays:
+    """The legal plays of a batch of positions.
+
+    Attributes:
+        afterstates: ``(M, 26)`` int8, each distinct resulting position once, seen by the opponent (already
+            flipped: the opponent is on roll). A position with no legal play has exactly one row, its own flip.
+        parent: ``(M,)`` int64, the row of the input position each afterstate came from, ascending.
+    """
+
+    afterstates: np.ndarray
+    parent: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.parent)
+
+    def counts(self, n_positions: int) -> np.ndarray:
+        """Number of distinct plays per input position, ``(n_positions,)`` int64 (at least 1 each)."""
+        return np.bincount(self.parent, minlength=n_positions)
+
+    def offsets(self, n_positions: int) -> np.ndarray:
+        """Start row of each input position's plays, ``(n_positions + 1,)`` int64 (last entry = ``M``)."""
+        out = np.zeros(n_positions + 1, dtype=np.int64)
+        np.cumsum(self.counts(n_positions), out=out[1:])
+        return out
+
+
+def check_dice(dice: np.ndarray, n: int) -> np.ndarray:
+    """Validate dice for ``n`` positions and return them as ``(n, 2)`` int8.
+
+    Raises:
+        DiceError: wrong shape or a value outside 1..6.
+    """
+    d = np.asarray(dice)
+    if d.shape != (n, 2):
+        raise DiceError(f"dice must have shape ({n}, 2), got {d.shape}")
+    if not np.issubdtype(d.dtype, np.integer) or d.size and (d.min() < 1 or d.max() > 6):
+        bad = d[(d < 1) | (d > 6)] if np.issubdtype(d.dtype, np.number) else d
+        raise DiceError(f"dice are integers 1..6, got {np.unique(bad).tolist()[:6]}")
+    return d.astype(np.int8)
+
+
+_SHIFT = np.array([0] + [4 + 5 * i for i in range(12)] + [5 * i for i in range(12)] + [60], dtype=np.uint64)
+_HALF = np.array([0] * 13 + [1] * 13, dtype=np.intp)  # which of the two key words holds each index
+_UNIT = np.uint64(1) << _SHIFT  # (26,) uint64: key increment for one more checker on each index
+_MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9], dtype=np.uint64)
+
+
+def position_keys(positions: np.ndarray) -> np.ndarray:
+    """Pack positions exactly into two integers each: ``(M, 26)`` int8 -> ``(M, 2)`` uint64.
+
+    Points 1..24 take 5 bits each (count + 15, in 0..30), the two bars 4 bits each (0..15): 128 bits in all, so
+    equal keys mean equal positions. The packing is linear in the counts, so moving a checker changes the key by
+    adding and subtracting :data:`_UNIT` entries, which is how :func:`_apply_die` keeps keys up to date.
+    """
+    v = positions.astype(np.int64)
+    v[:, 1:25] += 15  # points: count + 15 in 0..30
+    v[:, 0] *= -1  # the opponent's bar is stored negative
+    v = v.astype(np.uint64) << _SHIFT
+    return np.stack([v[:, 0:13].sum(axis=1), v[:, 13:26].sum(axis=1)], axis=1)
+
+
+def _unique_rows(keys: np.ndarray, parent: np.ndarray) -> np.ndarray:
+    """Indices of the first occurrence of each distinct ``(parent, position)``, ordered by parent.
+
+    ``keys`` ``(M, 2)`` uint64 from :func:`position_keys`, ``parent`` ``(M,)`` int64 -> ``(K,)`` int64 indices.
+
+    One plain ``np.sort`` of 64-bit words ``parent | hash of the key | candidate index`` (a value sort is several
+    times faster than an argsort). Equal hashes within a parent are confirmed against the exact keys; the few
+    candidates whose hash collides with a different position are de-duplicated exactly with a lexsort.
+    """
+    m = len(parent)
+    if m == 0:
+        return np.zeros(0, dtype=np.int64)
+    idx_bits = max(int(m - 1).bit_length(), 1)
+    par_bits = max(int(parent.max()).bit_length(), 1)
+    hash_bits = 64 - idx_bits - par_bits
+    if hash_bits < 8:  # enormous batch: exact lexsort
+        return _unique_exact(keys, parent)
+    with np.errstate(over="ignore"):
+        mix = keys[:, 0] * _MIX[0] + keys[:, 1] * _MIX[1]
+    word = (
+        (parent.astype(np.uint64) << np.uint64(64 - par_bits))
+        | ((mix >> np.uint64(64 - hash_bits)) << np.uint64(idx_bits))
+        | np.arange(m, dtype=np.uint64)
+    )
+    word.sort()
+    order = (word & np.uint64((1 << idx_bits) - 1)).astype(np.int64)
+    group = word >> np.uint64(idx_bits)  # parent and hash
+    same_group = group[1:] == group[:-1]
+    k = np.take(keys, order, axis=0)
+    same_key = (k[1:, 0] == k[:-1, 0]) & (k[1:, 1] == k[:-1, 1])
+    first = np.ones(m, dtype=bool)
+    first[1:] = ~(same_group & same_key)
+    collide = same_group & ~same_key
+    if not collide.any():
+        return order[first]
+    # A hash collision inside a parent: redo the groups concerned exactly.
+    keep = np.zeros(m, dtype=bool)
+    keep[order[first]] = True
+    sub = order[np.isin(group, group[1:][collide])]
+    keep[sub] = False
+    keep[sub[_unique_exact(keys[sub], parent[sub])]] = True
+    return order[keep[order]]
+
+
+def _unique_exact(keys: np.ndarray, parent: np.ndarray) -> np.ndarray:
+    """Like :func:`_unique_rows`, exactly, with a three-key lexsort (the slow path for rare cases)."""
+    order = np.lexsort((keys[:, 1], keys[:, 0], parent))
+    k0, k1, par = keys[order, 0], keys[order, 1], parent[order]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = (k0[1:] != k0[:-1]) | (k1[1:] != k1[:-1]) | (par[1:] != par[:-1])
+    return order[first]
+
+
+@dataclass
+class _Step:
+    """Children of one die played from every row of ``base``, built lazily.
+
+    ``row`` ``(K,)`` int64 indexes ``base`` ``(M, 26)`` int8; ``src`` ``(K,)`` the source index (25 = bar),
+    ``dest`` ``(K,)`` the landing index (0 when borne off), ``inc`` ``(K,)`` int8 what the landing index gains
+    (1, 2 when hitting a blot, 0 when bearing off), ``hit`` ``(K,)`` bool; ``keys`` ``(K, 2)`` uint64.
+    """
+
+    base: np.ndarray
+    row: np.ndarray
+    src: np.ndarray
+    dest: np.ndarray
+    inc: np.ndarray
+    hit: np.ndarray
+    keys: np.ndarray
+
+    def children(self, select: np.ndarray | None = None) -> np.ndarray:
+        """The resulting positions ``(K, 26)`` int8 (or of the rows ``select`` only), not flipped."""
+        sel = slice(None) if select is None else select
+        out = np.take(self.base, self.row[sel], axis=0)
+        if self.src is None:  # the "no play" step
+            return out
+        k = np.arange(len(out))
+        out[k, self.src[sel]] -= 1
+        out[k, self.dest[sel]] += self.inc[sel]
+        out[k, 0] -= self.hit[sel].astype(np.int8)
+        return out
+
+
+def _apply_die(positions, keys, die, max_source=None, exclude=None) -> _Step:
+    """Every way to move one checker by one die.
+
+    Args:
+        positions: ``(M, 26)`` int8, side on roll.
+        keys: ``(M, 2)`` uint64, :func:`position_keys` of ``positions``.
+        die: ``(M,)`` int8, the die each row plays (1..6).
+        max_source: optional ``(M,)`` int8: only sources up to this index (doubles move checkers in
+            non-increasing order of source, which lists each multiset of checker moves once).
+        exclude: optional ``(M, 26)`` bool: sources not to move from (see :func:`_plays_non_double`).
+    """
+    rows, cols = np.nonzero(positions[:, 1:26] > 0)  # (P,) candidate (row, source - 1) pairs: my checkers
+    src = (cols + 1).astype(np.int8)
+    on_bar = positions[:, 25] > 0  # (M,)
+    ok = (src == 25) | ~on_bar[rows]  # bar checkers first
+    if max_source is not None:
+        ok &= src <= max_source[rows]
+    if exclude is not None:
+        ok &= ~exclude[rows, src]
+    rows, src = rows[ok], src[ok]
+    t = src - die[rows]  # (P,) int8, <= 0 means bearing off
+    landing = positions.reshape(-1)[rows * 26 + np.maximum(t, 1)]
+    normal = (t >= 1) & (landing >= -1)
+    all_home = ~(positions[:, 7:26] > 0).any(axis=1)  # (M,)
+    home = positions[:, 1:7] > 0  # (M, 6)
+    highest = np.where(home.any(axis=1), 6 - np.argmax(home[:, ::-1], axis=1), 0).astype(np.int8)
+    bear = (t <= 0) & all_home[rows] & ((t == 0) | (src == highest[rows]))
+    legal = normal | bear
+    rows, src, t, landing = rows[legal], src[legal], t[legal], landing[legal]
+    lands = t >= 1
+    hit = lands & (landing == -1)
+    dest = np.maximum(t, 0)
+    inc = lands.astype(np.int8) + hit
+    k = np.arange(len(rows))
+    child_keys = np.take(keys, rows, axis=0)  # (K, 2) uint64 copy
+    with np.errstate(over="ignore"):
+        child_keys[k, _HALF[src]] -= _UNIT[src]
+        child_keys[k, _HALF[dest]] += _UNIT[dest] * inc.astype(np.uint64)
+        child_keys[k, 0] += hit.astype(np.uint64)  # one more checker on the opponent's bar (unit 1)
+    return _Step(positions, rows.astype(np.int64), src, dest, inc, hit, child_keys)
+
+
+def _no_play(positions, keys) -> _Step:
+    """The positions themselves as a :class:`_Step` that moves nothing (rank 0: no die can be played)."""
+    return _Step(positions, np.arange(len(positions), dtype=np.int64), None, None, None, None, keys)
+
+
+def _plays_non_double(positions, keys, dice, parent):
+    """Candidates and ranks for rows whose dice differ.
+
+    Rank: 3 both dice played, 2 only the higher die, 1 only the lower die, 0 none.
+    Returns a list of ``(step, parent (K,), rank)`` parts.
+
+    Both orders are expanded, but the low-then-high order skips a second checker move that was already legal
+    in the starting position (other than the same checker going on): those plays are the same as playing the
+    high die first, which the first order lists.
+    """
+    hi = dice.max(axis=1)
+    lo = dice.min(axis=1)
+    one_hi = _apply_die(positions, keys, hi)
+    two_hi = _apply_die(one_hi.children(), one_hi.keys, lo[one_hi.row])
+    hi_legal = np.zeros((len(positions), 26), dtype=bool)  # (M, 26): high die playable from each source
+    hi_legal[one_hi.row, one_hi.src] = True
+    one_lo = _apply_die(positions, keys, lo)
+    exclude = hi_legal[one_lo.row]
+    goes_on = one_lo.inc > 0  # the checker that moved is still on the board and may go on
+    exclude[np.flatnonzero(goes_on), one_lo.dest[goes_on]] = False
+    two_lo = _apply_die(one_lo.children(), one_lo.keys, hi[one_lo.row], exclude=exclude)
+    return [
+        (_no_play(positions, keys), parent, 0),
+        (one_hi, parent[one_hi.row], 2),
+        (one_lo, parent[one_lo.row], 1),
+        (two_hi, parent[one_hi.row[two_hi.row]], 3),
+        (two_lo, parent[one_lo.row[two_lo.row]], 3),
+    ]
+
+
+def _plays_double(positions, keys, dice, parent):
+    """Candidates and ranks (number of dice played, 0..4) for rows rolling a double; same shape as above."""
+    parts = [(_no_play(positions, keys), parent, 0)]
+    cur, cur_keys, cur_par, cur_die = positions, keys, parent, dice[:, 0]
+    max_source = np.full(len(parent), 25, np.int8)
+    for used in range(1, 5):
+        step = _apply_die(cur, cur_keys, cur_die, max_source)
+        cur_par, cur_die, max_source = cur_par[step.row], cur_die[step.row], step.src
+        parts.append((step, cur_par, used))
+        if used < 4:
+            cur, cur_keys = step.children(), step.keys
+    return parts
+
+
+def generate_plays(positions: np.ndarray, dice: np.ndarray) -> Plays:
+    """Every legal play of every position, each distinct resulting position once.
+
+    Args:
+        positions: ``(N, 26)`` int8 positions, side on roll (layout in :mod:`bgbot.board`). Positions are trusted
+            to be valid (see :func:`bgbot.board.validate` for user input).
+        dice: ``(N, 2)`` integers in 1..6, the roll of each position (order does not matter).
+
+    Returns:
+        :class:`Plays`: afterstates ``(M, 26)`` int8 flipped to the opponent's view, parent ``(M,)`` int64
+        ascending. Each position has at least one row; with no legal play the row is the position itself, flipped.
+
+    Raises:
+        DiceError: dice of the wrong shape or outside 1..6.
+        bgbot.board.PositionError: positions not of shape ``(N, 26)``.
+    """
+    positions = np.asarray(positions)
+    if positions.ndim != 2 or positions.shape[1] != 26:
+        raise PositionError(f"positions must have shape (N, 26), got {positions.shape}")
+    positions = np.ascontiguousarray(positions, dtype=np.int8)
+    n = len(positions)
+    dice = check_dice(dice, n)
+    index = np.arange(n, dtype=np.int64)
+    is_double = dice[:, 0] == dice[:, 1]
+    keys = position_keys(positions)
+    parts = []
+    for mask, expand in ((~is_double, _plays_non_double), (is_double, _plays_double)):
+        if mask.any():
+            parts += expand(positions[mask], keys[mask], dice[mask], index[mask])
+    best = np.zeros(n, dtype=np.int8)
+    for _, par, rank in parts:
+        best[par] = np.maximum(best[par], rank)  # ranks are constant per part: repeated indices write one value
+    kept = [(step, np.flatnonzero(best[par] == rank)) for step, par, rank in parts]
+    kept = [(step, sel, par[sel]) for (step, sel), (_, par, _) in zip(kept, parts) if len(sel)]
+    cand_keys = np.concatenate([step.keys[sel] for step, sel, _ in kept])
+    cand_par = np.concatenate([par for _, _, par in kept])
+    first = _unique_rows(cand_keys, cand_par)  # (M,) indices into the concatenated candidates, by parent
+    out = np.empty((len(first), 26), dtype=np.int8)
+    start = 0
+    for step, sel, _ in kept:
+        mine = (first >= start) & (first < start + len(sel))
+        out[mine] = step.children(sel[first[mine] - start])
+        start += len(sel)
+    return Plays(afterstates=flip(out), parent=cand_par[first])
+
+
+def generate_all_rolls(positions: np.ndarray) -> tuple[Plays, np.ndarray]:
+    """Plays of every position for each of the 21 distinct rolls.
+
+    Args:
+        positions: ``(N, 26)`` int8.
+
+    Returns:
+        ``(plays, dice)``: plays of the ``(N * 21)`` position×roll pairs, row ``i * 21 + j`` being position ``i``
+        with roll ``ROLLS[j]``; ``dice`` ``(N * 21, 2)`` int8.
+    """
+    positions = np.asarray(positions, dtype=np.int8)
+    n = len(positions)
+    rep = np.repeat(positions, len(ROLLS), axis=0)
+    dice = np.tile(ROLLS, (n, 1))
+    return generate_plays(rep, dice), dice
+
+
+ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], dtype=np.int8)
+"""``(21, 2)`` int8: the 21 distinct rolls, ``(a, b)`` with ``a <= b``."""
+ROLL_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 1.0, 2.0) / 36.0
+"""``(21,)`` float64: probability of each roll in :data:`ROLLS` (1/36 for doubles, 2/36 otherwise)."""

@@ -1,0 +1,163 @@
+"""The scalar reference move generator: slow, plain Python, written to be obviously correct.
+
+Positions follow :mod:`bgbot.board`: a ``(26,)`` int8 array from the side on roll, index 1..24 my points (positive
+= my checkers, negative = the opponent's), index 25 my bar, index 0 the opponent's bar (stored negative).
+
+:func:`legal_plays` lists every distinct resulting position once, NOT flipped (the mover is still "me"), together
+with one representative sequence of checker steps. The vectorised twin is :mod:`bgbot.movegen`; the rules are
+``/work/shared/RULES.md``.
+
+How the search works (the same order as GNU Backgammon's ``GenerateMoves``, so the representative step sequence
+kept for each resulting position is the one GNU Backgammon keeps -- the last one found):
+
+* A non-double is searched twice, dice in the order given and then swapped. A double is played up to four times.
+* At each step, a checker on the bar must enter; otherwise every source point is tried from 24 down to 1.
+  For a double the next source may not be higher than the previous one: any legal sequence of equal dice can be
+  reordered so the sources never rise (moving a higher checker first never makes a lower move illegal: blocks do not
+  change, the bar empties first, and bearing off only gets easier), so this drops permutations, not plays.
+* A sequence ends when no further die can be played; only sequences that play the most dice, and among those the
+  most pips (this is the rule that the higher die must be played when only one can be), are legal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bgbot.board import BAR, OPP_BAR, validate
+
+__all__ = ["DiceError", "Play", "legal_plays", "play_step"]
+
+
+class DiceError(ValueError):
+    """Dice values outside 1..6 (or not integers)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Play:
+    """One legal play: a representative sequence of single-die checker steps and the position it leads to.
+
+    Attributes:
+        steps: ``(from, to)`` per die played, in our indices: ``from`` in 1..25 (25 = my bar), ``to`` in 1..24 or
+            0 = borne off. Empty when no die can be played.
+        hits: one flag per step, True when that step hit an opponent's blot (sent it to index 0).
+        afterstate: ``(26,)`` int8, read-only, the resulting position NOT flipped (the mover is still on roll).
+
+    Two plays are equal when their steps and afterstates are equal; plays are hashable.
+    """
+
+    steps: tuple[tuple[int, int], ...]
+    hits: tuple[bool, ...]
+    afterstate: np.ndarray = field(repr=False)
+
+    def __post_init__(self) -> None:
+        a = np.array(self.afterstate, dtype=np.int8)
+        a.setflags(write=False)
+        object.__setattr__(self, "afterstate", a)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Play):
+            return NotImplemented
+        return self.steps == other.steps and bytes(self.afterstate) == bytes(other.afterstate)
+
+    def __hash__(self) -> int:
+        return hash((self.steps, bytes(self.afterstate)))
+
+
+def _check_die(d) -> int:
+    """One die as a Python int in 1..6, else :class:`DiceError`."""
+    if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or not 1 <= d <= 6:
+        raise DiceError(f"a die is an integer from 1 to 6, got {d!r}")
+    return int(d)
+
+
+def play_step(board: list[int], src: int, die: int) -> tuple[int, bool] | None:
+    """Where one checker from ``src`` goes with one die, or None when that is illegal; ``board`` is not changed.
+
+    Args:
+        board: a position as a list of 26 Python ints (layout of :mod:`bgbot.board`).
+        src: the source index, 1..25 (25 = my bar).
+        die: 1..6.
+
+    Returns:
+        ``(to, hit)``: ``to`` in 1..24, or 0 for borne off; ``hit`` when an opponent's blot stands on ``to``.
+    """
+    if board[src] <= 0 or (board[BAR] > 0 and src != BAR):
+        return None  # no checker there, or a checker on the bar must enter first
+    to = src - die
+    if to >= 1:
+        if board[to] <= -2:
+            return None  # blocked
+        return to, board[to] == -1
+    # Bearing off: every checker of mine must be in the home board (points 1..6; the bar is index 25).
+    if any(board[p] > 0 for p in range(7, 26)):
+        return None
+    if to == 0:
+        return 0, False
+    # A die larger than needed bears off only from the highest occupied point.
+    if any(board[p] > 0 for p in range(src + 1, 7)):
+        return None
+    return 0, False
+
+
+def _apply(board: list[int], src: int, to: int, hit: bool) -> list[int]:
+    """A copy of ``board`` with one checker moved from ``src`` to ``to`` (0 = off), hitting when ``hit``."""
+    new = board.copy()
+    new[src] -= 1
+    if to:
+        if hit:
+            new[to] = 0
+            new[OPP_BAR] -= 1
+        new[to] += 1
+    return new
+
+
+def _search(board, dice, depth, max_src, steps, hits, found) -> None:
+    """Extend the step sequence with ``dice[depth]``; record each sequence that cannot be extended."""
+    moved = False
+    if depth < len(dice):
+        die = dice[depth]
+        sources = [BAR] if board[BAR] > 0 else range(max_src, 0, -1)
+        for src in sources:
+            step = play_step(board, src, die)
+            if step is None:
+                continue
+            to, hit = step
+            moved = True
+            nxt = src if dice[0] == dice[1] and src != BAR else 24
+            _search(_apply(board, src, to, hit), dice, depth + 1, nxt, steps + ((src, to),), hits + (hit,), found)
+    if not moved:
+        pips = sum(dice[:depth])
+        found.append((depth, pips, steps, hits, board))
+
+
+def legal_plays(position: np.ndarray, d1: int, d2: int) -> list[Play]:
+    """Every legal play of ``d1``-``d2`` in ``position``, one per distinct resulting position.
+
+    Args:
+        position: ``(26,)`` integer array, the side on roll's view (see :mod:`bgbot.board`).
+        d1, d2: the dice, 1..6 each. The order only changes which step sequence represents a play.
+
+    Returns:
+        A list of :class:`Play` (afterstates NOT flipped), in the order first found; empty when no die can be
+        played (the turn is forfeited).
+
+    Raises:
+        DiceError: a die outside 1..6.
+        bgbot.board.PositionError: an invalid position (see :func:`bgbot.board.validate`).
+    """
+    d1, d2 = _check_die(d1), _check_die(d2)
+    board = [int(x) for x in validate(position)]
+    orders = [(d1, d1, d1, d1)] if d1 == d2 else [(d1, d2), (d2, d1)]
+    found: list = []
+    for dice in orders:
+        _search(board, dice, 0, 24, (), (), found)
+    best = max((n, pips) for n, pips, *_ in found)
+    if best[0] == 0:
+        return []
+    plays: dict[tuple[int, ...], tuple] = {}
+    for n, pips, steps, hits, after in found:
+        if (n, pips) == best:
+            plays[tuple(after)] = (steps, hits)  # keeps the first-found order, stores the last sequence found
+    return [Play(steps, hits, np.array(key, dtype=np.int8)) for key, (steps, hits) in plays.items()]

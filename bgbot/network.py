@@ -1,0 +1,148 @@
+"""A TD-Gammon-style value network and a batched evaluator over positions.
+
+The net maps encoded positions (``bgbot.encoding``) to the five cumulative outcome probabilities of the side on
+roll, GNU Backgammon's convention: ``(win, win_gammon, win_backgammon, lose_gammon, lose_backgammon)``.
+
+Consistency by construction: the output layer gives five logits ``z`` and the net returns
+
+    win = s(z0),  win_gammon = win * s(z1),  win_backgammon = win_gammon * s(z2),
+    lose_gammon = (1 - win) * s(z3),  lose_backgammon = lose_gammon * s(z4)
+
+(``s`` the logistic function): the heads are the conditional probabilities P(gammon | win), P(backgammon | gammon) ...,
+so ``wbg <= wg <= w`` and ``lbg <= lg <= 1 - w`` always hold and every head keeps a gradient (a clamp or a min would cut
+it off wherever the constraint binds).
+
+Finished games are not the net's business: the caller checks ``board.game_result`` first and uses the exact result
+(e.g. all my checkers off = certain win); race positions get the same net as contact ones, with the encoding's race
+flag and pip counts as inputs.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, fields
+
+import numpy as np
+import torch
+from torch import nn
+
+from bgbot import encoding
+
+ACTIVATIONS = {"sigmoid": nn.Sigmoid, "tanh": nn.Tanh, "relu": nn.ReLU}
+
+
+class NetworkConfigError(ValueError):
+    """A network config that cannot describe a ValueNet (unknown field, activation or encoding)."""
+
+
+@dataclass(frozen=True)
+class NetConfig:
+    """Shape of a :class:`ValueNet`; stored in checkpoints and rebuilt from them."""
+
+    n_inputs: int = encoding.N_FEATURES
+    """Width of the input layer; equals the encoding's ``N_FEATURES``."""
+    n_hidden: int = 128
+    """Hidden units in the one hidden layer."""
+    activation: str = "sigmoid"
+    """Hidden activation: one of ``ACTIVATIONS`` ("sigmoid" as in TD-Gammon, "tanh", "relu")."""
+    encoding_version: str = encoding.ENCODING_VERSION
+    """The input encoding the net was trained on (``bgbot.encoding.ENCODING_VERSION``)."""
+
+    def __post_init__(self) -> None:
+        if self.activation not in ACTIVATIONS:
+            raise NetworkConfigError(f"activation must be one of {sorted(ACTIVATIONS)}, got {self.activation!r}")
+        if self.n_inputs < 1 or self.n_hidden < 1:
+            raise NetworkConfigError(f"layer sizes must be positive, got {self.n_inputs!r}, {self.n_hidden!r}")
+
+    def to_dict(self) -> dict:
+        """Plain dict of the fields (JSON-able)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> NetConfig:
+        """Inverse of :meth:`to_dict`. Raises :class:`NetworkConfigError` on unknown or missing fields."""
+        names = {f.name for f in fields(cls)}
+        if set(d) != names:
+            raise NetworkConfigError(f"network config fields are {sorted(names)}, got {sorted(d)!r}")
+        return cls(**d)
+
+
+class ValueNet(nn.Module):
+    """``encoded (M, n_inputs) float32 -> (M, 5) float32`` cumulative probabilities, see the module docstring."""
+
+    def __init__(self, config: NetConfig | None = None) -> None:
+        super().__init__()
+        self.config = config or NetConfig()
+        self.hidden = nn.Linear(self.config.n_inputs, self.config.n_hidden)
+        self.act = ACTIVATIONS[self.config.activation]()
+        self.out = nn.Linear(self.config.n_hidden, 5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        s = torch.sigmoid(self.out(self.act(self.hidden(x))))  # (M, 5) conditional probabilities
+        win = s[:, 0]
+        wg = win * s[:, 1]
+        lg = (1 - win) * s[:, 3]
+        return torch.stack([win, wg, wg * s[:, 2], lg, lg * s[:, 4]], dim=1)
+
+
+def set_threads(n: int | None = None) -> int:
+    """Set torch's intra-op threads to ``n`` (default: the CPUs this process may use) and return it.
+
+    One inter-op thread: evaluation is a chain of small ops, so parallelism inside each matmul is all there is.
+    """
+    n = n or len(os.sched_getaffinity(0))
+    torch.set_num_threads(n)
+    if torch.get_num_interop_threads() != 1:
+        try:
+            torch.set_num_interop_threads(1)
+        except RuntimeError:  # only settable before the first parallel op; the default is then kept
+            pass
+    return n
+
+
+class Evaluator:
+    """Inference over raw positions: ``evaluate((M, 26) int8) -> (M, 5) float32`` for the side on roll.
+
+    Encodes with ``bgbot.encoding`` (checked against the net's ``encoding_version``), runs the net under
+    ``torch.inference_mode`` in chunks of at most ``batch_size`` rows, and hands numpy arrays in and out without
+    copies (``torch.from_numpy`` / ``.numpy()``). Does not look at finished games: see the module docstring.
+    """
+
+    def __init__(self, net: ValueNet, batch_size: int = 65536) -> None:
+        if net.config.encoding_version != encoding.ENCODING_VERSION:
+            raise NetworkConfigError(
+                f"net expects encoding {net.config.encoding_version!r}, this code has {encoding.ENCODING_VERSION!r}"
+            )
+        self.net = net.eval()
+        self.batch_size = batch_size
+
+    def evaluate(self, positions: np.ndarray) -> np.ndarray:
+        """Probabilities ``(M, 5)`` float32 (win, wg, wbg, lg, lbg) for positions ``(M, 26)`` int8 (side on roll)."""
+        x = encoding.encode(positions)  # (M, F) float32
+        out = np.empty((len(x), 5), dtype=np.float32)
+        with torch.inference_mode():
+            for i in range(0, len(x), self.batch_size):
+                out[i : i + self.batch_size] = self.net(torch.from_numpy(x[i : i + self.batch_size])).numpy()
+        return out
+
+    def equities(self, positions: np.ndarray) -> np.ndarray:
+        """Cubeless money equity ``(M,)`` float32 of positions ``(M, 26)`` int8 for the side on roll."""
+        return equity(self.evaluate(positions))
+
+
+_FLIP = [0, 3, 4, 1, 2]
+
+
+def flip_probabilities(p):
+    """The same outcome seen by the other side: ``(..., 5)`` -> ``(..., 5)`` (numpy or torch), a new array.
+
+    ``(w, wg, wbg, lg, lbg) -> (1 - w, lg, lbg, wg, wbg)``.
+    """
+    q = p[..., _FLIP]
+    q[..., 0] = 1 - q[..., 0]
+    return q
+
+
+def equity(p):
+    """Cubeless money equity ``2w - 1 + wg - lg + wbg - lbg``: ``(..., 5)`` -> ``(...)`` (numpy or torch), in points."""
+    return 2 * p[..., 0] - 1 + p[..., 1] - p[..., 3] + p[..., 2] - p[..., 4]

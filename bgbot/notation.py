@@ -1,0 +1,213 @@
+"""Play notation as GNU Backgammon writes it (``24/18 13/11``, ``bar/22*``, ``6/off``, ``8/5(2) 6/5(2)``), and
+a forgiving parser that resolves what a user types to a legal play.
+
+Points are written in the mover's numbering: 1..24, ``bar`` for the mover's bar (index 25 of a :mod:`bgbot.board`
+position) and ``off`` for borne off (index 0 of a step's destination). The rules for writing a play follow GNU
+Backgammon's ``FormatMove`` (drawboard.c):
+
+* the single-die steps are sorted by source point, highest first (ties: higher destination first);
+* steps of one checker are joined: ``24/18 18/13`` becomes ``24/13``, but a point where it hit on the way stays
+  written with a star: ``24/18*/13``;
+* identical moves are written once with a count: ``8/5(2)``;
+* a destination that held an opponent's blot gets a star, once per point: ``8/5*(2)``, ``6/5* 8/5``.
+
+A play with no steps (no legal play: the dice are forfeited) is written :data:`NO_PLAY`, ``"(no play)"``;
+GNU Backgammon writes an empty move there.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from bgbot.board import BAR, validate
+from bgbot.movegen_scalar import Play, legal_plays
+from bgbot.positionid import encode
+
+__all__ = ["NO_PLAY", "PlaySyntaxError", "IllegalPlayError", "format_play", "format_no_play", "parse_play"]
+
+NO_PLAY = "(no play)"
+"""How a forfeited turn (no legal play) is written; :func:`parse_play` also accepts ``""``, ``"no play"``,
+``"cannot move"`` and ``"pass"`` for it."""
+
+_NO_PLAY_SPELLINGS = {"", NO_PLAY, "no play", "cannot move", "pass"}
+_COUNT_RE = re.compile(r"\((\d+)\)")
+
+
+class PlaySyntaxError(ValueError):
+    """Text that is not a play at all (unknown point names, a move without a destination, a bad count)."""
+
+
+class IllegalPlayError(ValueError):
+    """A well-formed play that is not legal (or is ambiguous) in the given position with the given dice."""
+
+
+def _point_name(index: int) -> str:
+    """``25`` -> ``"bar"``, ``0`` -> ``"off"``, else the number."""
+    return "bar" if index == BAR else "off" if index == 0 else str(index)
+
+
+def format_no_play() -> str:
+    """The notation of a forfeited turn: :data:`NO_PLAY`."""
+    return NO_PLAY
+
+
+def format_play(position: np.ndarray, play: Play) -> str:
+    """GNU Backgammon's notation of ``play`` made from ``position``.
+
+    Args:
+        position: ``(26,)`` int8, the position BEFORE the play, from the mover's side (see :mod:`bgbot.board`).
+        play: a :class:`bgbot.movegen_scalar.Play` of that position (only its ``steps`` are read).
+
+    Returns:
+        e.g. ``"24/18 13/11"``, ``"bar/22*"``, ``"6/off"``, ``"8/5(2) 6/5(2)"``, ``"24/18*/13"``; :data:`NO_PLAY`
+        for a play without steps.
+
+    >>> from bgbot.board import starting_position
+    >>> start = starting_position()
+    >>> [format_play(start, p) for p in legal_plays(start, 6, 5)][:3]
+    ['24/13', '24/18 13/8', '24/18 8/3']
+    >>> '8/5 6/5' in [format_play(start, p) for p in legal_plays(start, 3, 1)]
+    True
+    """
+    board = [int(x) for x in position]
+    if not play.steps:
+        return NO_PLAY
+    # One path per step, sorted by source then destination, highest first.
+    paths = [list(step) for step in sorted(play.steps, reverse=True)]
+    hit_on_way = [[] for _ in paths]  # intermediate points where the checker hit
+    alive = [True] * len(paths)
+    for i in range(len(paths)):
+        for j in range(i + 1, len(paths)):
+            if alive[i] and alive[j] and paths[i][-1] == paths[j][0]:
+                if board[paths[i][-1]] < 0:
+                    hit_on_way[i].append(paths[i][-1])
+                paths[i][-1] = paths[j][-1]
+                alive[j] = False
+    moves = [(p[0], *hit_on_way[i], p[-1]) for i, p in enumerate(paths) if alive[i]]
+    counted: dict[tuple[int, ...], int] = {}
+    for move in moves:
+        counted[move] = counted.get(move, 0) + 1
+    starred: set[int] = set()
+    parts = []
+    for move, count in counted.items():
+        text = _point_name(move[0]) + "".join(f"/{_point_name(p)}*" for p in move[1:-1])
+        starred.update(move[1:-1])
+        dest = move[-1]
+        text += "/" + _point_name(dest)
+        if dest and board[dest] < 0 and dest not in starred:
+            text += "*"
+            starred.add(dest)
+        parts.append(text + (f"({count})" if count > 1 else ""))
+    return " ".join(parts)
+
+
+def _parse_point(word: str, text: str) -> int:
+    """One point name -> index: ``bar``/``b``/``25`` -> 25, ``off``/``o``/``0`` -> 0, ``1``..``24``."""
+    if word in ("bar", "b"):
+        return BAR
+    if word in ("off", "o"):
+        return 0
+    if word.isdigit() and int(word) <= 25:
+        return int(word)
+    raise PlaySyntaxError(f"{word!r} is not a point (1-24, bar, off) in play {text!r}")
+
+
+def _parse_moves(text: str) -> list[tuple[list[int], list[bool], int]]:
+    """Split play text into moves: (points along the path, star per point, count)."""
+    moves = []
+    for token in re.split(r"[\s,]+", text.strip().lower()):
+        if not token:
+            continue
+        count = 1
+        match = _COUNT_RE.search(token)
+        if match:
+            count = int(match.group(1))
+            if not 1 <= count <= 4:
+                raise PlaySyntaxError(f"a move is repeated 1 to 4 times, got ({count}) in play {text!r}")
+            token = token[: match.start()] + token[match.end() :]
+        words = re.split(r"[/-]", token)
+        if len(words) < 2 or any(not w for w in words):
+            raise PlaySyntaxError(f"{token!r} is not a move like '24/18' in play {text!r}")
+        stars = [w.endswith("*") for w in words]
+        points = [_parse_point(w.rstrip("*"), text) for w in words]
+        moves.append((points, stars, count))
+    return moves
+
+
+def parse_play(position: np.ndarray, dice: tuple[int, int], text: str) -> Play:
+    """Resolve a play typed by a user to the legal play with the same resulting position.
+
+    Accepted spellings: GNU Backgammon's own (:func:`format_play`), a checker's whole path (``13/7/2``), chained
+    moves (``bar/20 20/15``), ``b``/``25`` for the bar, ``o``/``0`` for off, ``-`` instead of ``/``, counts
+    ``(2)``..``(4)``, hits marked with ``*`` or not, moves in any order, separated by spaces or commas; case is
+    ignored. A point written as a landing point that holds an opponent's blot is a hit. When a checker's path could
+    hit on an intermediate point that is not written, the play that hits only where written is chosen (``24/13``
+    is the non-hitting play, ``24/18*/13`` the hitting one), or the one legal play if only one fits.
+
+    Args:
+        position: ``(26,)`` int8, the mover's view (see :mod:`bgbot.board`).
+        dice: ``(d1, d2)``, 1..6 each.
+        text: the play; see :data:`NO_PLAY` for a forfeited turn.
+
+    Returns:
+        The matching :class:`bgbot.movegen_scalar.Play` from :func:`bgbot.movegen_scalar.legal_plays` (or, when no
+        play is legal and ``text`` says so, a Play without steps whose afterstate is ``position``).
+
+    Raises:
+        PlaySyntaxError: ``text`` is not a play.
+        IllegalPlayError: a well-formed play that is illegal or ambiguous here (the message gives the Position ID
+            and dice).
+        bgbot.movegen_scalar.DiceError, bgbot.board.PositionError: bad dice or position.
+
+    >>> from bgbot.board import starting_position
+    >>> start = starting_position()
+    >>> format_play(start, parse_play(start, (6, 5), "13/7/2"))
+    '13/2'
+    >>> format_play(start, parse_play(start, (3, 1), "6-5, 8-5"))
+    '8/5 6/5'
+    """
+    board = validate(position)
+    d1, d2 = dice
+    plays = legal_plays(board, d1, d2)
+    where = f"with {d1}-{d2} in position {encode(board)}"
+    if not isinstance(text, str):
+        raise PlaySyntaxError(f"a play is a string, got {text!r}")
+    if text.strip().lower() in _NO_PLAY_SPELLINGS:
+        if plays:
+            raise IllegalPlayError(f"{text!r}: a play is possible {where}")
+        return Play((), (), board)
+    moves = _parse_moves(text)
+    if not plays:
+        raise IllegalPlayError(f"no play is legal {where}, got {text!r}")
+    reach = {d1, d2, d1 + d2} if d1 != d2 else {d1 * k for k in range(1, 5)}
+    mine = np.maximum(board, 0).astype(np.int64)
+    required: set[int] = set()
+    for points, stars, count in moves:
+        for a, b in zip(points, points[1:]):
+            if a == 0 or b == BAR or b >= a or (b and a - b not in reach):
+                raise IllegalPlayError(f"{_point_name(a)}/{_point_name(b)} is not a move {where} (play {text!r})")
+        for p, star in zip(points[1:], stars[1:]):
+            if p and board[p] == -1:
+                required.add(p)
+            elif star:
+                raise IllegalPlayError(f"no blot to hit on {p} {where} (play {text!r})")
+        mine[points[0]] -= count
+        if points[-1]:
+            mine[points[-1]] += count
+    fits = []
+    for play in plays:
+        if np.array_equal(np.maximum(play.afterstate, 0), mine):
+            hits = {p for p in range(1, 25) if board[p] == -1 and play.afterstate[p] >= 0}
+            if hits >= required:
+                fits.append((hits == required, play))
+    exact = [play for is_exact, play in fits if is_exact]
+    if len(exact) == 1:
+        return exact[0]
+    if len(fits) == 1:
+        return fits[0][1]
+    if not fits:
+        raise IllegalPlayError(f"illegal play {text!r} {where}")
+    options = ", ".join(repr(format_play(board, play)) for _, play in fits)
+    raise IllegalPlayError(f"ambiguous play {text!r} {where}: it could be {options}")

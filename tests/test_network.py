@@ -1,0 +1,84 @@
+"""Value net: consistent probabilities, the evaluator, perspective flips and equity."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from bgbot import board, encoding, network
+from bgbot.network import Evaluator, NetConfig, NetworkConfigError, ValueNet
+from tests.test_encoding import _random_positions
+
+
+def test_config_round_trip_and_validation():
+    c = NetConfig(n_hidden=80, activation="relu")
+    assert NetConfig.from_dict(c.to_dict()) == c
+    assert c.n_inputs == encoding.N_FEATURES and c.encoding_version == encoding.ENCODING_VERSION
+    with pytest.raises(NetworkConfigError, match="'swish'"):
+        NetConfig(activation="swish")
+    with pytest.raises(NetworkConfigError, match="extra"):
+        NetConfig.from_dict({**c.to_dict(), "extra": 1})
+
+
+@pytest.mark.parametrize("activation", ["sigmoid", "tanh", "relu"])
+def test_outputs_are_consistent_even_for_extreme_weights(activation):
+    torch.manual_seed(0)
+    net = ValueNet(NetConfig(n_hidden=32, activation=activation))
+    with torch.no_grad():
+        for p in net.parameters():
+            p.mul_(50)  # push every head towards 0 or 1
+    p = Evaluator(net).evaluate(_random_positions(2000, seed=7))
+    assert p.dtype == np.float32 and p.shape == (2000, 5)
+    w, wg, wbg, lg, lbg = p.T
+    assert np.all((p >= 0) & (p <= 1))
+    assert np.all(wbg <= wg) and np.all(wg <= w)
+    assert np.all(lbg <= lg) and np.all(lg <= 1 - w + 1e-7)
+
+
+def test_gradients_reach_every_head():
+    net = ValueNet(NetConfig(n_hidden=8))
+    x = torch.from_numpy(encoding.encode(board.starting_position()[None]))
+    for k in range(5):
+        net.zero_grad()
+        net(x)[0, k].backward()
+        assert net.out.weight.grad[k].abs().sum() > 0
+
+
+def test_evaluator_matches_net_and_chunks():
+    torch.manual_seed(1)
+    net = ValueNet(NetConfig(n_hidden=16))
+    x = _random_positions(1000, seed=8)
+    whole = Evaluator(net).evaluate(x)
+    chunked = Evaluator(net, batch_size=97).evaluate(x)
+    np.testing.assert_allclose(whole, chunked, atol=1e-6)
+    with torch.no_grad():
+        direct = net(torch.from_numpy(encoding.encode(x))).numpy()
+    np.testing.assert_allclose(whole, direct, atol=1e-6)
+    assert Evaluator(net).evaluate(np.zeros((0, 26), dtype=np.int8)).shape == (0, 5)
+
+
+def test_evaluator_rejects_other_encoding():
+    with pytest.raises(NetworkConfigError, match="tesauro198/v0"):
+        Evaluator(ValueNet(NetConfig(encoding_version="tesauro198/v0")))
+
+
+def test_flip_probabilities_and_equity():
+    p = np.array([[0.6, 0.2, 0.05, 0.1, 0.01], [1.0, 1.0, 1.0, 0.0, 0.0]], dtype=np.float32)
+    q = network.flip_probabilities(p)
+    np.testing.assert_allclose(q, [[0.4, 0.1, 0.01, 0.2, 0.05], [0.0, 0.0, 0.0, 1.0, 1.0]], atol=1e-7)
+    np.testing.assert_allclose(network.flip_probabilities(q), p, atol=1e-7)
+    assert p[0, 0] == np.float32(0.6)  # the input is not modified
+    np.testing.assert_allclose(network.equity(p), [0.2 + 0.2 - 0.1 + 0.05 - 0.01, 3.0], atol=1e-6)
+    np.testing.assert_allclose(network.equity(q), -network.equity(p), atol=1e-6)
+    t = torch.from_numpy(p)
+    np.testing.assert_allclose(network.flip_probabilities(t).numpy(), q)
+    np.testing.assert_allclose(network.equity(t).numpy(), network.equity(p))
+
+
+def test_set_threads():
+    n = torch.get_num_threads()
+    try:
+        assert network.set_threads(1) == 1 and torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(n)
