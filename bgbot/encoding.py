@@ -5,8 +5,9 @@ side's own numbering, so encoding ``board.flip(x)`` swaps the "mine" and "oppone
 
 * 0..97, the side on roll ("mine"); 98..195, the opponent (in its own numbering) -- Tesauro's TD-Gammon inputs
   (G. Tesauro, "Practical issues in temporal difference learning", 1992; the 198-unit layout described in
-  Sutton & Barto, "Reinforcement Learning", 2nd ed., section 16.1): for points 1..24, four units each, point-major, ``[n >= 1, n >= 2, n >= 3, (n - 3) / 2
-  if n > 3]`` for the side's ``n`` checkers there; then checkers on the bar / 2; then checkers borne off / 15.
+  Sutton & Barto, "Reinforcement Learning", 2nd ed., section 16.1): for points 1..24, four units each, point-major,
+  ``[n >= 1, n >= 2, n >= 3, (n - 3) / 2 if n > 3]`` for the side's ``n`` checkers there; then checkers on the
+  bar / 2; then checkers borne off / 15.
   Tesauro's two "whose turn" units are left out: we always encode from the side on roll, so they would be constant.
 * 196, 197: pip counts / 100, mine and the opponent's (the race-strength measure every player counts; gnubg's race
   inputs use pip-based features too).
@@ -69,7 +70,8 @@ def _escape_table() -> np.ndarray:
 _ESCAPES_BY_WINDOW = (_escape_table() / 36.0)[[int(f"{w:012b}"[::-1], 2) for w in range(1 << 12)]]
 """gnubg's escapes / 36 indexed by the 12 points in front with bit j = distance 12 - j (gnubg's mask bit-reversed)."""
 _BITS = 2.0 ** np.arange(26)  # (26,) float64, bit k for index k: a float matmul packs a row of bools exactly
-_A, _B = (np.array(v, dtype=np.int64) for v in zip(*[(a, b) for a in range(1, 7) for b in range(a + 1, 7)]))  # (15,) non-doubles
+_NON_DOUBLES = [(a, b) for a in range(1, 7) for b in range(a + 1, 7)]
+_A, _B = (np.array(v, dtype=np.int64) for v in zip(*_NON_DOUBLES))  # (15,) the dice of the 15 non-doubles
 _D = np.arange(1, 7, dtype=np.int64)  # (6,) doubles
 _UNITS = np.array([[n >= 1, n >= 2, n >= 3, max(n - 3, 0) / 2] for n in range(16)], dtype=np.float32)  # (16, 4)
 _POINTS = np.r_[False, np.ones(24, dtype=bool), False]  # (26,) indices 1..24

@@ -1,0 +1,264 @@
+"""The Python API: legal plays, ranked plays, evaluations and cube actions, as the command line gives them.
+
+Public API::
+
+    legal_plays(position, dice) -> list[LegalPlay]                # no model needed
+    Bot.load(path=None) -> Bot                                    # default: the model shipped with bgbot
+    Bot(net, meta=None, path=None)
+    Bot.legal_plays(position, dice) -> list[LegalPlay]
+    Bot.rank_plays(position, dice, cube=None, match=None, ply=0) -> list[RankedPlay]   # best first
+    Bot.evaluate(position) -> Probabilities                       # side on roll
+    Bot.cube_action(position_or_probabilities, cube=None, match=None, *, probabilities=None, efficiency=None)
+        -> bgbot.cube.CubeDecision
+    Probabilities(win, win_gammon, win_backgammon, lose_gammon, lose_backgammon)
+    DEFAULT_MODEL                                                 # importlib.resources path of the shipped model
+    ApiError(ValueError)
+
+``position`` is a ``(26,)`` integer array from the side on roll (:mod:`bgbot.board`: index 25 my bar, index 0 the
+opponent's bar), or any POSITION text :func:`bgbot.context.parse_position` reads (only its position is used).
+``dice`` is a pair ``(d1, d2)`` or text like ``"31"`` (:func:`bgbot.context.parse_dice`).
+
+>>> [p.play for p in legal_plays("4HPwATDgc/ABMA", "31")][:3]
+['24/21 24/23', '24/21 13/12', '24/21 8/7']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from bgbot import board, checkpoint, context, evaluation, movegen, movegen_scalar, notation, positionid
+from bgbot import cube as cube_lib
+from bgbot.network import Evaluator, ValueNet, equity, flip_probabilities
+
+__all__ = ["ApiError", "Bot", "DEFAULT_MODEL", "LegalPlay", "Probabilities", "RankedPlay", "legal_plays"]
+
+DEFAULT_MODEL = resources.files("bgbot") / "data" / "default_model.pt"
+"""The model shipped as package data (a Traversable; ``str()`` of it is a file path for a normal install)."""
+
+PROBABILITY_NAMES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+
+
+class ApiError(ValueError):
+    """A request the API cannot answer (an unsupported search depth, neither a position nor probabilities, ...)."""
+
+
+@dataclass(frozen=True)
+class Probabilities:
+    """Five cumulative outcome probabilities, GNU Backgammon's convention, for one side (win includes gammons,
+    gammons include backgammons)."""
+
+    win: float
+    win_gammon: float
+    win_backgammon: float
+    lose_gammon: float
+    lose_backgammon: float
+
+    @classmethod
+    def from_array(cls, p) -> Probabilities:
+        """From a sequence or array of 5 values ``(w, wg, wbg, lg, lbg)``."""
+        values = np.asarray(p, dtype=np.float64).reshape(5)
+        return cls(*(float(v) for v in values))
+
+    def to_array(self) -> np.ndarray:
+        """``(5,)`` float64 ``(w, wg, wbg, lg, lbg)``."""
+        return np.array([self.win, self.win_gammon, self.win_backgammon, self.lose_gammon, self.lose_backgammon])
+
+    def to_dict(self, digits: int | None = None) -> dict[str, float]:
+        """``{"win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"}``, rounded if ``digits``."""
+        values = self.to_array()
+        return {k: float(round(v, digits) if digits is not None else v) for k, v in zip(PROBABILITY_NAMES, values)}
+
+    def flipped(self) -> Probabilities:
+        """The same outcome seen by the other side: ``(1 - w, lg, lbg, wg, wbg)``."""
+        return Probabilities.from_array(flip_probabilities(self.to_array()))
+
+    @property
+    def equity(self) -> float:
+        """Cubeless money equity ``2w - 1 + wg - lg + wbg - lbg`` in points per game (cube 1)."""
+        return float(equity(self.to_array()))
+
+
+@dataclass(frozen=True, eq=False)
+class LegalPlay:
+    """One legal play.
+
+    Attributes:
+        play: GNU Backgammon's notation (``"8/5 6/5"``; :data:`bgbot.notation.NO_PLAY` when no play is legal).
+        position_id: Position ID of the resulting position with the opponent on roll.
+        afterstate: ``(26,)`` int8, the resulting position seen by the opponent (already flipped).
+    """
+
+    play: str
+    position_id: str
+    afterstate: np.ndarray = field(repr=False)
+
+    def to_json(self) -> dict:
+        """``{"play": ..., "position_id": ...}``."""
+        return {"play": self.play, "position_id": self.position_id}
+
+
+@dataclass(frozen=True, eq=False)
+class RankedPlay(LegalPlay):
+    """A legal play with its value for the side that makes it.
+
+    Attributes:
+        equity: cubeless money equity in points per game (cube 1), from the mover's side.
+        probabilities: the mover's outcome probabilities after the play.
+        mwc: the mover's match winning chance after the play (cubeful where the cube is alive); None for money.
+    """
+
+    equity: float = 0.0
+    probabilities: Probabilities | None = None
+    mwc: float | None = None
+
+    def to_json(self) -> dict:
+        """``{"play", "position_id", "equity", "probabilities"}`` (+ ``"mwc"`` at a match score), 6 decimals."""
+        out = {**super().to_json(), "equity": round(self.equity, 6), "probabilities": self.probabilities.to_dict(6)}
+        if self.mwc is not None:
+            out["mwc"] = round(self.mwc, 6)
+        return out
+
+
+def _position(position) -> np.ndarray:
+    """A position argument (array or POSITION text) as ``(26,)`` int8."""
+    if isinstance(position, str):
+        return context.parse_position(position).position
+    if isinstance(position, context.Context):
+        return position.position
+    return board.validate(np.asarray(position))
+
+
+def legal_plays(position, dice) -> list[LegalPlay]:
+    """Every legal play of ``dice`` in ``position``, each distinct resulting position once.
+
+    The set comes from :func:`bgbot.movegen.generate_plays`; the notation from the scalar twin
+    (:func:`bgbot.movegen_scalar.legal_plays`, :func:`bgbot.notation.format_play`), whose order the list keeps.
+    With no legal play the list holds one entry, :func:`bgbot.notation.format_no_play`.
+
+    Raises:
+        bgbot.context.ContextError: bad position text or dice. bgbot.board.PositionError: a bad position array.
+    """
+    pos = _position(position)
+    d1, d2 = context.parse_dice(dice)
+    after = movegen.generate_plays(pos[None, :], np.array([[d1, d2]])).afterstates  # (M, 26) int8, flipped
+    scalar = movegen_scalar.legal_plays(pos, d1, d2)
+    if not scalar:
+        return [LegalPlay(notation.format_no_play(), positionid.encode(after[0]), after[0])]
+    text = {bytes(board.flip(p.afterstate).astype(np.int8)): notation.format_play(pos, p) for p in scalar}
+    keys = [bytes(a) for a in after]
+    if set(keys) != set(text):
+        raise AssertionError(f"movegen and movegen_scalar disagree on {positionid.encode(pos)} {d1}{d2}")
+    rows = dict(zip(keys, after))
+    return [LegalPlay(text[k], positionid.encode(rows[k]), rows[k]) for k in text]
+
+
+def _opponent_view(c: cube_lib.CubeState, m: cube_lib.MatchState) -> tuple[cube_lib.CubeState, cube_lib.MatchState]:
+    """The cube and match seen by the other side."""
+    owner = {"centre": "centre", "me": "opponent", "opponent": "me"}[c.owner]
+    return cube_lib.CubeState(c.value, owner), replace(m, score=(m.score[1], m.score[0]))
+
+
+class Bot:
+    """A value network ready to answer requests; see the module docstring."""
+
+    def __init__(self, net: ValueNet, meta: checkpoint.CheckpointMeta | None = None, path: str | None = None):
+        self.net = net
+        self.meta = meta
+        self.path = path
+        self.evaluator = Evaluator(net)
+
+    def __repr__(self) -> str:
+        return f"Bot.load({self.path!r})"
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> Bot:
+        """Load a checkpoint (:func:`bgbot.checkpoint.load`); ``None`` loads :data:`DEFAULT_MODEL`.
+
+        Raises:
+            bgbot.checkpoint.CheckpointError: missing, corrupt or incompatible file.
+        """
+        if path is None:
+            with resources.as_file(DEFAULT_MODEL) as default:
+                net, meta = checkpoint.load(default)
+                return cls(net, meta, str(default))
+        net, meta = checkpoint.load(path)
+        return cls(net, meta, str(path))
+
+    def legal_plays(self, position, dice) -> list[LegalPlay]:
+        """:func:`legal_plays` (the model is not used)."""
+        return legal_plays(position, dice)
+
+    def evaluate(self, position) -> Probabilities:
+        """The side on roll's cubeless probabilities (finished games scored exactly)."""
+        pos = _position(position)
+        return Probabilities.from_array(evaluation.position_probabilities(self.evaluator, pos[None, :])[0])
+
+    def rank_plays(self, position, dice, cube: cube_lib.CubeState | None = None,
+                   match: cube_lib.MatchState | None = None, ply: int = 0) -> list[RankedPlay]:
+        """Every legal play, best first, valued at 0 ply (the net's evaluation of each resulting position).
+
+        Money play ranks by cubeless equity; at a match score by the mover's match winning chance (cubeful with
+        Janowski's model where the cube is alive, :func:`bgbot.cube.cubeful_values`), ties keep notation order.
+
+        Args:
+            position, dice: see the module docstring.
+            cube, match: seen from the side on roll; default centred cube, money play.
+            ply: search depth; only 0 is supported.
+
+        Raises:
+            ApiError: ``ply`` other than 0. bgbot.context.ContextError, bgbot.board.PositionError: bad input.
+        """
+        if ply != 0:
+            raise ApiError(f"only 0-ply evaluation is supported, got ply {ply!r}")
+        cube = cube or cube_lib.CubeState()
+        match = match or cube_lib.MatchState()
+        plays = legal_plays(position, dice)
+        after = np.stack([p.afterstate for p in plays])                      # (M, 26) int8, opponent on roll
+        opp = evaluation.position_probabilities(self.evaluator, after)      # (M, 5) float32, opponent's view
+        mine = flip_probabilities(opp)                                      # (M, 5) float32, mover's view
+        equities = equity(mine.astype(np.float64))                          # (M,) float64
+        mwc = None
+        if not match.is_money:
+            opp_cube, opp_match = _opponent_view(cube, match)
+            x = np.array([cube_lib.cube_efficiency(a) for a in after])
+            mwc = np.array([1.0 - cube_lib.cubeful_values(o[None, :], opp_cube, opp_match, xi)[0]
+                            for o, xi in zip(opp, x)])
+        order = np.argsort(-(equities if mwc is None else mwc), kind="stable")
+        return [RankedPlay(plays[i].play, plays[i].position_id, plays[i].afterstate, float(equities[i]),
+                           Probabilities.from_array(mine[i]), None if mwc is None else float(mwc[i]))
+                for i in order]
+
+    def cube_action(self, position=None, cube: cube_lib.CubeState | None = None,
+                    match: cube_lib.MatchState | None = None, *, probabilities=None,
+                    efficiency: float | None = None) -> cube_lib.CubeDecision:
+        """The cube action of the side on roll before rolling (:func:`bgbot.cube.decide`).
+
+        Args:
+            position: the position (array or POSITION text), or instead its probabilities (5 values or
+                :class:`Probabilities`).
+            cube, match: seen from the side on roll; default centred cube, money play, Jacoby on.
+            probabilities: the side on roll's cubeless probabilities, instead of the net's evaluation of ``position``.
+            efficiency: cube efficiency x; default :func:`bgbot.cube.cube_efficiency` of ``position``, 0.68
+                (contact) when only probabilities are given.
+
+        Raises:
+            ApiError: neither a position nor probabilities. bgbot.cube.ProbabilityError, CubeStateError: bad input.
+        """
+        if isinstance(position, Probabilities) or (position is not None and not isinstance(position, str)
+                                                   and np.shape(position) == (5,)):
+            position, probabilities = None, position
+        if position is None and probabilities is None:
+            raise ApiError("a cube action needs a position or probabilities")
+        pos = None if position is None else _position(position)
+        if probabilities is None:
+            probabilities = self.evaluate(pos)
+        if isinstance(probabilities, Probabilities):
+            probabilities = probabilities.to_array()
+        if efficiency is None:
+            efficiency = 0.68 if pos is None else cube_lib.cube_efficiency(pos)
+        return cube_lib.decide(probabilities, cube or cube_lib.CubeState(), match or cube_lib.MatchState(),
+                               efficiency)

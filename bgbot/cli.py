@@ -1,0 +1,71 @@
+"""The ``bgbot`` command line: ``bgbot moves``, ``bgbot move``, ``bgbot cube`` and the commands of other modules.
+
+Thin by design: each subcommand is a module of :mod:`bgbot.commands` with ``add_parser(subparsers)`` and
+``run(args) -> int``; the logic is in the library. A command module listed in :data:`COMMANDS` that does not exist
+(yet) is skipped. Bad input -- any ``ValueError`` from the library, a file that cannot be read, bad arguments -- is
+reported as one ``error: ...`` line on stderr with exit status 2, without a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+import bgbot
+
+COMMANDS = ["moves", "move", "cube", "tournament", "gate", "train"]
+"""Subcommand modules under :mod:`bgbot.commands`, in the order ``--help`` lists them."""
+
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one ``error: ...`` line and exit status 2."""
+
+    def error(self, message: str):
+        self.exit(EXIT_USAGE, f"error: {message} (see '{self.prog} --help')\n")
+
+
+def _command_modules() -> list:
+    modules = []
+    for name in COMMANDS:
+        qualified = f"bgbot.commands.{name}"
+        try:
+            modules.append(importlib.import_module(qualified))
+        except ModuleNotFoundError as err:
+            if err.name != qualified:
+                raise
+    return modules
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full parser, with every available subcommand."""
+    parser = _Parser(prog="bgbot", description="bgbot: a backgammon bot. Ask it for the best play or the cube action "
+                                               "of a position given as a GNU Backgammon Position ID, GNUbg ID or "
+                                               "XGID.")
+    parser.add_argument("--version", action="version", version=f"bgbot {bgbot.__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    subparsers.required = True
+    for module in _command_modules():
+        module.add_parser(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``) and return the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (ValueError, OSError) as err:
+        if isinstance(err, BrokenPipeError):
+            return 0
+        sys.stderr.write(f"error: {err}\n")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

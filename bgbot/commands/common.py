@@ -1,0 +1,121 @@
+"""Helpers shared by the subcommands: POSITION/DICE arguments, model loading, JSON output and the batch engine loop.
+
+Errors: anything a user typed wrong is a ``ValueError`` (the library's error classes all derive from it);
+:func:`bgbot.cli.main` turns one into a single ``error: ...`` line on stderr and exit status 2. In batch mode
+:func:`run_batch` turns each into ``{"error": "..."}`` on its own output line instead and goes on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import TextIO
+
+from bgbot import context
+from bgbot.api import Bot
+
+
+class UsageError(ValueError):
+    """Arguments that do not fit together (POSITION and --batch, neither, ...)."""
+
+
+def add_position_arguments(parser: argparse.ArgumentParser, dice: bool) -> None:
+    """POSITION (optional: --batch replaces it), DICE if ``dice`` (optional: the position may carry them), --batch,
+    --json."""
+    parser.add_argument("position", nargs="?", metavar="POSITION",
+                        help="Position ID, PositionID:MatchID (GNUbg ID) or XGID=...")
+    if dice:
+        parser.add_argument("dice", nargs="*", metavar="DICE",
+                            help="the roll: 31, 3-1 or '3 1' (optional when POSITION carries dice)")
+    parser.add_argument("--batch", metavar="FILE",
+                        help="read one request per line from FILE ('-' for standard input) instead of POSITION"
+                             + (" and DICE" if dice else "") + "; write one JSON answer per line")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def add_model_argument(parser: argparse.ArgumentParser) -> None:
+    """--model PATH."""
+    parser.add_argument("--model", metavar="PATH", help="model checkpoint (default: the model shipped with bgbot)")
+
+
+def load_bot(args: argparse.Namespace) -> Bot:
+    """The bot of ``--model`` (default model when absent). Raises bgbot.checkpoint.CheckpointError."""
+    return Bot.load(args.model)
+
+
+def request(args: argparse.Namespace, dice: bool) -> tuple[str, str | None]:
+    """POSITION and DICE text of a single (non-batch) request. Raises :class:`UsageError`."""
+    if args.batch is not None:
+        if args.position is not None:
+            raise UsageError("give either POSITION" + (" and DICE" if dice else "") + " or --batch, not both")
+        return "", None
+    if args.position is None:
+        raise UsageError("a POSITION is needed (or --batch FILE)")
+    return args.position, (" ".join(args.dice) or None) if dice else None
+
+
+def split_line(line: str, dice: bool) -> tuple[str, str | None]:
+    """A batch line ``POSITION [DICE]`` -> (position text, dice text or None)."""
+    position, _, rest = line.strip().partition(" ")
+    rest = rest.strip()
+    if rest and not dice:
+        raise UsageError(f"a line holds one POSITION, got {line.strip()!r}")
+    return position, rest or None
+
+
+def resolve(position: str, dice: str | None, need_dice: bool) -> context.Context:
+    """Parse POSITION and DICE (:func:`bgbot.context.resolve`); with ``need_dice``, dice must come from one of them."""
+    ctx = context.resolve(position, dice)
+    if need_dice and ctx.dice is None:
+        raise context.DiceSyntaxError(f"no dice: give DICE after POSITION {position!r} (e.g. 31), or a position "
+                                      "that carries dice")
+    return ctx
+
+
+def print_json(obj: dict, out: TextIO | None = None) -> None:
+    """One compact JSON line, flushed."""
+    out = out or sys.stdout
+    out.write(json.dumps(obj) + "\n")
+    out.flush()
+
+
+def run_batch(path: str, answer: Callable[[str], dict]) -> int:
+    """The engine loop: for each non-blank line of ``path`` ('-' = standard input), print ``answer(line)`` as one
+    JSON line, or ``{"error": message}`` when it raises ValueError; flush after each line. Returns 0.
+
+    Raises:
+        OSError: the file cannot be opened.
+    """
+    stream = sys.stdin if path == "-" else open(path, encoding="utf-8")
+    try:
+        for line in stream:
+            if not line.strip():
+                continue
+            try:
+                obj = answer(line)
+            except ValueError as err:
+                obj = {"error": str(err)}
+            print_json(obj)
+    finally:
+        if stream is not sys.stdin:
+            stream.close()
+    return 0
+
+
+def format_dice(dice: tuple[int, int]) -> str:
+    """``(3, 1)`` -> ``"3-1"``."""
+    return f"{dice[0]}-{dice[1]}"
+
+
+def describe(ctx: context.Context) -> str:
+    """One line on the game: money or match score, cube."""
+    c, m = ctx.cube, ctx.match
+    owner = {"centre": "centred", "me": "owned by the side on roll", "opponent": "owned by the opponent"}[c.owner]
+    if m.is_money:
+        game = f"money play, Jacoby rule {'on' if m.jacoby else 'off'}"
+    else:
+        flag = ", Crawford game" if m.crawford else ", post-Crawford" if m.post_crawford else ""
+        game = f"{m.length}-point match, score {m.score[0]}-{m.score[1]} (side on roll first){flag}"
+    return f"{game}; cube {c.value} {owner}"

@@ -1,0 +1,221 @@
+"""Checker-play players for tournaments, behind one batched interface, and the spec strings that name them.
+
+A player maps positions and dice to its chosen plays, for every game in flight at once::
+
+    player.choose(positions (N, 26) int8, dice (N, 2) int8) -> afterstates (N, 26) int8
+
+Positions are from the side on roll (:mod:`bgbot.board`); the returned afterstates are already flipped (the opponent on
+roll), exactly the rows of :func:`bgbot.movegen.generate_plays` the player picked. Players are cubeless.
+
+Spec strings (:func:`make_player`): ``PATH.pt[:PLY]`` (a checkpoint, default 0-ply), ``pubeval``, ``gnubg[:PLY]`` (GNU
+Backgammon's nets through the optional ``gnubg-nn`` package) and ``random`` (uniform over the distinct legal plays).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+from . import pubeval, search
+from .board import flip
+from .evaluation import best_plays
+from .movegen import Plays, generate_plays, position_keys
+
+__all__ = ["PlayerSpecError", "Player", "NetPlayer", "PubevalPlayer", "RandomPlayer", "GnubgPlayer", "make_player"]
+
+
+class PlayerSpecError(ValueError):
+    """A player spec string that names no player (unknown name, bad ply, missing checkpoint, gnubg-nn missing)."""
+
+
+class Player:
+    """Base class: ``name`` (short, printable) and :meth:`choose`."""
+
+    name: str = "player"
+
+    def choose(self, positions: np.ndarray, dice: np.ndarray) -> np.ndarray:
+        """Chosen afterstates ``(N, 26)`` int8 (opponent on roll) for ``positions`` ``(N, 26)`` int8, ``dice`` ``(N, 2)``."""
+        raise NotImplementedError
+
+
+def _pick(plays: Plays, chosen: np.ndarray) -> np.ndarray:
+    """The afterstate rows ``chosen`` ``(N,)`` of ``plays`` -> ``(N, 26)`` int8."""
+    return plays.afterstates[chosen]
+
+
+class NetPlayer(Player):
+    """A position evaluator (e.g. a checkpoint's :class:`bgbot.network.Evaluator`) at ``plies`` lookahead."""
+
+    def __init__(self, evaluator, plies: int = 0, name: str = "net") -> None:
+        self.evaluator = evaluator
+        self.plies = search._check_plies(plies)
+        self.name = name
+
+    def choose(self, positions, dice):
+        if self.plies == 0:
+            plays, chosen, _ = best_plays(self.evaluator, positions, dice)
+        else:
+            plays, chosen = search.choose(self.evaluator, positions, dice, self.plies)
+        return _pick(plays, chosen)
+
+
+class PubevalPlayer(Player):
+    """Tesauro's pubeval (:mod:`bgbot.pubeval`)."""
+
+    name = "pubeval"
+
+    def choose(self, positions, dice):
+        positions = np.asarray(positions, dtype=np.int8)
+        plays = generate_plays(positions, dice)
+        return _pick(plays, pubeval.choose(plays.afterstates, plays.parent, positions))
+
+
+_MIX = np.array([0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB], dtype=np.uint64)
+
+
+def splitmix64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser, ``(...)`` uint64 -> ``(...)`` uint64: a fixed bijection that scrambles every bit."""
+    with np.errstate(over="ignore"):
+        z = np.asarray(x, dtype=np.uint64) + _MIX[0]
+        z = (z ^ (z >> np.uint64(30))) * _MIX[1]
+        z = (z ^ (z >> np.uint64(27))) * _MIX[2]
+        return z ^ (z >> np.uint64(31))
+
+
+class RandomPlayer(Player):
+    """Uniformly random among the distinct legal plays, seeded.
+
+    The choice is a hash of (seed, position, dice), not a stateful generator, so it does not depend on how games are
+    batched or split between workers (tournament results must not change with ``--workers``).
+    """
+
+    name = "random"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = int(seed)
+
+    def choose(self, positions, dice):
+        positions = np.asarray(positions, dtype=np.int8)
+        plays = generate_plays(positions, dice)
+        n = len(positions)
+        keys = position_keys(positions)  # (N, 2) uint64
+        d = np.asarray(dice, dtype=np.uint64)
+        with np.errstate(over="ignore"):
+            h = splitmix64(keys[:, 0] ^ splitmix64(keys[:, 1] ^ splitmix64(np.uint64(self.seed) + d[:, 0] * 7 + d[:, 1])))
+        u = (h >> np.uint64(11)).astype(np.float64) / float(1 << 53)  # (N,) uniform in [0, 1)
+        counts = plays.counts(n)
+        chosen = plays.offsets(n)[:-1] + np.minimum((u * counts).astype(np.int64), counts - 1)
+        return _pick(plays, chosen)
+
+
+def to_gnubg(position: np.ndarray) -> list[list[int]]:
+    """A bgbot position ``(26,)`` int8 -> gnubg-nn board ``[opp, me]`` (each side's own numbering, index 24 = bar)."""
+    p = np.asarray(position, dtype=np.int64)
+    me = [int(max(p[i], 0)) for i in range(1, 25)] + [int(p[25])]
+    opp = [int(max(-p[25 - q], 0)) for q in range(1, 25)] + [int(-p[0])]
+    return [opp, me]
+
+
+def from_gnubg(board) -> np.ndarray:
+    """A gnubg-nn board ``[opp, me]`` -> bgbot position ``(26,)`` int8 (side on roll = ``board[1]``)."""
+    opp, me = board
+    p = np.zeros(26, dtype=np.int8)
+    for i in range(24):
+        p[i + 1] += me[i]
+        p[24 - i] -= opp[i]
+    p[25] = me[24]
+    p[0] = -opp[24]
+    return p
+
+
+def apply_steps(position: np.ndarray, steps) -> np.ndarray:
+    """Play checker steps ``(from, to)`` in our indices (25 = bar, 0 = off) on ``position`` ``(26,)`` -> a new
+    ``(26,)`` int8 position, NOT flipped. A step landing on an opponent's blot hits it (to index 0)."""
+    p = np.array(position, dtype=np.int8)
+    for src, dst in steps:
+        p[src] -= 1
+        if dst > 0:
+            if p[dst] == -1:
+                p[dst] = 0
+                p[0] -= 1
+            p[dst] += 1
+    return p
+
+
+class GnubgPlayer(Player):
+    """GNU Backgammon's nets at ``plies`` (0, 1, 2) through ``gnubg_nn.best_move``, one position at a time.
+
+    Raises:
+        PlayerSpecError: the optional ``gnubg-nn`` package is not installed.
+    """
+
+    def __init__(self, plies: int = 0) -> None:
+        try:
+            import gnubg_nn
+        except ImportError as e:
+            raise PlayerSpecError("the 'gnubg' player needs the optional package gnubg-nn (pip install gnubg-nn)") from e
+        self._gnubg = gnubg_nn
+        self.plies = int(plies)
+        self.name = f"gnubg-{self.plies}ply"
+
+    def choose(self, positions, dice):
+        positions = np.asarray(positions, dtype=np.int8)
+        dice = np.asarray(dice)
+        out = np.empty_like(positions)
+        for i, (pos, (d1, d2)) in enumerate(zip(positions, dice)):
+            steps = self._gnubg.best_move(to_gnubg(pos), int(d1), int(d2), n=self.plies)
+            out[i] = flip(apply_steps(pos, steps or ()))
+        return out
+
+
+_SPEC = re.compile(r"^(?P<base>.+?)(?::(?P<ply>\d+))?$")
+
+
+def parse_spec(spec: str) -> tuple[str, int]:
+    """``"models/x.pt:2"`` -> ``("models/x.pt", 2)``; no ``:PLY`` -> ply 0. Raises :class:`PlayerSpecError`."""
+    m = _SPEC.match(spec.strip()) if isinstance(spec, str) else None
+    if not m:
+        raise PlayerSpecError(f"a player is PATH.pt[:PLY], pubeval, gnubg[:PLY] or random; got {spec!r}")
+    return m.group("base"), int(m.group("ply") or 0)
+
+
+def display_name(spec: str) -> str:
+    """A short name for tables and match files: ``models/best.pt:1`` -> ``best-1ply``, ``gnubg:0`` -> ``gnubg-0ply``."""
+    base, ply = parse_spec(spec)
+    if base in ("pubeval", "random"):
+        return base
+    stem = "gnubg" if base == "gnubg" else Path(base).stem
+    return f"{stem}-{ply}ply"
+
+
+def make_player(spec: str, seed: int = 0) -> Player:
+    """Build the player a spec string names.
+
+    Args:
+        spec: ``PATH.pt[:PLY]``, ``pubeval``, ``gnubg[:PLY]`` or ``random`` (see the module docstring).
+        seed: the random player's seed.
+
+    Raises:
+        PlayerSpecError: an unknown spec, a ply on pubeval/random, a gnubg ply above 4, a missing checkpoint file or
+            gnubg-nn not installed. (:class:`bgbot.checkpoint.CheckpointError` for a damaged checkpoint.)
+    """
+    base, ply = parse_spec(spec)
+    if base in ("pubeval", "random"):
+        if ":" in spec:
+            raise PlayerSpecError(f"{base} has no lookahead setting; got {spec!r}")
+        return PubevalPlayer() if base == "pubeval" else RandomPlayer(seed)
+    if base == "gnubg":
+        if ply > 4:
+            raise PlayerSpecError(f"gnubg plays at 0..4 ply; got {spec!r}")
+        return GnubgPlayer(ply)
+    if not base.endswith(".pt"):
+        raise PlayerSpecError(f"a player is PATH.pt[:PLY], pubeval, gnubg[:PLY] or random; got {spec!r}")
+    if not Path(base).is_file():
+        raise PlayerSpecError(f"no checkpoint file at {base!r} (from player {spec!r})")
+    from .checkpoint import load
+    from .network import Evaluator
+
+    net, _ = load(base)
+    return NetPlayer(Evaluator(net), ply, display_name(spec))

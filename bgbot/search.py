@@ -1,0 +1,154 @@
+"""N-ply lookahead over a position evaluator: expectimax over the 21 rolls, with GNU Backgammon-style move filtering.
+
+Definitions (GNU Backgammon's, cubeless):
+
+* **0-ply** value of an afterstate ``A`` (opponent on roll): the evaluator's probabilities of ``A``, flipped to the side
+  that moved (:func:`bgbot.evaluation.afterstate_probabilities`).
+* **k-ply** value of ``A``: for each of the 21 rolls ``r`` (weighted 1/36 or 2/36), the opponent picks its best reply
+  ``R(A, r)`` by its own 0-ply equity, and ``R`` is valued at (k-1)-ply from the opponent's side; the weighted mean
+  is flipped back to the side that moved into ``A``. A finished game is valued exactly at every ply.
+
+All of it is batched: the replies of many afterstates × 21 rolls come from one :func:`bgbot.movegen.generate_all_rolls`
+call and one evaluator call, in chunks that bound memory.
+
+**Move filtering** (as GNU Backgammon's ``movefilter``: at 0-ply keep up to 8 candidates within 0.16 equity of the
+best, then search only those): a choice at ``plies >= 1`` ranks every legal play at 0-ply and searches the
+:data:`FILTER_KEEP` best within :data:`FILTER_WINDOW` equity of the best.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .board import game_result
+from .evaluation import PositionEvaluator, afterstate_probabilities
+from .movegen import ROLL_WEIGHTS, Plays, generate_all_rolls, generate_plays
+from .network import equity, flip_probabilities
+from .pubeval import segment_argmax
+
+FILTER_KEEP = 8
+"""Candidates searched at ``plies >= 1`` (GNU Backgammon's default move filter keeps up to 8 ...)."""
+FILTER_WINDOW = 0.16
+"""... within this cubeless equity of the 0-ply best."""
+CHUNK_ROWS = 4096
+"""Afterstates expanded at once (each becomes 21 rolls × ~20 replies: about 2M positions per chunk)."""
+
+
+class SearchError(ValueError):
+    """A search request that cannot be served (a negative number of plies)."""
+
+
+def _check_plies(plies: int) -> int:
+    if not isinstance(plies, (int, np.integer)) or plies < 0:
+        raise SearchError(f"plies must be an integer >= 0, got {plies!r}")
+    return int(plies)
+
+
+def afterstate_values(evaluator: PositionEvaluator, afterstates: np.ndarray, plies: int) -> np.ndarray:
+    """k-ply probabilities of afterstates for the side that moved into them.
+
+    Args:
+        evaluator: a :class:`bgbot.evaluation.PositionEvaluator`.
+        afterstates: ``(M, 26)`` int8, opponent on roll (as :func:`bgbot.movegen.generate_plays` returns them).
+        plies: lookahead depth, 0 = the evaluator itself.
+
+    Returns:
+        ``(M, 5)`` float32 cumulative probabilities (win, wg, wbg, lg, lbg) of the side that moved.
+
+    Raises:
+        SearchError: ``plies`` < 0.
+    """
+    plies = _check_plies(plies)
+    afterstates = np.asarray(afterstates, dtype=np.int8)
+    out = afterstate_probabilities(evaluator, afterstates)  # (M, 5): exact for finished games
+    if plies == 0:
+        return out
+    live = np.flatnonzero(game_result(afterstates) == 0)
+    for start in range(0, len(live), CHUNK_ROWS):
+        rows = live[start : start + CHUNK_ROWS]
+        out[rows] = _expand(evaluator, afterstates[rows], plies)
+    return out
+
+
+def _expand(evaluator: PositionEvaluator, afterstates: np.ndarray, plies: int) -> np.ndarray:
+    """k-ply values ``(K, 5)`` of unfinished afterstates ``(K, 26)`` (opponent on roll), ``plies >= 1``."""
+    k = len(afterstates)
+    replies, _ = generate_all_rolls(afterstates)  # parents: row i * 21 + j = afterstate i, roll j
+    reply_probs = afterstate_probabilities(evaluator, replies.afterstates)  # (R, 5), the opponent's side
+    best = segment_argmax(equity(reply_probs), replies.parent)  # (K * 21,)
+    if plies == 1:
+        chosen = reply_probs[best]
+    else:
+        chosen = afterstate_values(evaluator, replies.afterstates[best], plies - 1)
+    mine = flip_probabilities(chosen).reshape(k, len(ROLL_WEIGHTS), 5)  # (K, 21, 5) back to our side
+    return np.einsum("krf,r->kf", mine, ROLL_WEIGHTS).astype(np.float32)
+
+
+def filter_candidates(
+    equities: np.ndarray, parent: np.ndarray, keep: int = FILTER_KEEP, window: float = FILTER_WINDOW
+) -> np.ndarray:
+    """Rows that survive the move filter: per parent, the ``keep`` best within ``window`` of the best.
+
+    ``equities`` ``(M,)`` float, ``parent`` ``(M,)`` int64 sorted -> ``(M,)`` bool. The best row of each parent
+    always survives (ties keep the first rows).
+    """
+    m = len(parent)
+    order = np.lexsort((np.arange(m), -equities, parent))  # by parent, then equity descending
+    first = np.r_[True, parent[order][1:] != parent[order][:-1]]
+    starts = np.flatnonzero(first)
+    seg = np.cumsum(first) - 1
+    rank = np.arange(m) - starts[seg]  # (M,) rank within the parent, 0 = best
+    best = equities[order][starts][seg]
+    keep_sorted = (rank < keep) & (equities[order] >= best - window)
+    out = np.zeros(m, dtype=bool)
+    out[order] = keep_sorted
+    return out
+
+
+def choose(evaluator: PositionEvaluator, positions: np.ndarray, dice: np.ndarray, plies: int) -> tuple[Plays, np.ndarray]:
+    """The best play of each position at ``plies`` lookahead, after move filtering.
+
+    Args:
+        positions: ``(N, 26)`` int8, side on roll; ``dice`` ``(N, 2)`` ints 1..6; ``plies`` >= 0.
+
+    Returns:
+        ``(plays, chosen)``: all legal plays and ``(N,)`` int64 rows of ``plays.afterstates``.
+    """
+    plays, probs, searched = _ranked_values(evaluator, positions, dice, plies)
+    eq = np.where(searched, equity(probs), -np.inf)
+    return plays, segment_argmax(eq, plays.parent)
+
+
+def _ranked_values(evaluator, positions, dice, plies):
+    """Plays, their values ``(M, 5)`` (searched rows at ``plies``, the others at 0-ply) and the searched mask."""
+    plies = _check_plies(plies)
+    plays = generate_plays(np.asarray(positions, dtype=np.int8), dice)
+    probs = afterstate_probabilities(evaluator, plays.afterstates)
+    searched = np.ones(len(plays), dtype=bool)
+    if plies > 0:
+        searched = filter_candidates(equity(probs), plays.parent)
+        probs[searched] = afterstate_values(evaluator, plays.afterstates[searched], plies)
+    return plays, probs, searched
+
+
+def rank(evaluator: PositionEvaluator, position: np.ndarray, dice, plies: int) -> tuple[Plays, np.ndarray, np.ndarray]:
+    """Rank one position's plays at ``plies`` lookahead (for ``bgbot move --ply N``).
+
+    Args:
+        evaluator: a :class:`bgbot.evaluation.PositionEvaluator`.
+        position: ``(26,)`` int8, side on roll. ``dice``: two ints 1..6. ``plies``: 0, 1, 2, ...
+
+    Returns:
+        ``(plays, order, probabilities)``: all legal plays (:class:`bgbot.movegen.Plays`, one parent); ``order``
+        ``(M,)`` int64 row indices, best first; ``probabilities`` ``(M, 5)`` float32 for the mover (the side on roll
+        of ``position``). At ``plies >= 1`` the plays the move filter dropped keep their 0-ply values and rank after
+        every searched play (GNU Backgammon lists them the same way).
+
+    Raises:
+        SearchError, bgbot.movegen.DiceError, bgbot.board.PositionError: on bad input.
+    """
+    plays, probs, searched = _ranked_values(
+        evaluator, np.asarray(position, dtype=np.int8)[None], np.asarray(dice).reshape(1, 2), plies
+    )
+    order = np.lexsort((np.arange(len(plays)), -equity(probs), ~searched)).astype(np.int64)
+    return plays, order, probs

@@ -1,0 +1,49 @@
+"""Command line of a training run (``python -m training`` and ``bgbot train``): argument parsing only."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from bgbot.checkpoint import CheckpointError
+
+from .config import ConfigError, TrainConfig
+from .train import RunError, train
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The training options, shared by ``python -m training`` and ``bgbot train``."""
+    p.add_argument("--config", required=True, help="TOML preset: a path or a name in training/configs (tiny, full)")
+    p.add_argument("--run-dir", required=True, help="run directory, e.g. runs/NAME (checkpoints, logs, plots)")
+    p.add_argument("--resume", action="store_true", help="continue from RUN_DIR/latest.pt")
+    p.add_argument("--games", type=int, help="override the config's total games")
+    p.add_argument("--no-eval", action="store_true", help="skip the periodic benchmarks against pubeval")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run training as ``args`` say; print a JSON summary. Returns the exit status."""
+    import dataclasses
+    import json
+
+    try:
+        config = TrainConfig.load(args.config)
+        if args.games:
+            config = dataclasses.replace(config, games=args.games)
+        evaluate = None
+        if not args.no_eval and config.eval_every:
+            from .benchmark import pubeval_benchmark
+
+            evaluate = pubeval_benchmark(config, args.run_dir)
+        state = train(config, args.run_dir, resume=args.resume, evaluate=evaluate, progress=not args.quiet)
+    except (ConfigError, RunError, CheckpointError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(dataclasses.asdict(state)))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m training", description="Train a bgbot value network by self-play.")
+    add_arguments(p)
+    return run(p.parse_args(argv))

@@ -1,0 +1,86 @@
+"""Training configuration: a typed dataclass, read from TOML presets in ``training/configs/``."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+CONFIG_DIR = Path(__file__).resolve().parent / "configs"
+
+
+class ConfigError(ValueError):
+    """A training config file that is missing, malformed or has unknown or out-of-range fields."""
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything that defines a self-play training run. Each field can be set in a TOML preset."""
+
+    games: int = 200_000
+    """Games of self-play to train for (in total, counting games of earlier sessions of a resumed run)."""
+    games_in_flight: int = 512
+    """Games advanced together; each ply is one batch of this many positions (and one optimiser step)."""
+    n_hidden: int = 128
+    """Hidden units of the value network."""
+    activation: str = "sigmoid"
+    """Hidden activation (``bgbot.network.ACTIVATIONS``)."""
+    lr: float = 1e-3
+    """Adam learning rate at the start."""
+    lr_final: float = 1e-4
+    """Learning rate at the end; the rate decays geometrically from ``lr`` to ``lr_final`` over ``games``."""
+    td_lambda: float = 0.0
+    """TD(lambda) trace decay; lambda-returns are computed over a window of ``lambda_horizon`` plies."""
+    lambda_horizon: int = 8
+    """Plies of look-ahead for the truncated lambda-return (ignored when ``td_lambda`` is 0)."""
+    seed: int = 1
+    """Seed of the network initialisation and of all dice."""
+    threads: int = 0
+    """torch intra-op threads (0: every CPU this process may use)."""
+    checkpoint_every: int = 10_000
+    """Games between checkpoints (``latest.pt`` is rewritten each time; numbered copies are kept)."""
+    eval_every: int = 20_000
+    """Games between benchmarks against pubeval (0: never)."""
+    eval_games: int = 2_000
+    """Games per benchmark (played as duplicate pairs)."""
+
+    def __post_init__(self) -> None:
+        positive = ("games", "games_in_flight", "n_hidden", "checkpoint_every", "eval_games", "lambda_horizon")
+        for name in positive:
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"{name} must be positive, got {getattr(self, name)!r}")
+        if not 0.0 <= self.td_lambda < 1.0:
+            raise ConfigError(f"td_lambda must be in [0, 1), got {self.td_lambda!r}")
+        if not (self.lr > 0 and self.lr_final > 0):
+            raise ConfigError(f"learning rates must be positive, got {self.lr!r}, {self.lr_final!r}")
+
+    def to_dict(self) -> dict:
+        """The fields as a plain dict (stored in checkpoints)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> TrainConfig:
+        """Build from a dict; unknown fields raise :class:`ConfigError`."""
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(d) - names)
+        if unknown:
+            raise ConfigError(f"unknown training config fields {unknown}; known: {sorted(names)}")
+        return cls(**d)
+
+    @classmethod
+    def load(cls, path: str | Path) -> TrainConfig:
+        """Read a TOML preset. ``path`` may also be a preset name such as ``tiny`` (``training/configs/tiny.toml``).
+
+        Raises:
+            ConfigError: the file is missing, is not valid TOML, or has unknown or bad fields.
+        """
+        p = Path(path)
+        if not p.exists() and (CONFIG_DIR / f"{path}.toml").exists():
+            p = CONFIG_DIR / f"{path}.toml"
+        try:
+            data = tomllib.loads(p.read_text())
+        except FileNotFoundError:
+            raise ConfigError(f"training config {str(path)!r} not found") from None
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(f"training config {str(path)!r} is not valid TOML: {e}") from None
+        return cls.from_dict(data)

@@ -1,0 +1,132 @@
+"""Batched self-play and its TD(lambda) targets on afterstates.
+
+Algorithm (TD-Gammon's, batched):
+
+* ``G`` games advance together. At each ply every game's side on roll (call it X) rolls; :func:`bgbot.movegen.
+  generate_plays` lists every afterstate of every game, the network evaluates them all in one call
+  (:func:`bgbot.evaluation.afterstate_probabilities`, which scores finished games exactly), and X takes the play of
+  highest cubeless equity (greedy: the dice give enough exploration). A game's first play uses a non-double
+  opening roll, as the rules have it. Finished games are replaced by new games from the starting position.
+* The position before X rolls, ``s_t``, is exactly the afterstate the other side's last play produced (flipped so X is
+  on roll), so a value of pre-roll positions *is* a value of afterstates. The one-step target of ``s_t`` is
+
+      v_t = value of X's chosen afterstate, from X's side = flip(net(a_t))   (probabilities (w, wg, wbg, lg, lbg))
+
+  where ``flip`` maps ``(w, wg, wbg, lg, lbg)`` to ``(1 - w, lg, lbg, wg, wbg)``: the net sees ``a_t`` with X's
+  opponent on roll. When X's play ends the game, ``v_t`` is the actual result for X, who has won: ``w = 1``,
+  ``wg = 1`` if the loser has no checker off, ``wbg = 1`` if in addition it has a checker on the bar or in X's home
+  board, ``lg = lbg = 0`` (:func:`bgbot.evaluation.terminal_probabilities`).
+* TD(lambda), forward view, truncated to a window of ``H`` plies: the target of ``s_t`` is the lambda-return
+
+      G_t = (1 - lambda) * v_t + lambda * flip(G_{t+1}),   G_t = v_t  if the game ended at ply t or t = t0 + H - 1
+
+  (``flip`` again because ``s_{t+1}`` belongs to the other side). With ``lambda = 0`` this is TD(0): ``G_t = v_t``.
+  The targets of a ply are known ``H - 1`` plies later; :class:`SelfPlay` keeps a ring buffer of the last ``H``
+  plies of every game slot and hands out the positions whose targets have just become complete.
+* The network is then fitted to the targets for all those positions in one optimiser step (mean squared error over
+  the five outputs), as TD-Gammon does with one gradient step per position; values ``v_t`` are those computed
+  when the ply was played.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bgbot.board import game_result, starting_position
+from bgbot.evaluation import PositionEvaluator, afterstate_probabilities
+from bgbot.movegen import generate_plays
+from bgbot.network import equity, flip_probabilities
+from bgbot.pubeval import segment_argmax
+
+# The 30 ordered non-double rolls: an opening roll is one of them, uniformly (each side rolls one die, ties re-rolled).
+_OPENING_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, 7) if a != b], dtype=np.int8)
+
+
+def roll_dice(rng: np.random.Generator, opening: np.ndarray) -> np.ndarray:
+    """Dice ``(G, 2)`` int8 for ``G`` games; rows where ``opening`` ``(G,)`` bool is set get a non-double roll."""
+    dice = rng.integers(1, 7, size=(len(opening), 2), dtype=np.int8)
+    n_open = int(opening.sum())
+    if n_open:
+        dice[opening] = _OPENING_ROLLS[rng.integers(0, len(_OPENING_ROLLS), size=n_open)]
+    return dice
+
+
+def lambda_returns(values: np.ndarray, done: np.ndarray, td_lambda: float) -> np.ndarray:
+    """Truncated lambda-return of the oldest ply in a window.
+
+    Args:
+        values: ``(H, G, 5)`` float32, ``v`` of plies ``t0 .. t0 + H - 1`` of each game slot, oldest first, each
+            from the side that played that ply.
+        done: ``(H, G)`` bool, the game ended with that ply (later plies of that slot belong to another game).
+        td_lambda: in [0, 1).
+
+    Returns:
+        ``(G, 5)`` float32: ``G_{t0}`` from the side that played ply ``t0`` (see the module docstring).
+    """
+    ret = values[-1]
+    for h in range(len(values) - 2, -1, -1):
+        mixed = (1.0 - td_lambda) * values[h] + td_lambda * flip_probabilities(ret)
+        ret = np.where(done[h][:, None], values[h], mixed)
+    return ret.astype(np.float32)
+
+
+class SelfPlay:
+    """``G`` self-play games in flight, advanced one ply at a time by :meth:`step`.
+
+    Args:
+        games_in_flight: ``G``.
+        rng: the source of all dice.
+        td_lambda, horizon: see :func:`lambda_returns`; ``horizon`` 1 (or ``td_lambda`` 0) is TD(0).
+    """
+
+    def __init__(self, games_in_flight: int, rng: np.random.Generator, td_lambda: float = 0.0, horizon: int = 1):
+        g = games_in_flight
+        self.rng = rng
+        self.td_lambda = td_lambda
+        self.horizon = 1 if td_lambda == 0.0 else horizon
+        self.positions = np.repeat(starting_position()[None], g, axis=0)  # (G, 26) int8, side on roll
+        self.opening = np.ones(g, dtype=bool)  # (G,) the next ply is a game's first
+        self._states = np.zeros((self.horizon, g, 26), dtype=np.int8)  # ring buffer: pre-roll positions
+        self._values = np.zeros((self.horizon, g, 5), dtype=np.float32)  # their one-step targets v_t
+        self._done = np.zeros((self.horizon, g), dtype=bool)
+        self._filled = 0
+        self.games_finished = 0
+        self.results = np.zeros(3, dtype=np.int64)  # games ended as [single, gammon, backgammon]
+
+    def step(self, evaluator: PositionEvaluator) -> tuple[np.ndarray, np.ndarray]:
+        """Play one ply in every game; return training pairs whose targets are complete.
+
+        Returns:
+            ``(positions, targets)``: ``(K, 26)`` int8 pre-roll positions (side on roll) and ``(K, 5)`` float32
+            lambda-return targets from that side; ``K`` is ``G`` once the window is full, 0 before.
+        """
+        dice = roll_dice(self.rng, self.opening)
+        plays = generate_plays(self.positions, dice)
+        probs = afterstate_probabilities(evaluator, plays.afterstates)  # (M, 5) from the mover's side
+        chosen = segment_argmax(equity(probs), plays.parent)  # (G,)
+        after = plays.afterstates[chosen]  # (G, 26) the opponent on roll
+        result = game_result(after)  # (G,) <= 0: the mover can only have won
+        done = result != 0
+
+        slot = self._filled % self.horizon
+        self._states[slot] = self.positions
+        self._values[slot] = probs[chosen]
+        self._done[slot] = done
+        self._filled += 1
+
+        n_done = int(done.sum())
+        if n_done:
+            value = -result[done]
+            self.results[0] += int((value == 1).sum())
+            self.results[1] += int((value == 2).sum())
+            self.results[2] += int((value == 3).sum())
+            self.games_finished += n_done
+            after[done] = starting_position()
+        self.positions = after
+        self.opening = done
+
+        if self._filled < self.horizon:
+            return np.zeros((0, 26), dtype=np.int8), np.zeros((0, 5), dtype=np.float32)
+        order = (np.arange(self.horizon) + self._filled) % self.horizon  # oldest first
+        targets = lambda_returns(self._values[order], self._done[order], self.td_lambda)
+        return self._states[order[0]].copy(), targets
