@@ -2,7 +2,7 @@
 
 Public API::
 
-    legal_plays(position, dice) -> list[LegalPlay]                # no model needed
+    legal_plays(position, dice) -> list[LegalPlay]                # no model needed (bgbot.plays)
     Bot.load(path=None) -> Bot                                    # default: the model shipped with bgbot
     Bot(net, meta=None, path=None)
     Bot.legal_plays(position, dice) -> list[LegalPlay]
@@ -19,20 +19,22 @@ opponent's bar), or any POSITION text :func:`bgbot.context.parse_position` reads
 ``dice`` is a pair ``(d1, d2)`` or text like ``"31"`` (:func:`bgbot.context.parse_dice`).
 
 >>> [p.play for p in legal_plays("4HPwATDgc/ABMA", "31")][:3]
-['24/21 24/23', '24/21 13/12', '24/21 8/7']
+['24/23 24/21', '24/20', '24/21 8/7']
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
-from bgbot import board, checkpoint, context, evaluation, movegen, movegen_scalar, notation, positionid
+from bgbot import checkpoint, evaluation
 from bgbot import cube as cube_lib
 from bgbot.network import Evaluator, ValueNet, equity, flip_probabilities
+from bgbot.context import parse_dice as plays_dice
+from bgbot.plays import LegalPlay, as_position, legal_plays
 
 __all__ = ["ApiError", "Bot", "DEFAULT_MODEL", "LegalPlay", "Probabilities", "RankedPlay", "legal_plays"]
 
@@ -83,25 +85,6 @@ class Probabilities:
 
 
 @dataclass(frozen=True, eq=False)
-class LegalPlay:
-    """One legal play.
-
-    Attributes:
-        play: GNU Backgammon's notation (``"8/5 6/5"``; :data:`bgbot.notation.NO_PLAY` when no play is legal).
-        position_id: Position ID of the resulting position with the opponent on roll.
-        afterstate: ``(26,)`` int8, the resulting position seen by the opponent (already flipped).
-    """
-
-    play: str
-    position_id: str
-    afterstate: np.ndarray = field(repr=False)
-
-    def to_json(self) -> dict:
-        """``{"play": ..., "position_id": ...}``."""
-        return {"play": self.play, "position_id": self.position_id}
-
-
-@dataclass(frozen=True, eq=False)
 class RankedPlay(LegalPlay):
     """A legal play with its value for the side that makes it.
 
@@ -121,39 +104,6 @@ class RankedPlay(LegalPlay):
         if self.mwc is not None:
             out["mwc"] = round(self.mwc, 6)
         return out
-
-
-def _position(position) -> np.ndarray:
-    """A position argument (array or POSITION text) as ``(26,)`` int8."""
-    if isinstance(position, str):
-        return context.parse_position(position).position
-    if isinstance(position, context.Context):
-        return position.position
-    return board.validate(np.asarray(position))
-
-
-def legal_plays(position, dice) -> list[LegalPlay]:
-    """Every legal play of ``dice`` in ``position``, each distinct resulting position once.
-
-    The set comes from :func:`bgbot.movegen.generate_plays`; the notation from the scalar twin
-    (:func:`bgbot.movegen_scalar.legal_plays`, :func:`bgbot.notation.format_play`), whose order the list keeps.
-    With no legal play the list holds one entry, :func:`bgbot.notation.format_no_play`.
-
-    Raises:
-        bgbot.context.ContextError: bad position text or dice. bgbot.board.PositionError: a bad position array.
-    """
-    pos = _position(position)
-    d1, d2 = context.parse_dice(dice)
-    after = movegen.generate_plays(pos[None, :], np.array([[d1, d2]])).afterstates  # (M, 26) int8, flipped
-    scalar = movegen_scalar.legal_plays(pos, d1, d2)
-    if not scalar:
-        return [LegalPlay(notation.format_no_play(), positionid.encode(after[0]), after[0])]
-    text = {bytes(board.flip(p.afterstate).astype(np.int8)): notation.format_play(pos, p) for p in scalar}
-    keys = [bytes(a) for a in after]
-    if set(keys) != set(text):
-        raise AssertionError(f"movegen and movegen_scalar disagree on {positionid.encode(pos)} {d1}{d2}")
-    rows = dict(zip(keys, after))
-    return [LegalPlay(text[k], positionid.encode(rows[k]), rows[k]) for k in text]
 
 
 def _opponent_view(c: cube_lib.CubeState, m: cube_lib.MatchState) -> tuple[cube_lib.CubeState, cube_lib.MatchState]:
@@ -194,40 +144,58 @@ class Bot:
 
     def evaluate(self, position) -> Probabilities:
         """The side on roll's cubeless probabilities (finished games scored exactly)."""
-        pos = _position(position)
+        pos = as_position(position)
         return Probabilities.from_array(evaluation.position_probabilities(self.evaluator, pos[None, :])[0])
 
     def rank_plays(self, position, dice, cube: cube_lib.CubeState | None = None,
                    match: cube_lib.MatchState | None = None, ply: int = 0) -> list[RankedPlay]:
-        """Every legal play, best first, valued at 0 ply (the net's evaluation of each resulting position).
+        """Every legal play, best first, with its value for the mover.
 
-        Money play ranks by cubeless equity; at a match score by the mover's match winning chance (cubeful with
-        Janowski's model where the cube is alive, :func:`bgbot.cube.cubeful_values`), ties keep notation order.
+        At 0 ply each resulting position gets the net's own evaluation (GNU Backgammon's 0-ply); at ``ply`` N >= 1 the
+        cubeless N-ply lookahead of :func:`bgbot.search.rank` with its move filter (plays the filter drops keep
+        their 0-ply values and come after the searched ones). Money play ranks by cubeless equity; at a match score
+        by the mover's match winning chance (cubeful with Janowski's model where the cube is alive,
+        :func:`bgbot.cube.cubeful_values`, from the cubeless probabilities). Ties keep notation order.
 
         Args:
             position, dice: see the module docstring.
             cube, match: seen from the side on roll; default centred cube, money play.
-            ply: search depth; only 0 is supported.
+            ply: search depth, 0, 1, 2, ...
 
         Raises:
-            ApiError: ``ply`` other than 0. bgbot.context.ContextError, bgbot.board.PositionError: bad input.
+            ApiError: a negative ``ply``. bgbot.context.ContextError, bgbot.board.PositionError: bad input.
         """
-        if ply != 0:
-            raise ApiError(f"only 0-ply evaluation is supported, got ply {ply!r}")
+        if not isinstance(ply, (int, np.integer)) or ply < 0:
+            raise ApiError(f"ply is a search depth 0, 1, 2, ..., got {ply!r}")
         cube = cube or cube_lib.CubeState()
         match = match or cube_lib.MatchState()
-        plays = legal_plays(position, dice)
+        pos = as_position(position)
+        plays = legal_plays(pos, dice)
         after = np.stack([p.afterstate for p in plays])                      # (M, 26) int8, opponent on roll
-        opp = evaluation.position_probabilities(self.evaluator, after)      # (M, 5) float32, opponent's view
-        mine = flip_probabilities(opp)                                      # (M, 5) float32, mover's view
+        mine = flip_probabilities(evaluation.position_probabilities(self.evaluator, after))  # (M, 5) 0-ply, mover
+        priority = np.arange(len(plays))                                    # (M,) ties: notation order
+        searched = np.ones(len(plays), dtype=bool)                          # (M,) valued at `ply`
+        if ply > 0:
+            from bgbot import search
+
+            searched = search.filter_candidates(equity(mine), np.zeros(len(plays), dtype=np.int64))
+            found, order, probs = search.rank(self.evaluator, pos, plays_dice(dice), int(ply))
+            row = {bytes(a): i for i, a in enumerate(found.afterstates)}
+            rows = np.array([row[bytes(a)] for a in after])                 # (M,) our play -> search row
+            mine = probs[rows]                                              # (M, 5) float32, mover's view
+            rank = np.empty(len(order), dtype=np.int64)
+            rank[order] = np.arange(len(order))
+            priority = rank[rows]                                           # (M,) the search's order
         equities = equity(mine.astype(np.float64))                          # (M,) float64
+        opp = flip_probabilities(mine)                                      # (M, 5) float32, opponent's view
         mwc = None
         if not match.is_money:
             opp_cube, opp_match = _opponent_view(cube, match)
             x = np.array([cube_lib.cube_efficiency(a) for a in after])
             mwc = np.array([1.0 - cube_lib.cubeful_values(o[None, :], opp_cube, opp_match, xi)[0]
                             for o, xi in zip(opp, x)])
-        order = np.argsort(-(equities if mwc is None else mwc), kind="stable")
+        order = np.lexsort((priority, -equities if mwc is None else -mwc, ~searched)) if ply == 0 or mwc is not None \
+            else np.argsort(priority)
         return [RankedPlay(plays[i].play, plays[i].position_id, plays[i].afterstate, float(equities[i]),
                            Probabilities.from_array(mine[i]), None if mwc is None else float(mwc[i]))
                 for i in order]
@@ -253,7 +221,7 @@ class Bot:
             position, probabilities = None, position
         if position is None and probabilities is None:
             raise ApiError("a cube action needs a position or probabilities")
-        pos = None if position is None else _position(position)
+        pos = None if position is None else as_position(position)
         if probabilities is None:
             probabilities = self.evaluate(pos)
         if isinstance(probabilities, Probabilities):

@@ -27,9 +27,10 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"error: {message} (see '{self.prog} --help')\n")
 
 
-def _command_modules() -> list:
+def _command_modules(names: list[str]) -> list:
+    """The modules ``bgbot.commands.<name>`` that exist, in order."""
     modules = []
-    for name in COMMANDS:
+    for name in names:
         qualified = f"bgbot.commands.{name}"
         try:
             modules.append(importlib.import_module(qualified))
@@ -39,23 +40,28 @@ def _command_modules() -> list:
     return modules
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full parser, with every available subcommand."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser with every available subcommand, or only with ``command`` (one of :data:`COMMANDS`): importing a
+    command module may import torch, which takes seconds, so :func:`main` imports only the one it runs."""
     parser = _Parser(prog="bgbot", description="bgbot: a backgammon bot. Ask it for the best play or the cube action "
                                                "of a position given as a GNU Backgammon Position ID, GNUbg ID or "
                                                "XGID.")
     parser.add_argument("--version", action="version", version=f"bgbot {bgbot.__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     subparsers.required = True
-    for module in _command_modules():
+    for module in _command_modules([command] if command in COMMANDS else COMMANDS):
         module.add_parser(subparsers)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``) and return the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
+    parser = build_parser(next((a for a in argv if not a.startswith("-")), None))
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as done:  # --help, --version, or a usage error already reported
+        return done.code if isinstance(done.code, int) else EXIT_USAGE
     try:
         return args.func(args)
     except (ValueError, OSError) as err:

@@ -103,7 +103,7 @@ def game_text(number: int, names: tuple[str, str], scores: tuple[int, int], game
             rows.append(["", None])
         rows[-1][turn.side] = turn.text()
     for i, (left, right) in enumerate(rows, 1):
-        lines.append((f"{i:3d}) " + left.ljust(LEFT_WIDTH) + (right or "")).rstrip())
+        lines.append((f"{i:3d}) " + left.ljust(LEFT_WIDTH - 1) + " " + (right or "")).rstrip())
     lines.append(_result_line(game.winner, game.points))
     return "\n".join(lines) + "\n"
 

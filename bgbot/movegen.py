@@ -81,6 +81,8 @@ def check_dice(dice: np.ndarray, n: int) -> np.ndarray:
 _SHIFT = np.array([0] + [4 + 5 * i for i in range(12)] + [5 * i for i in range(12)] + [60], dtype=np.uint64)
 _HALF = np.array([0] * 13 + [1] * 13, dtype=np.intp)  # which of the two key words holds each index
 _UNIT = np.uint64(1) << _SHIFT  # (26,) uint64: key increment for one more checker on each index
+_UNIT0 = np.where(_HALF == 0, _UNIT, np.uint64(0))  # (26,) key increments falling in word 0
+_UNIT1 = np.where(_HALF == 1, _UNIT, np.uint64(0))  # (26,) and in word 1
 _MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9], dtype=np.uint64)
 
 
@@ -168,16 +170,29 @@ class _Step:
     hit: np.ndarray
     keys: np.ndarray
 
-    def children(self, select: np.ndarray | None = None) -> np.ndarray:
-        """The resulting positions ``(K, 26)`` int8 (or of the rows ``select`` only), not flipped."""
-        sel = slice(None) if select is None else select
-        out = np.take(self.base, self.row[sel], axis=0)
+    def children(self, select: np.ndarray | None = None, flipped: bool = False) -> np.ndarray:
+        """The resulting positions ``(K, 26)`` int8 (or of the rows ``select`` only).
+
+        With ``flipped`` they are returned as the opponent sees them (:func:`bgbot.board.flip`), built from the
+        flipped base rows so that the large output is written once.
+        """
+        row = self.row if select is None else self.row[select]
+        base = flip(self.base) if flipped else self.base
+        out = np.take(base, row, axis=0)
         if self.src is None:  # the "no play" step
             return out
-        k = np.arange(len(out))
-        out[k, self.src[sel]] -= 1
-        out[k, self.dest[sel]] += self.inc[sel]
-        out[k, 0] -= self.hit[sel].astype(np.int8)
+        sel = slice(None) if select is None else select
+        src, dest, inc, hit = self.src[sel], self.dest[sel], self.inc[sel], self.hit[sel].astype(np.int8)
+        flat = out.reshape(-1)
+        at = np.arange(0, flat.size, 26)
+        if flipped:  # flip(x)[i] == -x[25 - i]
+            flat[at + 25 - src] += 1
+            flat[at + 25 - dest] -= inc
+            flat[at + 25] += hit
+        else:
+            flat[at + src] -= 1
+            flat[at + dest] += inc
+            flat[at] -= hit
         return out
 
 
@@ -192,35 +207,36 @@ def _apply_die(positions, keys, die, max_source=None, exclude=None) -> _Step:
             non-increasing order of source, which lists each multiset of checker moves once).
         exclude: optional ``(M, 26)`` bool: sources not to move from (see :func:`_plays_non_double`).
     """
-    rows, cols = np.nonzero(positions[:, 1:26] > 0)  # (P,) candidate (row, source - 1) pairs: my checkers
-    src = (cols + 1).astype(np.int8)
+    movable = positions[:, 1:26] > 0  # (M, 25) my checkers on sources 1..25
     on_bar = positions[:, 25] > 0  # (M,)
-    ok = (src == 25) | ~on_bar[rows]  # bar checkers first
+    if on_bar.any():  # checkers on the bar enter first
+        movable[on_bar, :24] = False
     if max_source is not None:
-        ok &= src <= max_source[rows]
+        movable &= _SOURCES[None, :] <= max_source[:, None]
     if exclude is not None:
-        ok &= ~exclude[rows, src]
-    rows, src = rows[ok], src[ok]
-    t = src - die[rows]  # (P,) int8, <= 0 means bearing off
+        movable &= ~exclude[:, 1:26]
+    rows, cols = np.nonzero(movable)  # (P,) candidate (row, source - 1) pairs
+    src = cols + 1
+    t = src - die[rows]  # (P,) <= 0 means bearing off
     landing = positions.reshape(-1)[rows * 26 + np.maximum(t, 1)]
-    normal = (t >= 1) & (landing >= -1)
-    all_home = ~(positions[:, 7:26] > 0).any(axis=1)  # (M,)
-    home = positions[:, 1:7] > 0  # (M, 6)
-    highest = np.where(home.any(axis=1), 6 - np.argmax(home[:, ::-1], axis=1), 0).astype(np.int8)
-    bear = (t <= 0) & all_home[rows] & ((t == 0) | (src == highest[rows]))
-    legal = normal | bear
+    legal = (t >= 1) & (landing >= -1)
+    off = t <= 0
+    if off.any():
+        all_home = positions[:, 7:26].max(axis=1) <= 0  # (M,)
+        home = positions[:, 1:7] > 0  # (M, 6)
+        highest = 6 - np.argmax(home[:, ::-1], axis=1)  # (M,) highest occupied home point (any: all off = won)
+        legal |= off & all_home[rows] & ((t == 0) | (src == highest[rows]))
     rows, src, t, landing = rows[legal], src[legal], t[legal], landing[legal]
     lands = t >= 1
     hit = lands & (landing == -1)
     dest = np.maximum(t, 0)
     inc = lands.astype(np.int8) + hit
-    k = np.arange(len(rows))
+    inc64, hit64 = inc.astype(np.uint64), hit.astype(np.uint64)
     child_keys = np.take(keys, rows, axis=0)  # (K, 2) uint64 copy
     with np.errstate(over="ignore"):
-        child_keys[k, _HALF[src]] -= _UNIT[src]
-        child_keys[k, _HALF[dest]] += _UNIT[dest] * inc.astype(np.uint64)
-        child_keys[k, 0] += hit.astype(np.uint64)  # one more checker on the opponent's bar (unit 1)
-    return _Step(positions, rows.astype(np.int64), src, dest, inc, hit, child_keys)
+        child_keys[:, 0] += _UNIT0[dest] * inc64 - _UNIT0[src] + hit64  # hit: one more on the opponent's bar
+        child_keys[:, 1] += _UNIT1[dest] * inc64 - _UNIT1[src]
+    return _Step(positions, rows, src, dest, inc, hit, child_keys)
 
 
 def _no_play(positions, keys) -> _Step:
@@ -312,10 +328,10 @@ def generate_plays(positions: np.ndarray, dice: np.ndarray) -> Plays:
     out = np.empty((len(first), 26), dtype=np.int8)
     start = 0
     for step, sel, _ in kept:
-        mine = (first >= start) & (first < start + len(sel))
-        out[mine] = step.children(sel[first[mine] - start])
+        mine = np.flatnonzero((first >= start) & (first < start + len(sel)))
+        out[mine] = step.children(sel[first[mine] - start], flipped=True)
         start += len(sel)
-    return Plays(afterstates=flip(out), parent=cand_par[first])
+    return Plays(afterstates=out, parent=cand_par[first])
 
 
 def generate_all_rolls(positions: np.ndarray) -> tuple[Plays, np.ndarray]:

@@ -11,10 +11,12 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from bgbot import context
-from bgbot.api import Bot
+
+if TYPE_CHECKING:  # bgbot.api imports torch (seconds): only the commands that use a model load it
+    from bgbot.api import Bot
 
 
 class UsageError(ValueError):
@@ -42,6 +44,8 @@ def add_model_argument(parser: argparse.ArgumentParser) -> None:
 
 def load_bot(args: argparse.Namespace) -> Bot:
     """The bot of ``--model`` (default model when absent). Raises bgbot.checkpoint.CheckpointError."""
+    from bgbot.api import Bot
+
     return Bot.load(args.model)
 
 

@@ -4,10 +4,13 @@ action of the side on roll before rolling, with the equities of No double, Doubl
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from bgbot import cube as cube_lib
-from bgbot.api import Bot
 from bgbot.commands import common
+
+if TYPE_CHECKING:
+    from bgbot.api import Bot
 
 
 class ProbabilitiesSyntaxError(ValueError):

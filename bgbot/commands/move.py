@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from bgbot.api import Bot
 from bgbot.commands import common
+
+if TYPE_CHECKING:
+    from bgbot.api import Bot
 
 
 def add_parser(subparsers) -> None:

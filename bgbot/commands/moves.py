@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from bgbot import api
+from bgbot import plays
 from bgbot.commands import common
 
 
@@ -19,8 +19,8 @@ def add_parser(subparsers) -> None:
 def answer(position: str, dice: str | None) -> dict:
     """The JSON answer: ``{"position_id", "dice", "plays": [{"play", "position_id"}]}``."""
     ctx = common.resolve(position, dice, need_dice=True)
-    plays = api.legal_plays(ctx.position, ctx.dice)
-    return {"position_id": ctx.position_id, "dice": list(ctx.dice), "plays": [p.to_json() for p in plays]}
+    found = plays.legal_plays(ctx.position, ctx.dice)
+    return {"position_id": ctx.position_id, "dice": list(ctx.dice), "plays": [p.to_json() for p in found]}
 
 
 def run(args: argparse.Namespace) -> int:

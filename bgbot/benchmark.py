@@ -1,0 +1,147 @@
+"""Checkpoint benchmarks for training runs, the progress plot, and the promotion gate for ``models/``.
+
+All three use :func:`bgbot.tournament.run` (duplicate dice, 95% CI over pairs).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import filecmp
+import shutil
+from pathlib import Path
+
+from . import tournament
+from .players import NetPlayer, Player
+
+GATE_SECTION = "## Gate decisions"
+
+
+class GateError(ValueError):
+    """A gate that cannot run: a missing candidate or current model, or a promotion that would overwrite a
+    different file in ``models/``."""
+
+
+def _player_spec(candidate, plies: int):
+    """A checkpoint path -> ``"PATH:PLY"``; an evaluator -> a :class:`NetPlayer`; a :class:`Player` as is."""
+    if isinstance(candidate, Player):
+        return candidate
+    if isinstance(candidate, (str, Path)):
+        return f"{candidate}:{plies}"
+    return NetPlayer(candidate, plies, name="candidate")
+
+
+def benchmark(candidate, opponent: str = "pubeval", games: int = 2000, seed: int = 0, workers: int = 1,
+              plies: int = 0) -> dict:
+    """Benchmark a checkpoint (path) or a position evaluator against ``opponent`` with duplicate dice.
+
+    Args:
+        candidate: a checkpoint path, a :class:`bgbot.evaluation.PositionEvaluator` (e.g.
+            ``bgbot.network.Evaluator(net)``; pickled to the workers when ``workers > 1``) or a :class:`Player`.
+        opponent: a player spec (``pubeval``, ``gnubg:0``, ``models/x.pt``, ...).
+        games: even, >= 2. seed: the dice. workers: processes. plies: the candidate's lookahead.
+
+    Returns:
+        ``{"ppg", "ci_low", "ci_high", "ci_half_width", "stderr", "games", "pairs", "win_rate", "gammon_rate",
+        "backgammon_rate", "opponent_gammon_rate", "opponent_backgammon_rate", "opponent", "seed", "games_per_s"}``
+        -- points per game of the candidate (cubeless money), rates as fractions of all games.
+    """
+    r = tournament.run([_player_spec(candidate, plies), opponent], games, seed=seed, workers=workers)
+    row = r["pairings"][0]
+    return {k: row[k] for k in ("ppg", "ci_low", "ci_high", "ci_half_width", "stderr", "games", "pairs")} | {
+        "win_rate": row["stats_a"]["win_rate"], "gammon_rate": row["stats_a"]["gammon_rate"],
+        "backgammon_rate": row["stats_a"]["backgammon_rate"],
+        "opponent_gammon_rate": row["stats_b"]["gammon_rate"],
+        "opponent_backgammon_rate": row["stats_b"]["backgammon_rate"],
+        "opponent": opponent, "seed": seed, "games_per_s": r["games_per_s"]}
+
+
+def plot_progress(records: list[dict], path: str | Path, opponent: str = "pubeval") -> Path:
+    """Plot ppg against ``opponent`` with 95% CI bars over games trained and save it (PNG, matplotlib Agg).
+
+    Args:
+        records: dicts with ``games_trained``, ``ppg``, ``ci_low``, ``ci_high`` (e.g. :func:`benchmark` results with
+            ``games_trained`` added), in any order.
+        path: the image file to write.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    recs = sorted(records, key=lambda r: r["games_trained"])
+    x = [r["games_trained"] for r in recs]
+    y = [r["ppg"] for r in recs]
+    err = [[r["ppg"] - r["ci_low"] for r in recs], [r["ci_high"] - r["ppg"] for r in recs]]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.errorbar(x, y, yerr=err, fmt="o-", capsize=3, label=f"ppg vs {opponent} (95% CI)")
+    ax.axhline(0.0, color="grey", linewidth=0.8)
+    ax.set_xlabel("games trained")
+    ax.set_ylabel("points per game")
+    ax.set_title(f"Benchmark against {opponent}")
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def gate(candidate: str | Path, against: str | Path, games: int, seed: int = 0, workers: int = 1,
+         models_dir: str | Path | None = None, plies: int = 0) -> dict:
+    """Promote ``candidate`` into ``models_dir`` only if it beats ``against`` significantly (95% CI lower bound > 0).
+
+    Every decision, accepted or rejected, is appended to ``models_dir/README.md`` under "## Gate decisions" (the
+    section is created when missing).
+
+    Args:
+        candidate, against: checkpoint paths. games, seed, workers: as :func:`bgbot.tournament.run`.
+        models_dir: where the model goes (default: ``against``'s directory). plies: both players' lookahead.
+
+    Returns:
+        ``{"accepted": bool, "candidate", "against", "promoted_to" (path or None), "ppg", "ci_low", "ci_high",
+        "games", "seed", "date"}``.
+
+    Raises:
+        GateError: a missing checkpoint, or a different file already at the promotion path.
+    """
+    candidate, against = Path(candidate), Path(against)
+    for p in (candidate, against):
+        if not p.is_file():
+            raise GateError(f"no checkpoint file at {str(p)!r}")
+    models = Path(models_dir) if models_dir is not None else against.parent
+    r = tournament.run([f"{candidate}:{plies}", f"{against}:{plies}"], games, seed=seed, workers=workers)
+    row = r["pairings"][0]
+    accepted = bool(row["ci_low"] > 0)
+    target = models / candidate.name
+    promoted = None
+    if accepted:
+        if target.exists() and not filecmp.cmp(target, candidate, shallow=False):
+            raise GateError(f"{str(target)!r} exists and differs from the candidate {str(candidate)!r}; rename one")
+        if target.resolve() != candidate.resolve():
+            models.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(candidate, target)
+        promoted = str(target)
+    decision = {"accepted": accepted, "candidate": str(candidate), "against": str(against), "promoted_to": promoted,
+                "ppg": row["ppg"], "ci_low": row["ci_low"], "ci_high": row["ci_high"], "games": games, "seed": seed,
+                "plies": plies, "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
+    record_decision(models / "README.md", decision)
+    return decision
+
+
+def record_decision(readme: str | Path, decision: dict) -> None:
+    """Append one gate decision line to ``readme``, creating the file and the "## Gate decisions" section if missing."""
+    readme = Path(readme)
+    text = readme.read_text() if readme.exists() else "# Models\n"
+    if GATE_SECTION not in text:
+        text = text.rstrip("\n") + f"\n\n{GATE_SECTION}\n\n"
+    elif not text.endswith("\n"):
+        text += "\n"
+    verdict = "ACCEPTED" if decision["accepted"] else "rejected"
+    half = (decision["ci_high"] - decision["ci_low"]) / 2
+    text += (f"- {decision['date']}: {verdict} `{decision['candidate']}` against `{decision['against']}`: "
+             f"{decision['ppg']:+.3f} ± {half:.3f} ppg (95% CI [{decision['ci_low']:+.3f}, {decision['ci_high']:+.3f}]), "
+             f"{decision['games']} games, seed {decision['seed']}, {decision.get('plies', 0)}-ply"
+             + (f"; promoted to `{decision['promoted_to']}`" if decision["promoted_to"] else "") + "\n")
+    readme.parent.mkdir(parents=True, exist_ok=True)
+    readme.write_text(text)

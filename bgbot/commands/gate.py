@@ -1,0 +1,36 @@
+"""``bgbot gate``: promote a candidate checkpoint into models/ only if it beats the current one significantly."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+
+from bgbot import benchmark
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "gate", help="promote a checkpoint into models/ if it significantly beats the current model",
+        description="Play CANDIDATE against the current model with duplicate dice; copy it into the current model's "
+                    "directory only when the 95%% CI of its ppg lies above 0. Every decision is appended to "
+                    "README.md there (section 'Gate decisions').")
+    p.add_argument("candidate", metavar="CANDIDATE", help="the candidate checkpoint (.pt)")
+    p.add_argument("--against", required=True, metavar="PATH", help="the current model, e.g. models/current.pt")
+    p.add_argument("--games", type=int, required=True, help="games (even)")
+    p.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="worker processes (default: all CPUs)")
+    p.add_argument("--ply", type=int, default=0, help="lookahead of both players (default 0)")
+    p.add_argument("--json", action="store_true", help="print the decision as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    d = benchmark.gate(args.candidate, args.against, args.games, seed=args.seed, workers=args.workers, plies=args.ply)
+    if args.json:
+        print(json.dumps(d, indent=2))
+    else:
+        verdict = f"ACCEPTED, promoted to {d['promoted_to']}" if d["accepted"] else "rejected"
+        print(f"{d['candidate']} vs {d['against']}: {d['ppg']:+.3f} ppg, 95% CI [{d['ci_low']:+.3f}, "
+              f"{d['ci_high']:+.3f}] over {d['games']} games (seed {d['seed']}): {verdict}")
+    return 0

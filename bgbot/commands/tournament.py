@@ -1,0 +1,32 @@
+"""``bgbot tournament``: a round robin of players with duplicate dice (logic in :mod:`bgbot.tournament`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+
+from bgbot import tournament
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "tournament", help="round robin of players with duplicate dice, ppg ± 95%% CI",
+        description="Play every pairing of the players (cubeless money, duplicate dice: each dice sequence twice "
+                    "with the seats swapped) and print ppg with a 95%% confidence interval per pairing and a "
+                    "ranking. A player is PATH.pt[:PLY], pubeval, gnubg[:PLY] or random.")
+    p.add_argument("--player", action="append", required=True, metavar="SPEC",
+                   help="a player (give at least two): PATH.pt[:PLY], pubeval, gnubg[:PLY], random")
+    p.add_argument("--games", type=int, required=True, help="games per pairing (even: games/2 duplicate pairs)")
+    p.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                   help="worker processes (default: all CPUs); results do not depend on it")
+    p.add_argument("--json", action="store_true", help="print the results as JSON")
+    p.add_argument("--out", metavar="DIR", help="write each pairing's games as a Jellyfish .mat file into DIR")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    results = tournament.run(args.player, args.games, seed=args.seed, workers=args.workers, out_dir=args.out)
+    print(json.dumps(results, indent=2) if args.json else tournament.format_table(results))
+    return 0

@@ -1,0 +1,71 @@
+"""Legal plays with their notation and resulting Position IDs: the part of :mod:`bgbot.api` that needs no model
+(and no torch), so that ``bgbot moves`` starts fast.
+
+Positions use :mod:`bgbot.board`'s ``(26,)`` int8 layout from the side on roll (index 25 = my bar, index 0 = the
+opponent's bar); a position argument may also be POSITION text (:func:`bgbot.context.parse_position`).
+
+>>> [p.play for p in legal_plays("4HPwATDgc/ABMA", "31")][:3]
+['24/23 24/21', '24/20', '24/21 8/7']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bgbot import board, context, movegen, movegen_scalar, notation, positionid
+
+__all__ = ["LegalPlay", "legal_plays", "as_position"]
+
+
+@dataclass(frozen=True, eq=False)
+class LegalPlay:
+    """One legal play.
+
+    Attributes:
+        play: GNU Backgammon's notation (``"8/5 6/5"``; :data:`bgbot.notation.NO_PLAY` when no play is legal).
+        position_id: Position ID of the resulting position with the opponent on roll.
+        afterstate: ``(26,)`` int8, the resulting position seen by the opponent (already flipped).
+    """
+
+    play: str
+    position_id: str
+    afterstate: np.ndarray = field(repr=False)
+
+    def to_json(self) -> dict:
+        """``{"play": ..., "position_id": ...}``."""
+        return {"play": self.play, "position_id": self.position_id}
+
+
+def as_position(position) -> np.ndarray:
+    """A position argument (array or POSITION text) as ``(26,)`` int8."""
+    if isinstance(position, str):
+        return context.parse_position(position).position
+    if isinstance(position, context.Context):
+        return position.position
+    return board.validate(np.asarray(position))
+
+
+def legal_plays(position, dice) -> list[LegalPlay]:
+    """Every legal play of ``dice`` in ``position``, each distinct resulting position once.
+
+    The set comes from :func:`bgbot.movegen.generate_plays`; the notation from the scalar twin
+    (:func:`bgbot.movegen_scalar.legal_plays`, :func:`bgbot.notation.format_play`), whose order the list keeps.
+    With no legal play the list holds one entry, :func:`bgbot.notation.format_no_play`.
+
+    Raises:
+        bgbot.context.ContextError: bad position text or dice. bgbot.board.PositionError: a bad position array.
+    """
+    pos = as_position(position)
+    d1, d2 = context.parse_dice(dice)
+    after = movegen.generate_plays(pos[None, :], np.array([[d1, d2]])).afterstates  # (M, 26) int8, flipped
+    scalar = movegen_scalar.legal_plays(pos, d1, d2)
+    if not scalar:
+        return [LegalPlay(notation.format_no_play(), positionid.encode(after[0]), after[0])]
+    text = {bytes(board.flip(p.afterstate).astype(np.int8)): notation.format_play(pos, p) for p in scalar}
+    keys = [bytes(a) for a in after]
+    if set(keys) != set(text):
+        raise AssertionError(f"movegen and movegen_scalar disagree on {positionid.encode(pos)} {d1}{d2}")
+    rows = dict(zip(keys, after))
+    return [LegalPlay(text[k], positionid.encode(rows[k]), rows[k]) for k in text]

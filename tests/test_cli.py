@@ -1,0 +1,219 @@
+"""The command line, run in-process (``cli.main``) plus one run of the installed ``bgbot`` console script."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import gnubg_nn
+import pytest
+
+import bgbot
+from bgbot import cli
+from bgbot.api import Bot
+
+START = "4HPwATDgc/ABMA"
+CASES = json.loads((Path(__file__).parent / "data" / "gnubg_cube_cases.json").read_text())["cube"]
+
+
+@pytest.fixture(scope="module")
+def bot():
+    return Bot.load()
+
+
+def run(capsys, *argv):
+    """(exit status, stdout, stderr) of ``bgbot argv``."""
+    status = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def run_json(capsys, *argv):
+    status, out, err = run(capsys, *argv, "--json")
+    assert status == 0, err
+    return json.loads(out)
+
+
+def expected_8_5_6_5():
+    """The Position ID after 8/5 6/5 from the start, by gnubg-nn alone (opponent on roll)."""
+    opp, me = (list(side) for side in gnubg_nn.board_from_position_id(START))
+    me[7] -= 1
+    me[5] -= 1
+    me[4] += 2
+    return gnubg_nn.position_id([me, opp])
+
+
+def test_moves_json(capsys):
+    result = run_json(capsys, "moves", START, "31")
+    assert result["position_id"] == START and result["dice"] == [3, 1]
+    assert len(result["plays"]) == 16
+    plays = {p["play"]: p["position_id"] for p in result["plays"]}
+    assert plays["8/5 6/5"] == expected_8_5_6_5()
+    assert set(result["plays"][0]) == {"play", "position_id"}
+
+
+@pytest.mark.parametrize("dice", [["3-1"], ["3", "1"], ["3 1"]])
+def test_dice_spellings(capsys, dice):
+    assert len(run_json(capsys, "moves", START, *dice)["plays"]) == 16
+
+
+def test_moves_table(capsys):
+    status, out, _ = run(capsys, "moves", START, "31")
+    assert status == 0
+    assert "16 legal plays" in out and "8/5 6/5" in out and expected_8_5_6_5() in out
+
+
+def test_move_json_matches_evaluate(capsys, bot):
+    result = run_json(capsys, "move", START, "31")
+    plays = result["plays"]
+    assert len(plays) == 16
+    assert [p["equity"] for p in plays] == sorted((p["equity"] for p in plays), reverse=True)
+    for p in plays:
+        expected = bot.evaluate(p["position_id"]).flipped().to_dict()
+        for k, v in expected.items():
+            assert p["probabilities"][k] == pytest.approx(v, abs=1e-6)
+        assert p["equity"] == pytest.approx(-bot.evaluate(p["position_id"]).equity, abs=2e-6)
+
+
+def test_move_ply_1(capsys):
+    plays = run_json(capsys, "move", START, "31", "--ply", "1")["plays"]
+    assert len(plays) == 16 and plays[0]["equity"] >= plays[1]["equity"]
+
+
+def test_move_table(capsys):
+    status, out, _ = run(capsys, "move", START, "31")
+    assert status == 0
+    lines = out.splitlines()
+    assert "money play" in lines[0] and "Equity" in lines[1]
+    assert len(lines) == 2 + 16 and lines[2].lstrip().startswith("1.")
+
+
+def test_move_with_dice_in_gnubg_id(capsys):
+    with_dice = run_json(capsys, "move", START + ":MIEJAAAAAAAA")
+    assert with_dice["dice"] == [3, 2]
+    assert with_dice == run_json(capsys, "move", START, "32")
+
+
+def test_move_at_match_score_ranks_by_mwc(capsys):
+    # gnubg: new match 7, set score 3 4, set turn 1: the side on roll leads 4-3.
+    result = run_json(capsys, "move", START + ":cAngADAAIAAE", "31")
+    mwcs = [p["mwc"] for p in result["plays"]]
+    assert mwcs == sorted(mwcs, reverse=True)
+    assert result["match"] == {"length": 7, "score": [4, 3], "crawford": False}
+    status, out, _ = run(capsys, "move", START + ":cAngADAAIAAE", "31")
+    assert "7-point match, score 4-3" in out and "MWC" in out
+
+
+def test_cube_json(capsys, bot):
+    result = run_json(capsys, "cube", START)
+    assert {"action", "equities", "unit", "probabilities", "cube", "match"} <= set(result)
+    assert result["unit"] == "equity" and result["match"]["jacoby"] is True
+    assert result["probabilities"]["win"] == pytest.approx(bot.evaluate(START).win, abs=1e-6)
+    assert not run_json(capsys, "cube", START, "--jacoby", "off")["match"]["jacoby"]
+
+
+@pytest.mark.parametrize("case", CASES[:6] + [c for c in CASES if c["length"]][:6],
+                         ids=lambda c: f"{c['position_id']}:{c['match_id']}")
+def test_cube_probabilities_against_gnubg(capsys, case):
+    probabilities = ",".join(str(v) for v in case["probabilities"])
+    argv = ["cube", f"{case['position_id']}:{case['match_id']}", "--probabilities", probabilities]
+    result = run_json(capsys, *argv)
+    assert result["action"] == case["action"]
+    for key, value in case["equities"].items():
+        assert result["equities"][key] == pytest.approx(value, abs=0.005)
+
+
+def test_cube_table(capsys):
+    status, out, _ = run(capsys, "cube", START, "--probabilities", "0.75,0.2,0.01,0.05,0.001")
+    assert status == 0
+    assert "Proper cube action:" in out and "No double" in out and "Double, pass" in out
+
+
+def test_batch_with_bad_line(capsys, tmp_path, bot):
+    requests = tmp_path / "requests.txt"
+    requests.write_text(f"{START} 31\n\ngarbage 31\n{START} 71\n{START}:MIEJAAAAAAAA\n")
+    status, out, err = run(capsys, "move", "--batch", requests)
+    assert status == 0 and err == ""
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert len(lines) == 4
+    assert lines[0]["dice"] == [3, 1] and len(lines[0]["plays"]) == 16
+    assert "garbage" in lines[1]["error"] and set(lines[1]) == {"error"}
+    assert "71" in lines[2]["error"]
+    assert lines[3]["dice"] == [3, 2]
+
+
+def test_batch_stdin_moves_and_cube(capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO(f"{START} 31\n{START}\n"))
+    status, out, _ = run(capsys, "moves", "--batch", "-")
+    assert status == 0
+    first, second = (json.loads(line) for line in out.splitlines())
+    assert len(first["plays"]) == 16 and "no dice" in second["error"]
+    monkeypatch.setattr(sys, "stdin", io.StringIO(f"{START}\n{START} 31\n"))
+    first, second = (json.loads(line) for line in run(capsys, "cube", "--batch", "-")[1].splitlines())
+    assert first["position_id"] == START and "error" in second
+
+
+@pytest.mark.parametrize("argv, quoted", [
+    (["move", "garbage", "31"], "'garbage'"),
+    (["move", START, "71"], "'71'"),
+    (["moves", START, "0-3"], "'0-3'"),
+    (["moves", START, "3"], "'3'"),
+    (["move", START + ":MIEJAAAAAAAA", "31"], "'31'"),
+    (["move", START], "no dice"),
+    (["move", START, "31", "--model", "/nonexistent/model.pt"], "/nonexistent/model.pt"),
+    (["move", START, "31", "--ply", "-1"], "-1"),
+    (["cube", START, "--probabilities", "0.5,0.1"], "'0.5,0.1'"),
+    (["cube", START, "--probabilities", "0.5,0.6,0,0,0"], "inconsistent"),
+    (["cube", START + ":cAngADAAIAAE", "--jacoby", "on"], "money play only"),
+    (["move", START, "31", "--batch", "-"], "not both"),
+    (["move"], "POSITION"),
+    (["move", "--batch", "/nonexistent/requests.txt"], "/nonexistent/requests.txt"),
+    (["frobnicate"], "frobnicate"),
+])
+def test_bad_input_is_one_error_line_and_status_2(capsys, argv, quoted):
+    status, out, err = run(capsys, *argv)
+    assert status == 2
+    assert out == ""
+    assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err
+    assert quoted in err
+
+
+def test_corrupt_model(capsys, tmp_path):
+    bad = tmp_path / "model.pt"
+    bad.write_bytes(b"\x00" * 100)
+    status, _, err = run(capsys, "cube", START, "--model", bad)
+    assert status == 2 and err.startswith("error: ") and "corrupt" in err
+
+
+def test_version(capsys):
+    status, out, _ = run(capsys, "--version")
+    assert status == 0 and out.strip() == f"bgbot {bgbot.__version__}"
+
+
+def test_missing_command_modules_are_skipped(monkeypatch):
+    monkeypatch.setattr(cli, "COMMANDS", ["moves", "no_such_command"])
+    parser = cli.build_parser()
+    assert "moves" in parser.format_help() and "no_such_command" not in parser.format_help()
+
+
+def test_installed_console_script_as_engine():
+    script = Path(sys.executable).parent / "bgbot"
+    assert script.exists(), f"no console script at {script}: install bgbot into this environment (scripts/test.sh)"
+    done = subprocess.run([script, "moves", START, "31", "--json"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and len(json.loads(done.stdout)["plays"]) == 16
+    # One process as an engine: each answer arrives (flushed) before the next request is sent.
+    engine = subprocess.Popen([script, "move", "--batch", "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        for request in (f"{START} 31", "garbage", f"{START} 66"):
+            engine.stdin.write(request + "\n")
+            engine.stdin.flush()
+            answer = json.loads(engine.stdout.readline())
+            assert ("error" in answer) == (request == "garbage")
+    finally:
+        engine.stdin.close()
+        assert engine.wait(timeout=60) == 0
+    bad = subprocess.run([script, "moves", START, "71"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stderr.startswith("error: ") and bad.stderr.count("\n") == 1

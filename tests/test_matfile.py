@@ -1,0 +1,62 @@
+"""Jellyfish .mat files: notation, layout, and import into GNU Backgammon itself."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+
+import numpy as np
+import pytest
+
+from bgbot import matfile, positionid, tournament
+from bgbot.board import flip, starting_position
+from bgbot.movegen_scalar import legal_plays
+from bgbot.players import PubevalPlayer, RandomPlayer
+
+GNUBG = "/usr/games/gnubg"
+
+
+def test_play_steps_notation():
+    start = starting_position()
+    after = [p for p in legal_plays(start, 3, 1) if p.afterstate[5] == 2][0].afterstate
+    assert matfile.play_steps(start, (3, 1), flip(after)) in ("8/5 6/5", "6/5 8/5")
+    p = np.zeros(26, dtype=np.int8)
+    p[[25, 2]] = [1, 1]
+    p[[20, 1]] = [-1, -13]
+    text = matfile.play_steps(p, (5, 2), flip(legal_plays(p, 5, 2)[0].afterstate))
+    assert re.fullmatch(r"25/20\* 2/0|25/23 \S+", text)
+    with pytest.raises(matfile.MatFileError, match="no legal play"):
+        matfile.play_steps(start, (3, 1), flip(start))
+
+
+def test_match_layout():
+    g = matfile.Game((matfile.Turn(1, (2, 5), "13/8 24/22"), matfile.Turn(0, (3, 4), ""),
+                      matfile.Turn(1, (6, 6), "24/18 24/18 13/7 13/7")), winner=1, points=2)
+    text = matfile.match_text(("alice", "bob"), [g, g])
+    lines = text.splitlines()
+    assert lines[2] == " 0 point match" and lines[4] == " Game 1"
+    assert lines[5] == " alice : 0                      bob : 0"
+    assert lines[6] == "  1)                             52: 13/8 24/22"
+    assert lines[7] == "  2) 43:                         66: 24/18 24/18 13/7 13/7"
+    assert lines[8].strip() == "Wins 2 points" and lines[8].startswith(" " * 34)
+    assert " alice : 0                      bob : 2" in lines
+
+
+def _gnubg_final_position_ids(path) -> list[str]:
+    out = subprocess.run([GNUBG, "-t", "-q"], input=f"import mat {path}\n", capture_output=True, text=True,
+                         timeout=120).stdout
+    assert "WARNING" not in out and "garbage" not in out, out[:2000]
+    return re.findall(r"Position ID: (\S+)", out)
+
+
+@pytest.mark.skipif(not os.path.exists(GNUBG), reason="GNU Backgammon is not installed")
+def test_gnubg_imports_and_replays_to_the_same_final_positions(tmp_path):
+    c = tournament.play_games(PubevalPlayer(), RandomPlayer(1), seed=11, pairing=0, start=0, stop=4, record=True)
+    for g, (game, final) in enumerate(zip(c.games_mat, c.final)):
+        path = tmp_path / f"g{g}.mat"
+        path.write_text(matfile.match_text(("pubeval", "random"), [game]))
+        assert _gnubg_final_position_ids(path)[-1] == positionid.encode(final)
+    whole = tmp_path / "all.mat"  # the whole session in one file imports without complaint
+    whole.write_text(matfile.match_text(("pubeval", "random"), c.games_mat))
+    assert _gnubg_final_position_ids(whole)[-1] == positionid.encode(c.final[-1])

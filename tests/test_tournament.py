@@ -1,0 +1,130 @@
+"""Tournaments: duplicate dice, statistics, worker independence, a dying worker, CLI, benchmark hook and gate."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from bgbot import benchmark, tournament
+from bgbot.cli import main
+from bgbot.players import PubevalPlayer, RandomPlayer
+
+
+def _strip(results: dict) -> dict:
+    return {k: v for k, v in results.items() if k not in ("elapsed_s", "games_per_s", "workers", "worker_restarts")}
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    import torch
+
+    from bgbot import checkpoint
+    from bgbot.network import NetConfig, ValueNet
+
+    torch.manual_seed(1)
+    return str(checkpoint.save(tmp_path_factory.mktemp("m") / "tiny.pt", ValueNet(NetConfig(n_hidden=8)),
+                               games_trained=0, training_config={}))
+
+
+def test_pubeval_against_itself_every_pair_sums_to_zero():
+    c = tournament.play_games(PubevalPlayer(), PubevalPlayer(), seed=5, pairing=0, start=0, stop=100)
+    assert (c.points_a[0::2] + c.points_a[1::2] == 0).all()
+    assert (c.points_a != 0).all() and set(np.abs(c.points_a)) <= {1, 2, 3}
+
+
+def test_opening_dice_are_never_doubles_and_deterministic():
+    d = tournament.opening_dice(1, 2, np.arange(5000))
+    assert (d[:, 0] != d[:, 1]).all() and d.min() == 1 and d.max() == 6
+    np.testing.assert_array_equal(d, tournament.opening_dice(1, 2, np.arange(5000)))
+    counts = np.bincount(d[:, 0], minlength=7)[1:]
+    assert counts.min() > 700  # each value about 833 times
+    assert (tournament.opening_dice(2, 2, np.arange(5000)) != d).any()
+
+
+def test_pair_games_mirror_each_other():
+    c = tournament.play_games(PubevalPlayer(), RandomPlayer(3), seed=9, pairing=0, start=0, stop=20, record=True)
+    for g0, g1 in zip(c.games_mat[0::2], c.games_mat[1::2]):
+        n = min(len(g0.turns), len(g1.turns))
+        assert [t.dice for t in g0.turns[:n]] == [t.dice for t in g1.turns[:n]]
+        assert [t.side for t in g0.turns[:n]] == [1 - t.side for t in g1.turns[:n]]
+        assert g0.turns[0].dice[0] != g0.turns[0].dice[1]
+
+
+def test_summarize_pair_statistics():
+    s = tournament.summarize(np.array([1, -1, 2, 1, -1, -1, 3, -2]))
+    pair_means = np.array([0, 1.5, -1, 0.5])
+    assert s["ppg"] == pytest.approx(pair_means.mean()) and s["pairs"] == 4 and s["games"] == 8
+    from scipy import stats
+
+    half = stats.t.ppf(0.975, 3) * pair_means.std(ddof=1) / 2
+    assert s["ci_low"] == pytest.approx(pair_means.mean() - half)
+    assert s["stats_a"]["win_rate"] == pytest.approx(4 / 8) and s["stats_a"]["gammon_rate"] == pytest.approx(2 / 8)
+    assert s["stats_a"]["backgammon_rate"] == pytest.approx(1 / 8) and s["stats_b"]["gammon_rate"] == pytest.approx(1 / 8)
+
+
+def test_same_seed_any_workers_same_results(tiny_model, tmp_path, monkeypatch):
+    players = [tiny_model, "pubeval", "random"]
+    one = tournament.run(players, 20, seed=3, workers=1, chunk_pairs=4)
+    two = tournament.run(players, 20, seed=3, workers=2, chunk_pairs=4)
+    assert _strip(one) == _strip(two)
+    assert len(one["pairings"]) == 3 and one["ranking"][-1]["player"] == "random"
+    # A worker that dies: its chunk is replayed, nothing is lost, the results do not change.
+    monkeypatch.setenv(tournament.CRASH_ENV, str(tmp_path / "crashed"))
+    crashed = tournament.run(players, 20, seed=3, workers=2, chunk_pairs=4)
+    assert (tmp_path / "crashed").exists() and crashed["worker_restarts"] >= 1
+    assert _strip(crashed) == _strip(one)
+
+
+def test_bad_tournaments_raise():
+    with pytest.raises(tournament.TournamentError, match="at least two"):
+        tournament.run(["pubeval"], 10)
+    with pytest.raises(tournament.TournamentError, match="even"):
+        tournament.run(["pubeval", "random"], 7)
+    with pytest.raises(ValueError, match="bogus"):
+        tournament.run(["pubeval", "bogus"], 10)
+
+
+def test_cli_tournament_json_and_table(capsys, tmp_path):
+    assert main(["tournament", "--player", "pubeval", "--player", "random", "--games", "10", "--seed", "1",
+                 "--workers", "1", "--json", "--out", str(tmp_path)]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["pairings"][0]["games"] == 10 and r["pairings"][0]["ppg"] > 0
+    assert (tmp_path / "01_pubeval_vs_random.mat").read_text().count(" Game ") == 10
+    assert main(["tournament", "--player", "pubeval", "--player", "random", "--games", "4", "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "pubeval" in out and "Ranking" in out
+    assert main(["tournament", "--player", "pubeval", "--player", "nope", "--games", "4"]) == 2
+
+
+def test_benchmark_and_plot(tmp_path):
+    b = benchmark.benchmark(PubevalPlayer(), opponent="random", games=20, seed=2)
+    assert b["ppg"] > 1 and b["ci_low"] <= b["ppg"] <= b["ci_high"] and b["games"] == 20
+    path = benchmark.plot_progress([{**b, "games_trained": 1000}, {**b, "games_trained": 0}], tmp_path / "p.png")
+    assert path.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_gate_rejects_an_equal_model_and_records_it(tiny_model, tmp_path):
+    import shutil
+
+    models = tmp_path / "models"
+    models.mkdir()
+    current = models / "current.pt"
+    shutil.copy(tiny_model, current)
+    assert main(["gate", tiny_model, "--against", str(current), "--games", "6", "--workers", "1"]) == 0
+    text = (models / "README.md").read_text()
+    assert "## Gate decisions" in text and "rejected" in text and "6 games" in text
+    assert not (models / "tiny.pt").exists()
+
+
+def test_gate_promotes_a_significant_winner(tiny_model, tmp_path, monkeypatch):
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "README.md").write_text("# Models\n\n## Gate decisions\n\n- earlier line\n\n## Other\n\ntext\n")
+    fake = {"pairings": [{"ppg": 0.3, "ci_low": 0.1, "ci_high": 0.5}]}
+    monkeypatch.setattr(tournament, "run", lambda *a, **k: fake)
+    d = benchmark.gate(tiny_model, tiny_model, 100, models_dir=models)
+    assert d["accepted"] and (models / "tiny.pt").exists()
+    text = (models / "README.md").read_text()
+    assert text.index("ACCEPTED") < text.index("## Other")
