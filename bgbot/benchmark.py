@@ -135,13 +135,16 @@ def record_decision(readme: str | Path, decision: dict) -> None:
     text = readme.read_text() if readme.exists() else "# Models\n"
     if GATE_SECTION not in text:
         text = text.rstrip("\n") + f"\n\n{GATE_SECTION}\n\n"
-    elif not text.endswith("\n"):
-        text += "\n"
+    start = text.index(GATE_SECTION) + len(GATE_SECTION)
+    nxt = text.find("\n## ", start)
+    head, tail = (text, "") if nxt < 0 else (text[:nxt], text[nxt:])
+    head = head.rstrip("\n") + "\n\n" if head.rstrip("\n").endswith(GATE_SECTION) else head.rstrip("\n") + "\n"
     verdict = "ACCEPTED" if decision["accepted"] else "rejected"
     half = (decision["ci_high"] - decision["ci_low"]) / 2
-    text += (f"- {decision['date']}: {verdict} `{decision['candidate']}` against `{decision['against']}`: "
-             f"{decision['ppg']:+.3f} ± {half:.3f} ppg (95% CI [{decision['ci_low']:+.3f}, {decision['ci_high']:+.3f}]), "
-             f"{decision['games']} games, seed {decision['seed']}, {decision.get('plies', 0)}-ply"
-             + (f"; promoted to `{decision['promoted_to']}`" if decision["promoted_to"] else "") + "\n")
+    line = (f"- {decision['date']}: {verdict} `{decision['candidate']}` against `{decision['against']}`: "
+            f"{decision['ppg']:+.3f} ± {half:.3f} ppg "
+            f"(95% CI [{decision['ci_low']:+.3f}, {decision['ci_high']:+.3f}]), "
+            f"{decision['games']} games, seed {decision['seed']}, {decision.get('plies', 0)}-ply"
+            + (f"; promoted to `{decision['promoted_to']}`" if decision["promoted_to"] else "") + "\n")
     readme.parent.mkdir(parents=True, exist_ok=True)
-    readme.write_text(text)
+    readme.write_text(head + line + tail)

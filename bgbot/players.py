@@ -36,7 +36,8 @@ class Player:
     name: str = "player"
 
     def choose(self, positions: np.ndarray, dice: np.ndarray) -> np.ndarray:
-        """Chosen afterstates ``(N, 26)`` int8 (opponent on roll) for ``positions`` ``(N, 26)`` int8, ``dice`` ``(N, 2)``."""
+        """Chosen afterstates ``(N, 26)`` int8 (opponent on roll) of ``positions`` ``(N, 26)`` int8, ``dice`` ``(N, 2)``.
+        """
         raise NotImplementedError
 
 
@@ -84,6 +85,16 @@ def splitmix64(x: np.ndarray) -> np.ndarray:
         return z ^ (z >> np.uint64(31))
 
 
+def hash_words(*words) -> np.ndarray:
+    """Chain :func:`splitmix64` over integer words (scalars or arrays, broadcast) -> uint64: a counter-based random
+    number generator (equal inputs, equal outputs; any change scrambles every bit)."""
+    h = np.uint64(0x6A09E667F3BCC908)
+    with np.errstate(over="ignore"):
+        for w in words:
+            h = splitmix64(h ^ np.asarray(w).astype(np.uint64))
+    return h
+
+
 class RandomPlayer(Player):
     """Uniformly random among the distinct legal plays, seeded.
 
@@ -101,9 +112,8 @@ class RandomPlayer(Player):
         plays = generate_plays(positions, dice)
         n = len(positions)
         keys = position_keys(positions)  # (N, 2) uint64
-        d = np.asarray(dice, dtype=np.uint64)
-        with np.errstate(over="ignore"):
-            h = splitmix64(keys[:, 0] ^ splitmix64(keys[:, 1] ^ splitmix64(np.uint64(self.seed) + d[:, 0] * 7 + d[:, 1])))
+        d = np.asarray(dice, dtype=np.int64)
+        h = hash_words(self.seed, d[:, 0] * 8 + d[:, 1], keys[:, 0], keys[:, 1])  # (N,) uint64
         u = (h >> np.uint64(11)).astype(np.float64) / float(1 << 53)  # (N,) uniform in [0, 1)
         counts = plays.counts(n)
         chosen = plays.offsets(n)[:-1] + np.minimum((u * counts).astype(np.int64), counts - 1)
@@ -155,7 +165,8 @@ class GnubgPlayer(Player):
         try:
             import gnubg_nn
         except ImportError as e:
-            raise PlayerSpecError("the 'gnubg' player needs the optional package gnubg-nn (pip install gnubg-nn)") from e
+            raise PlayerSpecError("the 'gnubg' player needs the optional package gnubg-nn "
+                                  "(pip install gnubg-nn)") from e
         self._gnubg = gnubg_nn
         self.plies = int(plies)
         self.name = f"gnubg-{self.plies}ply"

@@ -105,7 +105,9 @@ def filter_candidates(
     return out
 
 
-def choose(evaluator: PositionEvaluator, positions: np.ndarray, dice: np.ndarray, plies: int) -> tuple[Plays, np.ndarray]:
+def choose(
+    evaluator: PositionEvaluator, positions: np.ndarray, dice: np.ndarray, plies: int
+) -> tuple[Plays, np.ndarray]:
     """The best play of each position at ``plies`` lookahead, after move filtering.
 
     Args:

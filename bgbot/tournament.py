@@ -21,7 +21,6 @@ player for every game where it is on roll. A chunk whose worker dies is replayed
 
 from __future__ import annotations
 
-import json
 import math
 import multiprocessing
 import os
@@ -37,7 +36,7 @@ from scipy import stats
 
 from . import matfile
 from .board import game_result, starting_position
-from .players import Player, display_name, make_player, splitmix64
+from .players import Player, display_name, hash_words, make_player
 
 CHUNK_PAIRS = 250
 """Duplicate pairs (2 games each) per work unit."""
@@ -60,15 +59,6 @@ class TournamentError(ValueError):
 _OPENING_TRIES = 64
 
 
-def _hash(*words) -> np.ndarray:
-    """Chain :func:`splitmix64` over integer words (scalars or arrays, broadcast) -> uint64."""
-    h = np.uint64(0x6A09E667F3BCC908)
-    with np.errstate(over="ignore"):
-        for w in words:
-            h = splitmix64(h ^ np.asarray(w).astype(np.uint64))
-    return h
-
-
 def _two_dice(h: np.ndarray) -> np.ndarray:
     """Two dice 1..6 from each 64-bit hash (high and low 32 bits), ``(...)`` -> ``(..., 2)`` int8."""
     hi = (h >> np.uint64(32)) % np.uint64(6)
@@ -77,8 +67,11 @@ def _two_dice(h: np.ndarray) -> np.ndarray:
 
 
 def pair_dice(seed: int, pairing: int, pair: np.ndarray, turn: np.ndarray) -> np.ndarray:
-    """The roll of ``turn`` (>= 1, counted after the opening) in each game of pair ``pair``: ``(N,)`` -> ``(N, 2)`` int8."""
-    return _two_dice(_hash(seed, pairing, pair, turn))
+    """The roll of ``turn`` (>= 1, counted after the opening) in each game of pair ``pair``.
+
+    ``pair``, ``turn`` ``(N,)`` ints -> ``(N, 2)`` int8 dice 1..6 (a hash of the arguments: :func:`hash_words`).
+    """
+    return _two_dice(hash_words(seed, pairing, pair, turn))
 
 
 def opening_dice(seed: int, pairing: int, pair: np.ndarray) -> np.ndarray:
@@ -87,7 +80,7 @@ def opening_dice(seed: int, pairing: int, pair: np.ndarray) -> np.ndarray:
     Ties are rolled again: tries ``0, 1, ...`` come from the hash, and the first unequal one counts.
     """
     pair = np.asarray(pair)
-    tries = _two_dice(_hash(seed, pairing, pair[:, None], -1 - np.arange(_OPENING_TRIES)[None, :]))  # (N, T, 2)
+    tries = _two_dice(hash_words(seed, pairing, pair[:, None], -1 - np.arange(_OPENING_TRIES)[None, :]))  # (N, T, 2)
     first = np.argmax(tries[..., 0] != tries[..., 1], axis=1)
     return tries[np.arange(len(pair)), first]
 
@@ -206,7 +199,7 @@ def _run_chunk(task: tuple) -> ChunkResult:
 
 
 def _run_tasks(tasks: list[tuple], workers: int) -> tuple[list[ChunkResult], int]:
-    """Run chunk tasks, in this process (``workers <= 1``) or a spawn pool; returns (results in task order, restarts)."""
+    """Run chunk tasks in this process (``workers <= 1``) or a spawn pool -> (results in task order, pool restarts)."""
     if workers <= 1:
         import torch
 
@@ -314,7 +307,8 @@ def run(players: list, games: int, seed: int = 0, workers: int = 1, out_dir: str
         row = {"a": names[i], "b": names[j], "spec_a": _spec_str(players[i]), "spec_b": _spec_str(players[j]),
                **summarize(points), "mean_plies": float(np.concatenate([c.plies for c in mine]).mean())}
         if record:
-            row["mat_file"] = str(_write_mat(Path(out_dir), k, names[i], names[j], [g for c in mine for g in c.games_mat]))
+            games_mat = [g for c in mine for g in c.games_mat]
+            row["mat_file"] = str(_write_mat(Path(out_dir), k, names[i], names[j], games_mat))
         rows.append(row)
     return {"players": names, "specs": [_spec_str(s) for s in players], "seed": int(seed), "games": int(games),
             "workers": int(workers), "pairings": rows, "ranking": _ranking(names, pairings, rows),

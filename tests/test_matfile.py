@@ -22,10 +22,15 @@ def test_play_steps_notation():
     after = [p for p in legal_plays(start, 3, 1) if p.afterstate[5] == 2][0].afterstate
     assert matfile.play_steps(start, (3, 1), flip(after)) in ("8/5 6/5", "6/5 8/5")
     p = np.zeros(26, dtype=np.int8)
-    p[[25, 2]] = [1, 1]
-    p[[20, 1]] = [-1, -13]
-    text = matfile.play_steps(p, (5, 2), flip(legal_plays(p, 5, 2)[0].afterstate))
-    assert re.fullmatch(r"25/20\* 2/0|25/23 \S+", text)
+    p[[25, 8]] = [1, 14]
+    p[[20, 1]] = [-1, -14]
+    play = [q for q in legal_plays(p, 5, 2) if q.afterstate[0] == -1 and q.afterstate[18] == 1][0]
+    assert matfile.play_steps(p, (5, 2), flip(play.afterstate)) == "25/20* 20/18"
+    home = np.zeros(26, dtype=np.int8)
+    home[[3, 6, 1]] = [1, 1, 0]
+    home[24] = -15
+    assert sorted(matfile.play_steps(home, (6, 3), flip(legal_plays(home, 6, 3)[0].afterstate)).split()) == [
+        "3/0", "6/0"]
     with pytest.raises(matfile.MatFileError, match="no legal play"):
         matfile.play_steps(start, (3, 1), flip(start))
 

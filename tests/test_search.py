@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from bgbot import search
-from bgbot.board import flip, game_result, starting_position
+from bgbot.board import game_result, starting_position
 from bgbot.evaluation import afterstate_probabilities, best_plays
 from bgbot.movegen import ROLL_WEIGHTS, ROLLS, generate_plays
 from bgbot.network import Evaluator, NetConfig, ValueNet, equity, flip_probabilities

@@ -61,18 +61,17 @@ def test_summarize_pair_statistics():
     half = stats.t.ppf(0.975, 3) * pair_means.std(ddof=1) / 2
     assert s["ci_low"] == pytest.approx(pair_means.mean() - half)
     assert s["stats_a"]["win_rate"] == pytest.approx(4 / 8) and s["stats_a"]["gammon_rate"] == pytest.approx(2 / 8)
-    assert s["stats_a"]["backgammon_rate"] == pytest.approx(1 / 8) and s["stats_b"]["gammon_rate"] == pytest.approx(1 / 8)
+    assert s["stats_a"]["backgammon_rate"] == pytest.approx(1 / 8)
+    assert s["stats_b"]["gammon_rate"] == pytest.approx(1 / 8)
 
 
 def test_same_seed_any_workers_same_results(tiny_model, tmp_path, monkeypatch):
     players = [tiny_model, "pubeval", "random"]
-    one = tournament.run(players, 20, seed=3, workers=1, chunk_pairs=4)
-    two = tournament.run(players, 20, seed=3, workers=2, chunk_pairs=4)
-    assert _strip(one) == _strip(two)
-    assert len(one["pairings"]) == 3 and one["ranking"][-1]["player"] == "random"
-    # A worker that dies: its chunk is replayed, nothing is lost, the results do not change.
+    one = tournament.run(players, 12, seed=3, workers=1, chunk_pairs=2)
+    assert len(one["pairings"]) == 3 and one["pairings"][2]["ppg"] > 0  # pubeval beats random
+    # Two workers, one of which dies once: its chunk is replayed, nothing is lost, the results do not change.
     monkeypatch.setenv(tournament.CRASH_ENV, str(tmp_path / "crashed"))
-    crashed = tournament.run(players, 20, seed=3, workers=2, chunk_pairs=4)
+    crashed = tournament.run(players, 12, seed=3, workers=2, chunk_pairs=2)
     assert (tmp_path / "crashed").exists() and crashed["worker_restarts"] >= 1
     assert _strip(crashed) == _strip(one)
 

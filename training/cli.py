@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
 
             evaluate = pubeval_benchmark(config, args.run_dir)
         state = train(config, args.run_dir, resume=args.resume, evaluate=evaluate, progress=not args.quiet)
-    except (ConfigError, RunError, CheckpointError) as e:
+    except (ConfigError, RunError, CheckpointError) as e:  # bad input: one line, exit status 2
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(json.dumps(dataclasses.asdict(state)))

@@ -159,7 +159,8 @@ def train(
             last_eval = bench()
             next_eval += config.eval_every
     bar.close()
-    save()
+    if games != next_ckpt - config.checkpoint_every:  # not saved at this count yet
+        save()
     if evaluate is not None and (last_eval is None or last_eval["games_trained"] != games):
         last_eval = bench()
     seconds = time.perf_counter() - t0

@@ -59,7 +59,7 @@ def print_table(result: dict, game: str, ply: int) -> None:
     for i, p in enumerate(plays, 1):
         q = p["probabilities"]
         value = p["mwc" if match else "equity"]
-        diff = "" if i == 1 else f" ({value - best:+.3f})"
+        diff = "" if i == 1 else f" ({value - best:+.2%})" if match else f" ({value - best:+.3f})"
         line = f"{i:4d}. {p['play']:<{width}}  {p['equity']:+7.3f}" + (f"  {p['mwc']:6.1%}" if match else "")
         print(line + f"  {q['win']:6.3f} {q['win_gammon']:6.3f} {q['win_backgammon']:6.3f}  {1 - q['win']:6.3f} "
                      f"{q['lose_gammon']:6.3f} {q['lose_backgammon']:6.3f}{diff}")

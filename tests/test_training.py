@@ -1,0 +1,139 @@
+"""Self-play TD targets (the classic faults) and the training run: tiny preset, checkpoints, resume, errors."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+
+from bgbot import checkpoint
+from bgbot.board import flip
+from training.config import ConfigError, TrainConfig
+from training.selfplay import SelfPlay, lambda_returns, roll_dice
+from training.train import RunError, train
+from tests.test_movegen_scalar import position
+
+P = np.array([0.3, 0.1, 0.05, 0.2, 0.02], dtype=np.float32)  # (w, wg, wbg, lg, lbg) for the side on roll
+
+
+class ConstantEvaluator:
+    """Says ``P`` for every position (the side on roll's view)."""
+
+    def evaluate(self, positions):
+        return np.repeat(P[None], len(positions), axis=0)
+
+
+def one_step(pos: np.ndarray) -> np.ndarray:
+    """TD(0) target of ``pos`` (side on roll) after one self-play ply with the constant evaluator."""
+    sp = SelfPlay(1, np.random.default_rng(0))
+    sp.positions = pos[None].copy()
+    sp.opening[:] = False
+    states, targets = sp.step(ConstantEvaluator())
+    assert np.array_equal(states[0], pos)
+    return targets[0]
+
+
+def test_bootstrap_target_is_the_evaluation_flipped_to_the_mover():
+    # The net sees the afterstate with the opponent on roll and says P; the mover's target is P from its side:
+    # win 1 - 0.3, its gammons are the opponent's lost gammons (0.2, 0.02) and the reverse.
+    target = one_step(position({13: 15}, {12: 15}))
+    assert target == pytest.approx([0.7, 0.2, 0.02, 0.1, 0.05])
+
+
+@pytest.mark.parametrize(
+    "theirs, expected",
+    [
+        ({12: 14}, [1, 0, 0, 0, 0]),  # the opponent has one checker off: a single game
+        ({12: 15}, [1, 1, 0, 0, 0]),  # none off, none in my home board: a gammon
+        ({12: 14, 5: 1}, [1, 1, 1, 0, 0]),  # none off and one in my home board: a backgammon
+        ({12: 14, 0: 1}, [1, 1, 1, 0, 0]),  # none off and one on the bar: a backgammon
+    ],
+)
+def test_target_of_a_game_ending_play_is_the_actual_result(theirs, expected):
+    mine = {1: 1}  # my last checker, on the 1-point: any roll bears it off
+    target = one_step(position(mine, theirs))
+    assert target.tolist() == expected
+
+
+def test_finished_games_are_replaced_and_counted():
+    sp = SelfPlay(2, np.random.default_rng(0))
+    sp.positions = np.stack([position({1: 1}, {12: 15}), position({1: 1}, {12: 14})])
+    sp.opening[:] = False
+    sp.step(ConstantEvaluator())
+    assert sp.games_finished == 2
+    assert sp.results.tolist() == [1, 1, 0]
+    assert sp.opening.tolist() == [True, True]
+    assert np.array_equal(sp.positions[0], flip(sp.positions[0]))  # back to the (symmetric) starting position
+
+
+def test_lambda_returns_by_hand():
+    a = np.array([0.6, 0.2, 0.0, 0.1, 0.0], dtype=np.float32)
+    b = np.array([0.5, 0.1, 0.0, 0.3, 0.1], dtype=np.float32)
+    c = np.array([0.8, 0.4, 0.1, 0.0, 0.0], dtype=np.float32)
+    values = np.stack([a, b, c])[:, None, :]  # (3 plies, 1 game, 5)
+    done = np.zeros((3, 1), dtype=bool)
+    lam = 0.5
+    flip_p = lambda p: np.array([1 - p[0], p[3], p[4], p[1], p[2]])  # noqa: E731
+    g2 = c
+    g1 = (1 - lam) * b + lam * flip_p(g2)
+    g0 = (1 - lam) * a + lam * flip_p(g1)
+    assert lambda_returns(values, done, lam)[0] == pytest.approx(g0)
+    done[0] = True  # the game ended at the first ply: its target is that ply's value alone
+    assert lambda_returns(values, done, lam)[0] == pytest.approx(a)
+    assert lambda_returns(values, np.zeros((3, 1), bool), 0.0)[0] == pytest.approx(a)
+
+
+def test_opening_rolls_are_never_doubles():
+    dice = roll_dice(np.random.default_rng(1), np.ones(5000, dtype=bool))
+    assert (dice[:, 0] != dice[:, 1]).all()
+    assert set(map(tuple, dice.tolist())) == {(a, b) for a in range(1, 7) for b in range(1, 7) if a != b}
+
+
+def test_tiny_preset_trains_checkpoints_resumes_and_evaluates(tmp_path):
+    config = TrainConfig.load("tiny")
+    run = tmp_path / "run"
+    state = train(config, run, progress=False)
+    assert state.games_trained >= config.games
+    net, meta = checkpoint.load(run / "latest.pt")
+    assert meta.games_trained == state.games_trained
+    assert meta.training_config == config.to_dict()
+    assert net.config.n_hidden == config.n_hidden
+    assert meta.optimizer_state is not None
+    saved = sorted(int(p.stem.split("-")[1]) for p in (run / "checkpoints").iterdir())
+    assert len(saved) == 2 and 100 <= saved[0] < 100 + config.games_in_flight and saved[1] == state.games_trained
+
+    with pytest.raises(RunError, match="--resume"):
+        train(config, run, progress=False)
+
+    more = dataclasses.replace(config, games=config.games + 100)
+    calls = []
+
+    def evaluate(net, games):
+        calls.append(games)
+        return {"ppg": -1.0, "ci_low": -1.2, "ci_high": -0.8}
+
+    resumed = train(more, run, resume=True, evaluate=evaluate, progress=False)
+    assert resumed.games_trained >= more.games
+    assert checkpoint.load(run / "latest.pt")[1].games_trained == resumed.games_trained
+    assert calls and calls[-1] == resumed.games_trained
+    assert json.loads((run / "eval.jsonl").read_text().splitlines()[-1])["games_trained"] == resumed.games_trained
+
+
+def test_resume_with_a_corrupt_checkpoint_is_a_clear_error(tmp_path):
+    (tmp_path / "latest.pt").write_bytes(b"not a checkpoint")
+    with pytest.raises(checkpoint.CheckpointError):
+        train(TrainConfig.load("tiny"), tmp_path, resume=True, progress=False)
+
+
+def test_config_errors(tmp_path):
+    with pytest.raises(ConfigError, match="not found"):
+        TrainConfig.load(tmp_path / "missing.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("games = 10\nlearning_rate = 3\n")
+    with pytest.raises(ConfigError, match="unknown"):
+        TrainConfig.load(bad)
+    bad.write_text("td_lambda = 1.5\n")
+    with pytest.raises(ConfigError, match="td_lambda"):
+        TrainConfig.load(bad)
