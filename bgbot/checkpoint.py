@@ -118,6 +118,7 @@ def save(
             torch.save(payload, f)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; a shipped model must be readable by every user
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
