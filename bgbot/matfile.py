@@ -17,6 +17,8 @@ written by :func:`match_text` import with ``import mat FILE`` (tests/test_matfil
 * ``0 point match`` is a money session; each game's header gives the score before the game (cumulative points).
 * The first player named is always the left column; whoever wins the opening roll moves first, so the left column
   of move 1 may be empty.
+* Cube actions take a turn's place: `` Doubles => 2``, `` Takes``, `` Drops`` (a drop ends the game: ``Wins N
+  point(s)`` follows in the doubler's column); ``N point match`` with N > 0 is a match, N = 0 a money session.
 * A turn is ``DD: `` (higher die first) and the single-die steps ``from/to`` in the mover's own point numbers, ``25``
   for the bar, ``0`` for off, ``*`` after a step that hits. A forfeited turn is the dice alone.
 """
@@ -56,10 +58,31 @@ class Turn:
 
 
 @dataclass(frozen=True)
-class Game:
-    """A finished game: its turns in order and the result (``winner`` 0 left / 1 right, ``points`` 1, 2 or 3)."""
+class CubeAction:
+    """A cube action in a turn's place: ``side`` 0 = left player, 1 = right; ``kind`` "double" (``value`` = the cube
+    value after the double), "take" or "pass". Written as GNU Backgammon writes them: `` Doubles => 2``,
+    `` Takes``, `` Drops``."""
 
-    turns: tuple[Turn, ...]
+    side: int
+    kind: str
+    value: int = 0
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("double", "take", "pass"):
+            raise MatFileError(f"a cube action is 'double', 'take' or 'pass', got {self.kind!r}")
+
+    def text(self) -> str:
+        if self.kind == "double":
+            return f" Doubles => {self.value}"
+        return " Takes" if self.kind == "take" else " Drops"
+
+
+@dataclass(frozen=True)
+class Game:
+    """A finished game: its turns (:class:`Turn` or :class:`CubeAction`) in order and the result (``winner`` 0 left /
+    1 right, ``points`` the points scored: 1, 2 or 3 times the cube value, or the cube value after a pass)."""
+
+    turns: tuple
     winner: int
     points: int
 
@@ -102,19 +125,30 @@ def game_text(number: int, names: tuple[str, str], scores: tuple[int, int], game
         if turn.side == 0 or not rows or rows[-1][1] is not None:
             rows.append(["", None])
         rows[-1][turn.side] = turn.text()
+    wins = _result_line(game.winner, game.points).strip()
+    if game.winner == 1 and rows and rows[-1][1] is None:  # after a drop by the left player: on the same line
+        rows[-1][1] = " " + wins
+        wins = None
     for i, (left, right) in enumerate(rows, 1):
         lines.append((f"{i:3d}) " + left.ljust(LEFT_WIDTH - 1) + " " + (right or "")).rstrip())
-    lines.append(_result_line(game.winner, game.points))
+    if wins is not None:
+        lines.append(_result_line(game.winner, game.points))
     return "\n".join(lines) + "\n"
 
 
-def match_text(names: tuple[str, str], games: list[Game], match_length: int = 0, date: dt.date | None = None) -> str:
+def match_text(names: tuple[str, str], games: list[Game], match_length: int = 0, date: dt.date | None = None,
+               jacoby: bool | None = None) -> str:
     """A whole ``.mat`` file: the header, then every game with cumulative scores (money session by default).
 
     ``names`` are written as they are: keep them to letters, digits, ``-``, ``_`` and ``.`` (see :func:`safe_name`).
+    ``jacoby`` (money sessions) adds a ``; [Jacoby "On"|"Off"]`` header line. GNU Backgammon's import ignores it and
+    scores money games by its own setting (on by default): ``set jacoby off`` before importing a session played
+    without the Jacoby rule.
     """
     date = date or dt.date.today()
-    parts = [f'; [EventDate "{date:%Y.%m.%d}"]\n', f" {match_length} point match\n"]
+    parts = [f'; [EventDate "{date:%Y.%m.%d}"]\n' + (f'; [Jacoby "{"On" if jacoby else "Off"}"]\n'
+                                                   if jacoby is not None and not match_length else ""),
+             f" {match_length} point match\n"]
     scores = [0, 0]
     for number, game in enumerate(games, 1):
         parts.append(game_text(number, names, (scores[0], scores[1]), game))

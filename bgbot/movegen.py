@@ -196,13 +196,11 @@ class _Step:
         return out
 
 
-def _apply_die(positions, keys, die, max_source=None, exclude=None) -> _Step:
-    """Every way to move one checker by one die.
+def _sources(positions, max_source=None, exclude=None) -> tuple[np.ndarray, np.ndarray]:
+    """Candidate ``(row, source)`` pairs, ``(P,)`` int64 each: a checker of mine that may move, bar first.
 
     Args:
         positions: ``(M, 26)`` int8, side on roll.
-        keys: ``(M, 2)`` uint64, :func:`position_keys` of ``positions``.
-        die: ``(M,)`` int8, the die each row plays (1..6).
         max_source: optional ``(M,)`` int8: only sources up to this index (doubles move checkers in
             non-increasing order of source, which lists each multiset of checker moves once).
         exclude: optional ``(M, 26)`` bool: sources not to move from (see :func:`_plays_non_double`).
@@ -215,18 +213,32 @@ def _apply_die(positions, keys, die, max_source=None, exclude=None) -> _Step:
         movable &= _SOURCES[None, :] <= max_source[:, None]
     if exclude is not None:
         movable &= ~exclude[:, 1:26]
-    rows, cols = np.nonzero(movable)  # (P,) candidate (row, source - 1) pairs
-    src = cols + 1
+    rows, cols = np.nonzero(movable)
+    return rows, cols + 1
+
+
+def _apply_die(positions, keys, die, sources) -> _Step:
+    """Every way to move one checker by one die.
+
+    Args:
+        positions: ``(M, 26)`` int8, side on roll.
+        keys: ``(M, 2)`` uint64, :func:`position_keys` of ``positions``.
+        die: ``(M,)`` int8, the die each row plays (1..6).
+        sources: ``(rows, sources)`` from :func:`_sources`, the checkers that may move.
+    """
+    rows, src = sources
     t = src - die[rows]  # (P,) <= 0 means bearing off
     landing = positions.reshape(-1)[rows * 26 + np.maximum(t, 1)]
     legal = (t >= 1) & (landing >= -1)
-    off = t <= 0
-    if off.any():
+    off = np.flatnonzero(t <= 0)
+    if len(off):  # bearing off: only with every checker home; a higher die only from the highest point
         all_home = positions[:, 7:26].max(axis=1) <= 0  # (M,)
-        home = positions[:, 1:7] > 0  # (M, 6)
-        highest = 6 - np.argmax(home[:, ::-1], axis=1)  # (M,) highest occupied home point (any: all off = won)
-        legal |= off & all_home[rows] & ((t == 0) | (src == highest[rows]))
-    rows, src, t, landing = rows[legal], src[legal], t[legal], landing[legal]
+        off = off[all_home[rows[off]]]
+        bearing = np.take(positions, rows[off], axis=0)  # (B, 26) rows that may bear off
+        highest = 6 - np.argmax(bearing[:, 6:0:-1] > 0, axis=1)  # highest occupied home point
+        legal[off] = (t[off] == 0) | (src[off] == highest)
+    keep = np.flatnonzero(legal)
+    rows, src, t, landing = rows[keep], src[keep], t[keep], landing[keep]
     lands = t >= 1
     hit = lands & (landing == -1)
     dest = np.maximum(t, 0)
@@ -256,15 +268,18 @@ def _plays_non_double(positions, keys, dice, parent):
     """
     hi = dice.max(axis=1)
     lo = dice.min(axis=1)
-    one_hi = _apply_die(positions, keys, hi)
-    two_hi = _apply_die(one_hi.children(), one_hi.keys, lo[one_hi.row])
+    sources = _sources(positions)  # the same checkers may move first whichever die goes first
+    one_hi = _apply_die(positions, keys, hi, sources)
+    children = one_hi.children()
+    two_hi = _apply_die(children, one_hi.keys, lo[one_hi.row], _sources(children))
     hi_legal = np.zeros((len(positions), 26), dtype=bool)  # (M, 26): high die playable from each source
     hi_legal[one_hi.row, one_hi.src] = True
-    one_lo = _apply_die(positions, keys, lo)
+    one_lo = _apply_die(positions, keys, lo, sources)
     exclude = hi_legal[one_lo.row]
     goes_on = one_lo.inc > 0  # the checker that moved is still on the board and may go on
     exclude[np.flatnonzero(goes_on), one_lo.dest[goes_on]] = False
-    two_lo = _apply_die(one_lo.children(), one_lo.keys, hi[one_lo.row], exclude=exclude)
+    children = one_lo.children()
+    two_lo = _apply_die(children, one_lo.keys, hi[one_lo.row], _sources(children, exclude=exclude))
     return [
         (_no_play(positions, keys), parent, 0),
         (one_hi, parent[one_hi.row], 2),
@@ -280,7 +295,7 @@ def _plays_double(positions, keys, dice, parent):
     cur, cur_keys, cur_par, cur_die = positions, keys, parent, dice[:, 0]
     max_source = np.full(len(parent), 25, np.int8)
     for used in range(1, 5):
-        step = _apply_die(cur, cur_keys, cur_die, max_source)
+        step = _apply_die(cur, cur_keys, cur_die, _sources(cur, max_source))
         cur_par, cur_die, max_source = cur_par[step.row], cur_die[step.row], step.src
         parts.append((step, cur_par, used))
         if used < 4:

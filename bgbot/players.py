@@ -5,7 +5,14 @@ A player maps positions and dice to its chosen plays, for every game in flight a
     player.choose(positions (N, 26) int8, dice (N, 2) int8) -> afterstates (N, 26) int8
 
 Positions are from the side on roll (:mod:`bgbot.board`); the returned afterstates are already flipped (the opponent on
-roll), exactly the rows of :func:`bgbot.movegen.generate_plays` the player picked. Players are cubeless.
+roll), exactly the rows of :func:`bgbot.movegen.generate_plays` the player picked. Checker play is cubeless.
+
+For cubeful games (:mod:`bgbot.cubeful`) a player also offers its cubeless view of positions before the roll::
+
+    player.probabilities(positions (N, 26) int8) -> (N, 5) float (w, wg, wbg, lg, lbg) of the side on roll, or None
+
+``None`` (the default: pubeval, random) means "never doubles, always takes"; a net player gives its 0-ply
+probabilities whatever its checker-play lookahead, the gnubg player those of ``gnubg_nn.probabilities(board, 0)``.
 
 Spec strings (:func:`make_player`): ``PATH.pt[:PLY]`` (a checkpoint, default 0-ply), ``pubeval``, ``gnubg[:PLY]`` (GNU
 Backgammon's nets through the optional ``gnubg-nn`` package) and ``random`` (uniform over the distinct legal plays).
@@ -20,7 +27,7 @@ import numpy as np
 
 from . import pubeval, search
 from .board import flip
-from .evaluation import best_plays
+from .evaluation import best_plays, position_probabilities
 from .movegen import Plays, generate_plays, position_keys
 
 __all__ = ["PlayerSpecError", "Player", "NetPlayer", "PubevalPlayer", "RandomPlayer", "GnubgPlayer", "make_player"]
@@ -39,6 +46,11 @@ class Player:
         """Chosen afterstates ``(N, 26)`` int8 (opponent on roll) of ``positions`` ``(N, 26)`` int8, ``dice`` ``(N, 2)``.
         """
         raise NotImplementedError
+
+    def probabilities(self, positions: np.ndarray) -> np.ndarray | None:
+        """Cubeless probabilities ``(N, 5)`` of the side on roll of ``positions`` ``(N, 26)`` int8 (before the roll),
+        for cube decisions; ``None``: this player never doubles and always takes."""
+        return None
 
 
 def _pick(plays: Plays, chosen: np.ndarray) -> np.ndarray:
@@ -60,6 +72,10 @@ class NetPlayer(Player):
         else:
             plays, chosen = search.choose(self.evaluator, positions, dice, self.plies)
         return _pick(plays, chosen)
+
+    def probabilities(self, positions):
+        """0-ply probabilities (:func:`bgbot.evaluation.position_probabilities`), ``(N, 5)`` float32."""
+        return position_probabilities(self.evaluator, np.asarray(positions, dtype=np.int8))
 
 
 class PubevalPlayer(Player):
@@ -179,6 +195,12 @@ class GnubgPlayer(Player):
             steps = self._gnubg.best_move(to_gnubg(pos), int(d1), int(d2), n=self.plies)
             out[i] = flip(apply_steps(pos, steps or ()))
         return out
+
+    def probabilities(self, positions):
+        """``gnubg_nn.probabilities(board, 0)`` of each position, ``(N, 5)`` float64 (GNU Backgammon's 0-ply)."""
+        positions = np.asarray(positions, dtype=np.int8)
+        return np.array([self._gnubg.probabilities(to_gnubg(p), 0) for p in positions],
+                        dtype=np.float64).reshape(-1, 5)
 
 
 _SPEC = re.compile(r"^(?P<base>.+?)(?::(?P<ply>\d+))?$")

@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-from . import matfile
+from . import cubeful, matfile
 from .board import game_result, starting_position
 from .players import Player, display_name, hash_words, make_player
 
@@ -189,13 +189,16 @@ def _worker_init() -> None:
     torch.set_num_threads(1)
 
 
-def _run_chunk(task: tuple) -> ChunkResult:
-    spec_a, spec_b, seed, pairing, start, stop, record = task
+def _run_chunk(task: tuple):
+    spec_a, spec_b, seed, pairing, start, stop, record, rules = task
     marker = os.environ.get(CRASH_ENV)
     if marker and multiprocessing.parent_process() is not None and not os.path.exists(marker):
         Path(marker).touch()
         os._exit(17)
-    return play_games(_player(spec_a, seed), _player(spec_b, seed), seed, pairing, start, stop, record)
+    a, b = _player(spec_a, seed), _player(spec_b, seed)
+    if rules is None:
+        return play_games(a, b, seed, pairing, start, stop, record)
+    return cubeful.play_games(a, b, seed, pairing, start, stop, rules, record, max_plies=MAX_PLIES)
 
 
 def _run_tasks(tasks: list[tuple], workers: int) -> tuple[list[ChunkResult], int]:
@@ -264,8 +267,8 @@ def _name(spec) -> str:
 
 
 def run(players: list, games: int, seed: int = 0, workers: int = 1, out_dir: str | Path | None = None,
-        chunk_pairs: int = CHUNK_PAIRS) -> dict:
-    """Round robin of every pairing of ``players``, ``games`` duplicate games each.
+        chunk_pairs: int = CHUNK_PAIRS, cube: bool = False, match_length: int = 0, jacoby: bool = True) -> dict:
+    """Round robin of every pairing of ``players``, ``games`` duplicate games (or matches) each.
 
     Args:
         players: spec strings (see :func:`bgbot.players.make_player`) or :class:`Player` objects (picklable for
@@ -276,11 +279,16 @@ def run(players: list, games: int, seed: int = 0, workers: int = 1, out_dir: str
         out_dir: when given, each pairing's games are written to ``out_dir/NN_A_vs_B.mat``.
         chunk_pairs: pairs per work unit (results do not depend on it only when players are deterministic functions
             of their input batch; keep the default to compare runs).
+        cube: play cubeful money games (:mod:`bgbot.cubeful`; ``jacoby`` sets the Jacoby rule).
+        match_length: > 0 plays matches to that many points (cubeful, Crawford rule); ``games`` then counts matches
+            and the ``.mat`` output is one file per match, ``out_dir/NN_A_vs_B_MMMM.mat``.
 
     Returns:
         A JSON-able dict: ``players`` (names), ``specs``, ``seed``, ``games``, ``pairings`` (one dict per pairing:
         ``a``, ``b``, :func:`summarize`'s fields, ``mean_plies``, ``mat_file``), ``ranking`` (players by mean ppg over
         their pairings, best first, with a 95% normal half-width), ``elapsed_s``, ``games_per_s``, ``worker_restarts``.
+        Cubeful: also ``cube`` (the rules); each pairing has :func:`bgbot.cubeful.summarize_money`'s or
+        :func:`bgbot.cubeful.summarize_matches`' fields (match-win rate instead of ppg) and ranks by that value.
 
     Raises:
         TournamentError: fewer than two players, or a bad game count; :class:`bgbot.players.PlayerSpecError`.
@@ -289,13 +297,14 @@ def run(players: list, games: int, seed: int = 0, workers: int = 1, out_dir: str
         raise TournamentError(f"a tournament needs at least two players, got {players!r}")
     if not isinstance(games, (int, np.integer)) or games < 2 or games % 2:
         raise TournamentError(f"games per pairing must be an even number >= 2 (duplicate pairs), got {games!r}")
+    rules = cubeful.CubeRules(int(match_length), bool(jacoby)) if (cube or match_length) else None
     for spec in players:  # fail fast, in this process, on a bad spec
         _player(spec, seed)
     names = [_name(s) for s in players]
     pairings = list(combinations(range(len(players)), 2))
     n_pairs = games // 2
     record = out_dir is not None
-    tasks = [(players[i], players[j], seed, k, s, min(s + chunk_pairs, n_pairs), record)
+    tasks = [(players[i], players[j], seed, k, s, min(s + chunk_pairs, n_pairs), record, rules)
              for k, (i, j) in enumerate(pairings) for s in range(0, n_pairs, chunk_pairs)]
     t0 = time.perf_counter()
     chunks, restarts = _run_tasks(tasks, workers)
@@ -303,51 +312,74 @@ def run(players: list, games: int, seed: int = 0, workers: int = 1, out_dir: str
     rows = []
     for k, (i, j) in enumerate(pairings):
         mine = [c for c in chunks if c.pairing == k]
-        points = np.concatenate([c.points_a for c in mine])
-        row = {"a": names[i], "b": names[j], "spec_a": _spec_str(players[i]), "spec_b": _spec_str(players[j]),
-               **summarize(points), "mean_plies": float(np.concatenate([c.plies for c in mine]).mean())}
-        if record:
+        row = {"a": names[i], "b": names[j], "spec_a": _spec_str(players[i]), "spec_b": _spec_str(players[j])}
+        if rules is None:
+            points = np.concatenate([c.points_a for c in mine])
+            row |= {**summarize(points), "mean_plies": float(np.concatenate([c.plies for c in mine]).mean())}
+        elif rules.is_money:
+            row |= cubeful.summarize_money(mine)
+        else:
+            row |= cubeful.summarize_matches(mine)
+        if record and (rules is None or rules.is_money):
             games_mat = [g for c in mine for g in c.games_mat]
-            row["mat_file"] = str(_write_mat(Path(out_dir), k, names[i], names[j], games_mat))
+            games_mat = [g for slot in games_mat for g in slot] if rules is not None else games_mat
+            row["mat_file"] = str(_write_mat(Path(out_dir), k, names[i], names[j], games_mat,
+                                             jacoby=None if rules is None else rules.jacoby))
+        elif record:
+            matches = [slot for c in mine for slot in c.games_mat]
+            row["mat_files"] = [str(_write_mat(Path(out_dir), k, names[i], names[j], m, rules.match_length, n))
+                                for n, m in enumerate(matches, 1)]
         rows.append(row)
-    return {"players": names, "specs": [_spec_str(s) for s in players], "seed": int(seed), "games": int(games),
-            "workers": int(workers), "pairings": rows, "ranking": _ranking(names, pairings, rows),
-            "elapsed_s": elapsed, "games_per_s": games * len(pairings) / elapsed if elapsed > 0 else float("inf"),
-            "worker_restarts": restarts}
+    key = "match_win_rate" if rules is not None and not rules.is_money else "ppg"
+    out = {"players": names, "specs": [_spec_str(s) for s in players], "seed": int(seed), "games": int(games),
+           "workers": int(workers), "pairings": rows, "ranking": _ranking(names, pairings, rows, key),
+           "elapsed_s": elapsed, "games_per_s": games * len(pairings) / elapsed if elapsed > 0 else float("inf"),
+           "worker_restarts": restarts}
+    if rules is not None:
+        out["cube"] = {"match_length": rules.match_length, "jacoby": rules.jacoby if rules.is_money else False,
+                       "crawford": not rules.is_money}
+    return out
 
 
 def _spec_str(spec) -> str:
     return spec.name if isinstance(spec, Player) else str(spec)
 
 
-def _ranking(names, pairings, rows) -> list[dict]:
-    """Each player's mean ppg over its pairings (its own side), with a 95% normal half-width, best first."""
+def _ranking(names, pairings, rows, key: str = "ppg") -> list[dict]:
+    """Each player's mean ``key`` over its pairings (its own side: B's ppg is -ppg, its match-win rate 1 - rate), with
+    a 95% normal half-width, best first; ``value`` repeats the mean under a fixed name."""
     out = []
     for p, name in enumerate(names):
         vals, ses = [], []
         for (i, j), row in zip(pairings, rows):
             if p in (i, j):
-                vals.append(row["ppg"] if p == i else -row["ppg"])
+                v = row[key]
+                vals.append(v if p == i else (1.0 - v if key == "match_win_rate" else -v))
                 ses.append(row["stderr"])
         k = len(vals)
         half = 1.959964 * math.sqrt(sum(s * s for s in ses)) / k
-        out.append({"player": name, "ppg": float(np.mean(vals)), "ci_half_width": half, "pairings": k})
-    return sorted(out, key=lambda r: -r["ppg"])
+        mean = float(np.mean(vals))
+        out.append({"player": name, key: mean, "value": mean, "ci_half_width": half, "pairings": k})
+    return sorted(out, key=lambda r: -r["value"])
 
 
-def _write_mat(out_dir: Path, k: int, a: str, b: str, games: list) -> Path:
+def _write_mat(out_dir: Path, k: int, a: str, b: str, games: list, match_length: int = 0,
+               match_no: int | None = None, jacoby: bool | None = None) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     names = (matfile.safe_name(a), matfile.safe_name(b))
     if names[0] == names[1]:
         names = (names[0] + "-A", names[1] + "-B")
-    path = out_dir / f"{k + 1:02d}_{names[0]}_vs_{names[1]}.mat"
-    path.write_text(matfile.match_text(names, games))
+    suffix = "" if match_no is None else f"_{match_no:04d}"
+    path = out_dir / f"{k + 1:02d}_{names[0]}_vs_{names[1]}{suffix}.mat"
+    path.write_text(matfile.match_text(names, games, match_length, jacoby=jacoby))
     return path
 
 
 def format_table(results: dict) -> str:
     """The printed report: one line per pairing (ppg of A with its 95% CI, win, gammon and backgammon rates of each
-    side as fractions of all games) and the ranking."""
+    side as fractions of all games) and the ranking; cubeful results: :func:`bgbot.cubeful.format_table`."""
+    if "cube" in results:
+        return cubeful.format_table(results)
     w = max(len(n) for n in results["players"] + ["player"])
     lines = [f"{results['games']} games per pairing (duplicate dice, seed {results['seed']}); "
              f"{results['games_per_s']:.1f} games/s with {results['workers']} worker(s)", "",

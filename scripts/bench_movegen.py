@@ -2,7 +2,9 @@
 
 Both generate every legal play for all 21 rolls of each position in ``tests/data/gnubg_selfplay_positions.txt``
 (GNU Backgammon self-play positions), in the same run; the JSON printed gives position×rolls per second for each,
-their ratio (ours / gnubg's), and a check that both found the same number of distinct plays.
+their ratio (ours / gnubg's), and a check that both found the same number of distinct plays. Both run on one core
+(numpy here is single-threaded); times are CPU seconds of this process (``time.process_time``), the best of
+``--repeat`` interleaved runs, so that other processes on the machine disturb the ratio as little as possible.
 
 Usage: ``python scripts/bench_movegen.py [--positions FILE] [--chunk 250] [--repeat 3]`` (needs ``gnubg-nn``).
 """
@@ -29,14 +31,14 @@ def read_ids(path: Path) -> list[str]:
 
 def bench_ours(positions: np.ndarray, chunk: int) -> tuple[float, int]:
     """Seconds and total plays for all 21 rolls of every position, ``chunk`` positions (× 21 rolls) per call."""
-    total, t0 = 0, time.perf_counter()
+    total, t0 = 0, time.process_time()
     for i in range(0, len(positions), chunk):
         block = positions[i : i + chunk]
         reps = np.repeat(block, len(ROLLS), axis=0)
         dice = np.tile(ROLLS, (len(block), 1))
         plays = generate_plays(reps, dice)
         total += len(plays)
-    return time.perf_counter() - t0, total
+    return time.process_time() - t0, total
 
 
 def bench_gnubg(boards: list) -> tuple[float, int]:
@@ -44,18 +46,18 @@ def bench_gnubg(boards: list) -> tuple[float, int]:
     import gnubg_nn
 
     rolls = [(int(a), int(b)) for a, b in ROLLS]
-    total, t0 = 0, time.perf_counter()
+    total, t0 = 0, time.process_time()
     for b in boards:
         for d1, d2 in rolls:
             total += len(gnubg_nn.moves(b, d1, d2)) or 1
-    return time.perf_counter() - t0, total
+    return time.process_time() - t0, total
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--positions", type=Path, default=DATA)
     p.add_argument("--chunk", type=int, default=250, help="positions per generate_plays call (x 21 rolls)")
-    p.add_argument("--repeat", type=int, default=3, help="timed runs of each; the best is reported")
+    p.add_argument("--repeat", type=int, default=5, help="timed runs of each; the best is reported")
     args = p.parse_args()
     import gnubg_nn
 
@@ -63,8 +65,11 @@ def main() -> None:
     positions = np.stack([positionid.decode(s) for s in ids])
     boards = [gnubg_nn.board_from_position_id(s) for s in ids]
     n = len(ids) * len(ROLLS)
-    ours = min((bench_ours(positions, args.chunk) for _ in range(args.repeat)), key=lambda r: r[0])
-    theirs = min((bench_gnubg(boards) for _ in range(args.repeat)), key=lambda r: r[0])
+    runs_ours, runs_theirs = [], []
+    for _ in range(args.repeat):  # interleaved, so that a change in the machine's load hits both alike
+        runs_ours.append(bench_ours(positions, args.chunk))
+        runs_theirs.append(bench_gnubg(boards))
+    ours, theirs = min(runs_ours), min(runs_theirs)
     print(json.dumps({
         "positions": len(ids),
         "position_rolls": n,
