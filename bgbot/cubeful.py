@@ -157,7 +157,8 @@ class CubefulChunk:
     as played out (0 = ended by a pass), ``cube`` the final cube value; match: ``points_a`` +1 A won the match, -1 B
     won, ``score`` ``(2P, 2)`` final score (A, B), ``games`` games played. ``plies`` plies of checker play (all games
     of the slot). ``counts`` ``(2, 3)`` int64: doubles, takes, passes of A (row 0) and B (row 1).
-    ``final`` ``(2P, 26)`` last position of each slot's last game (seen by the side that would be on roll).
+    ``final`` ``(2P, 26)`` last position of each slot's last game (seen by the side that would be on roll; after a
+    pass, the position the double was offered in). ``game_cubes`` per slot, the final cube value of each game.
     ``games_mat`` one list of :class:`bgbot.matfile.Game` per slot when recording.
     """
 
@@ -458,7 +459,8 @@ def format_table(results: dict) -> str:
                          f"  {r['mean_final_cube']:5.2f}")
         head = "Ranking (mean ppg over its pairings, 95% CI half-width):"
         fmt = "{:+7.3f} ± {:.3f}"
-    lines += ["", "D/T/P = doubles offered / takes / passes by that player; cube = mean final cube value", "", head]
+    cube_note = "mean cube value of the games played" if rules["match_length"] else "mean final cube value"
+    lines += ["", f"D/T/P = doubles offered / takes / passes by that player; cube = {cube_note}", "", head]
     for k, r in enumerate(results["ranking"], 1):
         lines.append(f"{k:2d}. {r['player']:<{w}}  " + fmt.format(r["value"], r["ci_half_width"]))
     if results.get("worker_restarts"):
