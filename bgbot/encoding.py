@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bgbot.board import BAR, NUM_CHECKERS, flip, pip_counts
+from bgbot.board import BAR, NUM_CHECKERS, flip
 
 ENCODING_VERSION = "tesauro196+expert7/v1"
 
@@ -75,6 +75,8 @@ _A, _B = (np.array(v, dtype=np.int64) for v in zip(*_NON_DOUBLES))  # (15,) the 
 _D = np.arange(1, 7, dtype=np.int64)  # (6,) doubles
 _UNITS = np.array([[n >= 1, n >= 2, n >= 3, max(n - 3, 0) / 2] for n in range(16)], dtype=np.float32)  # (16, 4)
 _POINTS = np.r_[False, np.ones(24, dtype=bool), False]  # (26,) indices 1..24
+_PIPS_MINE = np.arange(26, dtype=np.float32)  # a checker of mine on index p has p pips to go
+_PIPS_THEIRS = np.arange(26, dtype=np.float32) - 25  # one of theirs (stored negative) on index p has 25 - p
 
 
 def _bitmask(cond: np.ndarray) -> np.ndarray:
@@ -102,28 +104,30 @@ def _shots(p: np.ndarray) -> np.ndarray:
     ``t + d``, d pips behind t. With ``k`` checkers on the bar: a roll whose entry point is blocked does nothing; after
     entering, a non-double's other die moves any checker only when ``k == 1``; a double has ``4 - k`` moves left.
     """
-    k = p[:, BAR].astype(np.int64)  # (M,) my checkers on the bar
-    others = _bitmask((p > 0) & _POINTS)  # (M,) my checkers on points 1..24
-    bar = np.where(k > 0, 1 << BAR, 0)  # (M,) bit 25 when I have a checker on the bar
-    blots = _bitmask((p == -1) & _POINTS)  # (M,) opponent blots on points 1..24
-    opened = _bitmask((p > -2) & _POINTS)  # (M,) points I may land on
-    free, one = _all_bits(k == 0), _all_bits(k == 1)  # (M,)
+    i32 = np.int32  # every mask fits in 26 bits: int32 halves the memory traffic of int64
+    k = p[:, BAR].astype(i32)  # (M,) my checkers on the bar
+    others = _bitmask((p > 0) & _POINTS).astype(i32)  # (M,) my checkers on points 1..24
+    bar = np.where(k > 0, 1 << BAR, 0).astype(i32)  # (M,) bit 25 when I have a checker on the bar
+    blots = _bitmask((p == -1) & _POINTS).astype(i32)  # (M,) opponent blots on points 1..24
+    opened = _bitmask((p > -2) & _POINTS).astype(i32)  # (M,) points I may land on
+    free, one = -(k == 0).astype(i32), -(k == 1).astype(i32)  # (M,) all bits set where true
 
     def enter(d):  # all bits where my entry point 25 - d is open
         return -((opened >> (BAR - d)) & 1)
 
-    a, b = _A[:, None], _B[:, None]  # (15, 1) the dice of the non-doubles
+    a, b = _A[:, None].astype(i32), _B[:, None].astype(i32)  # (15, 1) the dice of the non-doubles
     direct = (bar >> a) | (bar >> b)  # (15, M) entering with either die
     direct = direct | ((others >> a) & (free | one & enter(b))) | ((others >> b) & (free | one & enter(a)))
     combo = (((others & free) | (bar & one)) >> (a + b)) & ((opened >> a) | (opened >> b))
     plain = blots & (direct | combo)  # (15, M)
-    d = _D[:, None]  # (6, 1)
+    d = _D[:, None].astype(i32)  # (6, 1)
     j_bar = np.minimum(5 - np.minimum(k, 4), 4) * (k > 0)  # (M,) moves of a double the entering checker can make
     j_other = 4 - np.minimum(k, 4)  # (M,) moves of a double left for the checkers already in play
-    reach = np.zeros((6, len(k)), dtype=np.int64)  # (6, M) targets reached with a double
-    path_open = np.full((6, len(k)), -1, dtype=np.int64)  # all landing points before the i-th move are open
+    reach = np.zeros((6, len(k)), dtype=i32)  # (6, M) targets reached with a double
+    path_open = np.full((6, len(k)), -1, dtype=i32)  # all landing points before the i-th move are open
     for i in range(1, 5):
-        reach |= (((bar & _all_bits(j_bar >= i)) | (others & _all_bits(j_other >= i))) >> (i * d)) & path_open
+        movers = (bar & -(j_bar >= i).astype(i32)) | (others & -(j_other >= i).astype(i32))
+        reach |= (movers >> (i * d)) & path_open
         path_open &= opened >> (i * d)
     doubles = blots & reach & (free | enter(d))  # (6, M)
     return ((plain != 0).sum(axis=0) * 2 + (doubles != 0).sum(axis=0)).astype(np.float32) / 36.0
@@ -170,7 +174,10 @@ def encode(positions: np.ndarray) -> np.ndarray:
     out = np.empty((len(x), N_FEATURES), dtype=np.float32)
     _tesauro_side(mine, out[:, :N_TESAURO_SIDE])
     _tesauro_side(theirs, out[:, N_TESAURO_SIDE : 2 * N_TESAURO_SIDE])
-    out[:, I_PIPS : I_PIPS + 2] = pip_counts(mine) / 100.0
+    # pip counts / 100 (board.pip_counts): exact integer sums in float32, then one division, alike for both sides
+    out[:, I_PIPS] = np.maximum(mine, 0).astype(np.float32) @ _PIPS_MINE
+    out[:, I_PIPS + 1] = np.minimum(mine, 0).astype(np.float32) @ _PIPS_THEIRS
+    out[:, I_PIPS : I_PIPS + 2] /= 100.0
     my_bits, their_bits = _bitmask(mine > 0), _bitmask(theirs > 0)  # (M,) each in its owner's numbering
     out[:, I_RACE] = _is_race(my_bits, _bitmask(mine < 0))
     out[:, I_SHOTS] = _shots(mine)

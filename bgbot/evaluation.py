@@ -46,9 +46,13 @@ def position_probabilities(evaluator: PositionEvaluator, positions: np.ndarray) 
     Finished games get their exact result; only the others go to the evaluator (one batched call).
     """
     positions = np.asarray(positions, dtype=np.int8)
-    result = game_result(positions)
-    out = terminal_probabilities(result)
-    live = result == 0
+    over = np.flatnonzero((positions.max(axis=1) <= 0) | (positions.min(axis=1) >= 0))  # a side has none left
+    if len(over) == 0:
+        return evaluator.evaluate(positions)
+    out = np.empty((len(positions), 5), dtype=np.float32)
+    out[over] = terminal_probabilities(game_result(positions[over]))
+    live = np.ones(len(positions), dtype=bool)
+    live[over] = False
     if live.any():
         out[live] = evaluator.evaluate(positions[live])
     return out

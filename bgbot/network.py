@@ -86,11 +86,14 @@ class ValueNet(nn.Module):
 
 
 def set_threads(n: int | None = None) -> int:
-    """Set torch's intra-op threads to ``n`` (default: the CPUs this process may use) and return it.
+    """Set torch's intra-op threads to ``n`` (default 1) and return it.
 
-    One inter-op thread: evaluation is a chain of small ops, so parallelism inside each matmul is all there is.
+    The large matrix products of inference run in numpy, whose OpenBLAS uses every core by itself; torch only does
+    elementwise work and the small training batches. Two thread pools that both spin on the same two cores slow each
+    other down (measured: 16 ms instead of 7 ms for one 10,000-position forward pass), hence one torch thread by
+    default. One inter-op thread: evaluation is a chain of small ops.
     """
-    n = n or len(os.sched_getaffinity(0))
+    n = n or 1
     torch.set_num_threads(n)
     if torch.get_num_interop_threads() != 1:
         try:

@@ -183,10 +183,12 @@ def _player(spec, seed: int) -> Player:
 
 
 def _worker_init() -> None:
-    """One torch thread per worker process: the workers are the parallelism."""
+    """One torch thread and one BLAS thread per worker process: the workers are the parallelism."""
     import torch
+    from threadpoolctl import threadpool_limits
 
     torch.set_num_threads(1)
+    threadpool_limits(1, user_api="blas")
 
 
 def _run_chunk(task: tuple):

@@ -36,7 +36,8 @@ class TrainConfig:
     seed: int = 1
     """Seed of the network initialisation and of all dice."""
     threads: int = 0
-    """torch intra-op threads (0: every CPU this process may use)."""
+    """torch intra-op threads (0: the default of ``bgbot.network.set_threads``, one: numpy's BLAS already uses
+    every core for the large products)."""
     checkpoint_every: int = 10_000
     """Games between checkpoints (``latest.pt`` is rewritten each time; numbered copies are kept)."""
     eval_every: int = 20_000
