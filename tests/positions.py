@@ -144,4 +144,11 @@ def _make_positions(n: int, seed: int) -> np.ndarray:
         validate(p)
     return np.stack(out).astype(np.int8)
 
-
+def position(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
+    """A position from {index: count} for my checkers and the opponent's (counts positive; index 0 = their bar)."""
+    p = np.zeros(26, dtype=np.int8)
+    for i, c in mine.items():
+        p[i] += c
+    for i, c in theirs.items():
+        p[i] -= c
+    return p

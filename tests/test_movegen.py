@@ -14,7 +14,8 @@ from bgbot.movegen import ROLLS, DiceError, generate_plays, position_keys
 from bgbot.movegen_scalar import legal_plays
 from tests.gnubg_oracle import to_gnubg
 from tests.positions import make_positions
-from tests.test_movegen_scalar import gnubg_keys, position
+from tests.positions import position
+from tests.test_movegen_scalar import gnubg_keys
 
 SELFPLAY_FILE = Path(__file__).parent / "data" / "gnubg_selfplay_positions.txt"
 

@@ -12,7 +12,7 @@ from bgbot.board import PositionError, flip, starting_position
 from bgbot.movegen_scalar import DiceError, legal_plays, play_step
 from bgbot.notation import format_play
 from tests.gnubg_oracle import from_gnubg_after, to_gnubg
-from tests.positions import make_positions
+from tests.positions import make_positions, position
 
 ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]  # the 21 distinct rolls
 
@@ -42,14 +42,6 @@ def agrees_with_gnubg(position: np.ndarray, d1: int, d2: int) -> bool:
     return len(mine) == len(set(mine)) and set(mine) == set(gnubg_nn.moves(to_gnubg(position), d1, d2))
 
 
-def position(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
-    """A position from {index: count} for my checkers and the opponent's (counts positive; index 0 = their bar)."""
-    p = np.zeros(26, dtype=np.int8)
-    for i, c in mine.items():
-        p[i] += c
-    for i, c in theirs.items():
-        p[i] -= c
-    return p
 
 
 def formats(p: np.ndarray, d1: int, d2: int) -> list[str]:

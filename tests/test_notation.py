@@ -22,18 +22,11 @@ from bgbot.notation import (
 )
 from bgbot.positionid import encode
 from tests.gnubg_oracle import from_gnubg_after, to_gnubg
-from tests.positions import make_positions
+from tests.positions import make_positions, position
 
 ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]
 
 
-def position(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
-    p = np.zeros(26, dtype=np.int8)
-    for i, c in mine.items():
-        p[i] += c
-    for i, c in theirs.items():
-        p[i] -= c
-    return p
 
 
 def formats(p, d1, d2) -> set[str]:

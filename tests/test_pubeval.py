@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import gnubg_nn  # the oracle: a test dependency, never skipped
 import numpy as np
 import pytest
 
 from bgbot import board, pubeval
 from tests.gnubg_oracle import from_gnubg, from_gnubg_after, to_gnubg
 
-gnubg_nn = pytest.importorskip("gnubg_nn")
 
 
 def _apply_pub_play(gboard, steps):

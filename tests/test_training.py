@@ -13,7 +13,7 @@ from bgbot.board import flip
 from training.config import ConfigError, TrainConfig
 from training.selfplay import SelfPlay, lambda_returns, roll_dice
 from training.train import RunError, train
-from tests.test_movegen_scalar import position
+from tests.positions import position
 
 P = np.array([0.3, 0.1, 0.05, 0.2, 0.02], dtype=np.float32)  # (w, wg, wbg, lg, lbg) for the side on roll
 
