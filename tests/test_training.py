@@ -12,7 +12,8 @@ from bgbot import checkpoint
 from bgbot.board import flip
 from training.config import ConfigError, TrainConfig
 from training.selfplay import SelfPlay, lambda_returns, roll_dice
-from training.train import RunError, train
+from training import cli
+from training.train import RunError, RunState, train
 from tests.positions import position
 
 P = np.array([0.3, 0.1, 0.05, 0.2, 0.02], dtype=np.float32)  # (w, wg, wbg, lg, lbg) for the side on roll
@@ -91,11 +92,17 @@ def test_opening_rolls_are_never_doubles():
     assert set(map(tuple, dice.tolist())) == {(a, b) for a in range(1, 7) for b in range(1, 7) if a != b}
 
 
-def test_tiny_preset_trains_checkpoints_resumes_and_evaluates(tmp_path):
+def test_tiny_preset_trains_checkpoints_resumes_and_evaluates(tmp_path, capsys):
     config = TrainConfig.load("tiny")
     run = tmp_path / "run"
-    state = train(config, run, progress=False)
-    assert state.games_trained >= config.games
+    assert cli.main(["--config", "tiny", "--run-dir", str(run), "--quiet"]) == 0
+    state = json.loads(capsys.readouterr().out)
+    assert state["games_trained"] >= config.games
+    bench = json.loads((run / "eval.jsonl").read_text().splitlines()[-1])  # a real benchmark against pubeval
+    assert bench["games"] == config.eval_games and bench["opponent"] == "pubeval"
+    assert bench["ci_low"] <= bench["ppg"] <= bench["ci_high"]
+    assert (run / "progress.png").stat().st_size > 1000
+    state = RunState(**state)
     net, meta = checkpoint.load(run / "latest.pt")
     assert meta.games_trained == state.games_trained
     assert meta.training_config == config.to_dict()
@@ -106,6 +113,8 @@ def test_tiny_preset_trains_checkpoints_resumes_and_evaluates(tmp_path):
 
     with pytest.raises(RunError, match="--resume"):
         train(config, run, progress=False)
+    assert cli.main(["--config", "tiny", "--run-dir", str(run), "--quiet"]) == 2  # the same, as an error line
+    assert capsys.readouterr().err.startswith("error: ")
 
     more = dataclasses.replace(config, games=config.games + 100)
     calls = []
