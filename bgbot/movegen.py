@@ -154,21 +154,44 @@ def _unique_exact(keys: np.ndarray, parent: np.ndarray) -> np.ndarray:
 
 
 @dataclass
-class _Step:
-    """Children of one die played from every row of ``base``, built lazily.
+class _Move:
+    """One checker move per row: ``src`` ``(K,)`` the source index (25 = bar), ``dest`` ``(K,)`` the landing index
+    (0 when borne off), ``inc`` ``(K,)`` int8 what the landing index gains (1; 2 when hitting a blot, whose checker
+    goes to index 0; 0 when bearing off), ``hit`` ``(K,)`` bool."""
 
-    ``row`` ``(K,)`` int64 indexes ``base`` ``(M, 26)`` int8; ``src`` ``(K,)`` the source index (25 = bar),
-    ``dest`` ``(K,)`` the landing index (0 when borne off), ``inc`` ``(K,)`` int8 what the landing index gains
-    (1, 2 when hitting a blot, 0 when bearing off), ``hit`` ``(K,)`` bool; ``keys`` ``(K, 2)`` uint64.
-    """
-
-    base: np.ndarray
-    row: np.ndarray
     src: np.ndarray
     dest: np.ndarray
     inc: np.ndarray
     hit: np.ndarray
+
+    def take(self, index: np.ndarray) -> _Move:
+        """The moves of rows ``index``."""
+        return _Move(self.src[index], self.dest[index], self.inc[index], self.hit[index])
+
+    def key_delta(self) -> tuple[np.ndarray, np.ndarray]:
+        """What the move adds to each of the two :func:`position_keys` words, ``(K,)`` uint64 each (mod 2**64)."""
+        inc64 = self.inc.astype(np.uint64)
+        with np.errstate(over="ignore"):
+            word0 = _UNIT0[self.dest] * inc64 - _UNIT0[self.src] + self.hit.astype(np.uint64)
+            word1 = _UNIT1[self.dest] * inc64 - _UNIT1[self.src]
+        return word0, word1
+
+
+@dataclass
+class _Step:
+    """Candidate positions, built lazily: rows ``row`` ``(K,)`` int64 of ``base`` ``(M, 26)`` int8 with the
+    :class:`_Move` s ``moves`` applied in order (none: the position itself); ``keys`` ``(K, 2)`` uint64 their
+    :func:`position_keys`."""
+
+    base: np.ndarray
+    row: np.ndarray
+    moves: tuple
     keys: np.ndarray
+
+    @property
+    def last(self) -> _Move:
+        """The last move of each row."""
+        return self.moves[-1]
 
     def children(self, select: np.ndarray | None = None, flipped: bool = False) -> np.ndarray:
         """The resulting positions ``(K, 26)`` int8 (or of the rows ``select`` only).
@@ -177,22 +200,19 @@ class _Step:
         flipped base rows so that the large output is written once.
         """
         row = self.row if select is None else self.row[select]
-        base = flip(self.base) if flipped else self.base
-        out = np.take(base, row, axis=0)
-        if self.src is None:  # the "no play" step
-            return out
-        sel = slice(None) if select is None else select
-        src, dest, inc, hit = self.src[sel], self.dest[sel], self.inc[sel], self.hit[sel].astype(np.int8)
+        out = np.take(flip(self.base) if flipped else self.base, row, axis=0)
         flat = out.reshape(-1)
         at = np.arange(0, flat.size, 26)
-        if flipped:  # flip(x)[i] == -x[25 - i]
-            flat[at + 25 - src] += 1
-            flat[at + 25 - dest] -= inc
-            flat[at + 25] += hit
-        else:
-            flat[at + src] -= 1
-            flat[at + dest] += inc
-            flat[at] -= hit
+        for move in self.moves:
+            m = move if select is None else move.take(select)
+            if flipped:  # flip(x)[i] == -x[25 - i]
+                flat[at + 25 - m.src] += 1
+                flat[at + 25 - m.dest] -= m.inc
+                flat[at + 25] += m.hit.astype(np.int8)
+            else:
+                flat[at + m.src] -= 1
+                flat[at + m.dest] += m.inc
+                flat[at] -= m.hit.astype(np.int8)
         return out
 
 
@@ -217,7 +237,12 @@ def _sources(positions, max_source=None, exclude=None) -> tuple[np.ndarray, np.n
     return rows, cols + 1
 
 
-def _apply_die(positions, keys, die, sources) -> _Step:
+def _outside(positions: np.ndarray) -> np.ndarray:
+    """My checkers not yet home (points 7..24 and the bar), ``(M, 26)`` int8 -> ``(M,)`` int64."""
+    return np.maximum(positions[:, 7:26], 0).sum(axis=1)
+
+
+def _apply_die(positions, keys, die, sources, outside=None) -> _Step:
     """Every way to move one checker by one die.
 
     Args:
@@ -225,6 +250,7 @@ def _apply_die(positions, keys, die, sources) -> _Step:
         keys: ``(M, 2)`` uint64, :func:`position_keys` of ``positions``.
         die: ``(M,)`` int8, the die each row plays (1..6).
         sources: ``(rows, sources)`` from :func:`_sources`, the checkers that may move.
+        outside: optional ``(M,)`` :func:`_outside` of ``positions`` (computed when needed if not given).
     """
     rows, src = sources
     t = src - die[rows]  # (P,) <= 0 means bearing off
@@ -232,7 +258,7 @@ def _apply_die(positions, keys, die, sources) -> _Step:
     legal = (t >= 1) & (landing >= -1)
     off = np.flatnonzero(t <= 0)
     if len(off):  # bearing off: only with every checker home; a higher die only from the highest point
-        all_home = positions[:, 7:26].max(axis=1) <= 0  # (M,)
+        all_home = (_outside(positions) if outside is None else outside) == 0  # (M,)
         off = off[all_home[rows[off]]]
         bearing = np.take(positions, rows[off], axis=0)  # (B, 26) rows that may bear off
         highest = 6 - np.argmax(bearing[:, 6:0:-1] > 0, axis=1)  # highest occupied home point
@@ -241,19 +267,83 @@ def _apply_die(positions, keys, die, sources) -> _Step:
     rows, src, t, landing = rows[keep], src[keep], t[keep], landing[keep]
     lands = t >= 1
     hit = lands & (landing == -1)
-    dest = np.maximum(t, 0)
-    inc = lands.astype(np.int8) + hit
-    inc64, hit64 = inc.astype(np.uint64), hit.astype(np.uint64)
+    move = _Move(src, np.maximum(t, 0), lands.astype(np.int8) + hit, hit)
+    word0, word1 = move.key_delta()
     child_keys = np.take(keys, rows, axis=0)  # (K, 2) uint64 copy
     with np.errstate(over="ignore"):
-        child_keys[:, 0] += _UNIT0[dest] * inc64 - _UNIT0[src] + hit64  # hit: one more on the opponent's bar
-        child_keys[:, 1] += _UNIT1[dest] * inc64 - _UNIT1[src]
-    return _Step(positions, rows, src, dest, inc, hit, child_keys)
+        child_keys[:, 0] += word0
+        child_keys[:, 1] += word1
+    return _Step(positions, rows, (move,), child_keys)
 
 
 def _no_play(positions, keys) -> _Step:
     """The positions themselves as a :class:`_Step` that moves nothing (rank 0: no die can be played)."""
-    return _Step(positions, np.arange(len(positions), dtype=np.int64), None, None, None, None, keys)
+    return _Step(positions, np.arange(len(positions), dtype=np.int64), (), keys)
+
+
+def _segment_pairs(n_a: np.ndarray, n_b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every pair of the ``n_a[i]`` and ``n_b[i]`` items of each row ``i``: ``(row, index in a, index in b)``, each
+    ``(sum(n_a * n_b),)`` int64, the indices into the row-sorted concatenations of the items."""
+    start_a = np.cumsum(n_a) - n_a
+    start_b = np.cumsum(n_b) - n_b
+    count = n_a * n_b
+    row = np.repeat(np.arange(len(count)), count)
+    local = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+    width = n_b[row]
+    return row, start_a[row] + local // width, start_b[row] + local % width
+
+
+def _continue(positions, first: _Step, die) -> _Step:
+    """The checker each row of ``first`` (one move from ``positions``) just moved goes on by ``die`` ``(M,)``.
+
+    For positions where no checker is on the bar and at least two are outside the home board (so that neither die can
+    bear off): the landing point is blocked only if it was in ``positions``.
+    """
+    move = first.last
+    t = move.dest - die[first.row]
+    landing = positions.reshape(-1)[first.row * 26 + np.maximum(t, 1)]
+    ok = np.flatnonzero((t >= 1) & (landing >= -1))
+    hit = landing[ok] == -1
+    second = _Move(move.dest[ok], t[ok], (1 + hit).astype(np.int8), hit)
+    word0, word1 = second.key_delta()
+    keys = first.keys[ok]
+    with np.errstate(over="ignore"):
+        keys[:, 0] += word0
+        keys[:, 1] += word1
+    return _Step(positions, first.row[ok], (move.take(ok), second), keys)
+
+
+def _plays_two_checkers_apart(positions, keys, hi, lo, one_hi: _Step, one_lo: _Step) -> list[_Step]:
+    """Both dice played, for positions with no checker on the bar and at least two outside the home board.
+
+    Then one die's move cannot change which moves the other die has, except that (a) the same checker may go on
+    (:func:`_continue`, in both orders), (b) the other die may not move a checker from a point the first move
+    emptied, and (c) a checker landing where the first one hit a blot hits nothing. So every play is a high-die move
+    of the position with a low-die move of the position (all pairs, minus (b), corrected for (c)), or a checker going
+    on. The low-then-high order adds nothing else: those plays are also high-then-low.
+    """
+    n = len(positions)
+    pair_row, a, b = _segment_pairs(np.bincount(one_hi.row, minlength=n), np.bincount(one_lo.row, minlength=n))
+    first, second = one_hi.last.take(a), one_lo.last.take(b)
+    ok = np.flatnonzero(~((first.src == second.src) & (positions.reshape(-1)[pair_row * 26 + first.src] == 1)))
+    first, second, a, b, pair_row = first.take(ok), second.take(ok), a[ok], b[ok], pair_row[ok]
+    both_hit = first.hit & second.hit & (first.dest == second.dest)  # (c): the second lands on my checker
+    second = _Move(second.src, second.dest, second.inc - both_hit, second.hit & ~both_hit)
+    pair_keys = one_hi.keys[a]
+    with np.errstate(over="ignore"):
+        pair_keys += one_lo.keys[b]
+        pair_keys -= keys[pair_row]
+        pair_keys[:, 0] -= _UNIT0[second.dest] * both_hit + both_hit
+        pair_keys[:, 1] -= _UNIT1[second.dest] * both_hit
+    pairs = _Step(positions, pair_row, (first, second), pair_keys)
+    return [pairs, _continue(positions, one_hi, lo), _continue(positions, one_lo, hi)]
+
+
+def _restrict(step: _Step, rows: np.ndarray, base: np.ndarray, new_row: np.ndarray) -> _Step:
+    """The candidates of ``step`` whose row is in the mask ``rows`` ``(M,)``, on ``base`` (those rows' positions),
+    renumbered by ``new_row`` ``(M,)``."""
+    sel = np.flatnonzero(rows[step.row])
+    return _Step(base, new_row[step.row[sel]], tuple(m.take(sel) for m in step.moves), step.keys[sel])
 
 
 def _plays_non_double(positions, keys, dice, parent):
@@ -262,31 +352,38 @@ def _plays_non_double(positions, keys, dice, parent):
     Rank: 3 both dice played, 2 only the higher die, 1 only the lower die, 0 none.
     Returns a list of ``(step, parent (K,), rank)`` parts.
 
-    Both orders are expanded, but the low-then-high order skips a second checker move that was already legal
-    in the starting position (other than the same checker going on): those plays are the same as playing the
-    high die first, which the first order lists.
+    Most positions (no checker on the bar, two or more outside the home board) take the shortcut of
+    :func:`_plays_two_checkers_apart`. The others expand both orders, but the low-then-high order skips a second
+    checker move that was already legal in the starting position (other than the same checker going on): those plays
+    are the same as playing the high die first, which the first order lists.
     """
     hi = dice.max(axis=1)
     lo = dice.min(axis=1)
     sources = _sources(positions)  # the same checkers may move first whichever die goes first
     one_hi = _apply_die(positions, keys, hi, sources)
-    children = one_hi.children()
-    two_hi = _apply_die(children, one_hi.keys, lo[one_hi.row], _sources(children))
-    hi_legal = np.zeros((len(positions), 26), dtype=bool)  # (M, 26): high die playable from each source
-    hi_legal[one_hi.row, one_hi.src] = True
     one_lo = _apply_die(positions, keys, lo, sources)
-    exclude = hi_legal[one_lo.row]
-    goes_on = one_lo.inc > 0  # the checker that moved is still on the board and may go on
-    exclude[np.flatnonzero(goes_on), one_lo.dest[goes_on]] = False
-    children = one_lo.children()
-    two_lo = _apply_die(children, one_lo.keys, hi[one_lo.row], _sources(children, exclude=exclude))
-    return [
-        (_no_play(positions, keys), parent, 0),
-        (one_hi, parent[one_hi.row], 2),
-        (one_lo, parent[one_lo.row], 1),
-        (two_hi, parent[one_hi.row[two_hi.row]], 3),
-        (two_lo, parent[one_lo.row[two_lo.row]], 3),
-    ]
+    parts = [(_no_play(positions, keys), parent, 0), (one_hi, parent[one_hi.row], 2), (one_lo, parent[one_lo.row], 1)]
+    outside = (np.maximum(positions[:, 7:25], 0)).sum(axis=1)  # (M,) my checkers on points 7..24
+    simple = (positions[:, 25] == 0) & (outside >= 2)  # (M,)
+    if simple.any():
+        idx = np.flatnonzero(simple)
+        sub_positions, sub_row = positions[idx], np.cumsum(simple) - 1  # (S, 26), row -> row among them
+        firsts = [_restrict(step, simple, sub_positions, sub_row) for step in (one_hi, one_lo)]
+        for step in _plays_two_checkers_apart(sub_positions, keys[idx], hi[idx], lo[idx], *firsts):
+            parts.append((step, parent[idx[step.row]], 3))
+    if (~simple).any():
+        rest_hi, rest_lo = (_restrict(step, ~simple, positions, np.arange(len(positions))) for step in (one_hi, one_lo))
+        children = rest_hi.children()
+        two_hi = _apply_die(children, rest_hi.keys, lo[rest_hi.row], _sources(children))
+        hi_legal = np.zeros((len(positions), 26), dtype=bool)  # (M, 26): high die playable from each source
+        hi_legal[rest_hi.row, rest_hi.last.src] = True
+        exclude = hi_legal[rest_lo.row]
+        goes_on = rest_lo.last.inc > 0  # the checker that moved is still on the board and may go on
+        exclude[np.flatnonzero(goes_on), rest_lo.last.dest[goes_on]] = False
+        children = rest_lo.children()
+        two_lo = _apply_die(children, rest_lo.keys, hi[rest_lo.row], _sources(children, exclude=exclude))
+        parts += [(two_hi, parent[rest_hi.row[two_hi.row]], 3), (two_lo, parent[rest_lo.row[two_lo.row]], 3)]
+    return parts
 
 
 def _plays_double(positions, keys, dice, parent):
@@ -294,9 +391,12 @@ def _plays_double(positions, keys, dice, parent):
     parts = [(_no_play(positions, keys), parent, 0)]
     cur, cur_keys, cur_par, cur_die = positions, keys, parent, dice[:, 0]
     max_source = np.full(len(parent), 25, np.int8)
+    outside = _outside(positions)  # kept up to date move by move instead of recounted
     for used in range(1, 5):
-        step = _apply_die(cur, cur_keys, cur_die, _sources(cur, max_source))
-        cur_par, cur_die, max_source = cur_par[step.row], cur_die[step.row], step.src
+        step = _apply_die(cur, cur_keys, cur_die, _sources(cur, max_source), outside)
+        move = step.last
+        cur_par, cur_die, max_source = cur_par[step.row], cur_die[step.row], move.src
+        outside = outside[step.row] - (move.src >= 7) + (move.dest >= 7)
         parts.append((step, cur_par, used))
         if used < 4:
             cur, cur_keys = step.children(), step.keys
