@@ -92,15 +92,19 @@ class RankedPlay(LegalPlay):
         equity: cubeless money equity in points per game (cube 1), from the mover's side.
         probabilities: the mover's outcome probabilities after the play.
         mwc: the mover's match winning chance after the play (cubeful where the cube is alive); None for money.
+        ply: the lookahead this play was valued at (with ``--ply N``, plays the move filter dropped keep 0).
     """
 
     equity: float = 0.0
     probabilities: Probabilities | None = None
     mwc: float | None = None
+    ply: int = 0
 
     def to_json(self) -> dict:
-        """``{"play", "position_id", "equity", "probabilities"}`` (+ ``"mwc"`` at a match score), 6 decimals."""
-        out = {**super().to_json(), "equity": round(self.equity, 6), "probabilities": self.probabilities.to_dict(6)}
+        """``{"play", "position_id", "equity", "probabilities", "ply"}`` (+ ``"mwc"`` at a match score), 6
+        decimals."""
+        out = {**super().to_json(), "equity": round(self.equity, 6), "probabilities": self.probabilities.to_dict(6),
+               "ply": self.ply}
         if self.mwc is not None:
             out["mwc"] = round(self.mwc, 6)
         return out
@@ -197,7 +201,8 @@ class Bot:
         order = np.lexsort((priority, -equities if mwc is None else -mwc, ~searched)) if ply == 0 or mwc is not None \
             else np.argsort(priority)
         return [RankedPlay(plays[i].play, plays[i].position_id, plays[i].afterstate, float(equities[i]),
-                           Probabilities.from_array(mine[i]), None if mwc is None else float(mwc[i]))
+                           Probabilities.from_array(mine[i]), None if mwc is None else float(mwc[i]),
+                           int(ply) if searched[i] else 0)
                 for i in order]
 
     def cube_action(self, position=None, cube: cube_lib.CubeState | None = None,

@@ -61,5 +61,6 @@ def print_table(result: dict, game: str, ply: int) -> None:
         value = p["mwc" if match else "equity"]
         diff = "" if i == 1 else f" ({value - best:+.2%})" if match else f" ({value - best:+.3f})"
         line = f"{i:4d}. {p['play']:<{width}}  {p['equity']:+7.3f}" + (f"  {p['mwc']:6.1%}" if match else "")
+        note = "" if p.get("ply", ply) == ply else f"  [{p['ply']}-ply: outside the move filter]"
         print(line + f"  {q['win']:6.3f} {q['win_gammon']:6.3f} {q['win_backgammon']:6.3f}  {1 - q['win']:6.3f} "
-                     f"{q['lose_gammon']:6.3f} {q['lose_backgammon']:6.3f}{diff}")
+                     f"{q['lose_gammon']:6.3f} {q['lose_backgammon']:6.3f}{diff}{note}")
