@@ -2,11 +2,11 @@
 
 Public API::
 
-    legal_plays(position, dice) -> list[LegalPlay]                # no model needed (bgbot.plays)
+    legal_plays(position, dice=None) -> list[LegalPlay]           # no model needed (bgbot.plays)
     Bot.load(path=None) -> Bot                                    # default: the model shipped with bgbot
     Bot(net, meta=None, path=None)
-    Bot.legal_plays(position, dice) -> list[LegalPlay]
-    Bot.rank_plays(position, dice, cube=None, match=None, ply=0) -> list[RankedPlay]   # best first
+    Bot.legal_plays(position, dice=None) -> list[LegalPlay]
+    Bot.rank_plays(position, dice=None, cube=None, match=None, ply=0) -> list[RankedPlay]   # best first
     Bot.evaluate(position) -> Probabilities                       # side on roll
     Bot.cube_action(position_or_probabilities, cube=None, match=None, *, probabilities=None, efficiency=None)
         -> bgbot.cube.CubeDecision
@@ -15,8 +15,10 @@ Public API::
     ApiError(ValueError)
 
 ``position`` is a ``(26,)`` integer array from the side on roll (:mod:`bgbot.board`: index 25 my bar, index 0 the
-opponent's bar), or any POSITION text :func:`bgbot.context.parse_position` reads (only its position is used).
-``dice`` is a pair ``(d1, d2)`` or text like ``"31"`` (:func:`bgbot.context.parse_dice`).
+opponent's bar), or any POSITION text :func:`bgbot.context.parse_position` reads: a GNUbg ID or XGID also gives the
+cube, the match score and the dice, used unless ``cube``, ``match`` or ``dice`` are passed (dice that differ from the
+text's are an error, as on the command line). ``dice`` is a pair ``(d1, d2)`` or text like ``"31"``
+(:func:`bgbot.context.parse_dice`).
 
 >>> [p.play for p in legal_plays("4HPwATDgc/ABMA", "31")][:3]
 ['24/23 24/21', '24/20', '24/21 8/7']
@@ -33,8 +35,7 @@ import numpy as np
 from bgbot import checkpoint, evaluation
 from bgbot import cube as cube_lib
 from bgbot.network import Evaluator, ValueNet, equity, flip_probabilities
-from bgbot.context import parse_dice as plays_dice
-from bgbot.plays import LegalPlay, as_position, legal_plays
+from bgbot.plays import LegalPlay, as_context, as_position, legal_plays
 
 __all__ = ["ApiError", "Bot", "DEFAULT_MODEL", "LegalPlay", "Probabilities", "RankedPlay", "legal_plays"]
 
@@ -142,7 +143,7 @@ class Bot:
         net, meta = checkpoint.load(path)
         return cls(net, meta, str(path))
 
-    def legal_plays(self, position, dice) -> list[LegalPlay]:
+    def legal_plays(self, position, dice=None) -> list[LegalPlay]:
         """:func:`legal_plays` (the model is not used)."""
         return legal_plays(position, dice)
 
@@ -151,7 +152,7 @@ class Bot:
         pos = as_position(position)
         return Probabilities.from_array(evaluation.position_probabilities(self.evaluator, pos[None, :])[0])
 
-    def rank_plays(self, position, dice, cube: cube_lib.CubeState | None = None,
+    def rank_plays(self, position, dice=None, cube: cube_lib.CubeState | None = None,
                    match: cube_lib.MatchState | None = None, ply: int = 0) -> list[RankedPlay]:
         """Every legal play, best first, with its value for the mover.
 
@@ -163,18 +164,19 @@ class Bot:
 
         Args:
             position, dice: see the module docstring.
-            cube, match: seen from the side on roll; default centred cube, money play.
-            ply: search depth, 0, 1, 2, ...
+            cube, match: seen from the side on roll; default: what POSITION text carries (a GNUbg ID or XGID), else
+                a centred cube in money play.
+            ply: search depth, 0, 1 or 2.
 
         Raises:
             ApiError: a negative ``ply``. bgbot.context.ContextError, bgbot.board.PositionError: bad input.
         """
         if not isinstance(ply, (int, np.integer)) or ply < 0:
             raise ApiError(f"ply is a search depth 0, 1, 2, ..., got {ply!r}")
-        cube = cube or cube_lib.CubeState()
-        match = match or cube_lib.MatchState()
-        pos = as_position(position)
-        plays = legal_plays(pos, dice)
+        ctx = as_context(position, dice)
+        cube, match = cube or ctx.cube, match or ctx.match
+        pos = ctx.position
+        plays = legal_plays(ctx)
         after = np.stack([p.afterstate for p in plays])                      # (M, 26) int8, opponent on roll
         mine = flip_probabilities(evaluation.position_probabilities(self.evaluator, after))  # (M, 5) 0-ply, mover
         priority = np.arange(len(plays))                                    # (M,) ties: notation order
@@ -183,7 +185,7 @@ class Bot:
             from bgbot import search
 
             searched = search.filter_candidates(equity(mine), np.zeros(len(plays), dtype=np.int64))
-            found, order, probs = search.rank(self.evaluator, pos, plays_dice(dice), int(ply))
+            found, order, probs = search.rank(self.evaluator, pos, ctx.dice, int(ply))
             row = {bytes(a): i for i, a in enumerate(found.afterstates)}
             rows = np.array([row[bytes(a)] for a in after])                 # (M,) our play -> search row
             mine = probs[rows]                                              # (M, 5) float32, mover's view
@@ -213,7 +215,8 @@ class Bot:
         Args:
             position: the position (array or POSITION text), or instead its probabilities (5 values or
                 :class:`Probabilities`).
-            cube, match: seen from the side on roll; default centred cube, money play, Jacoby on.
+            cube, match: seen from the side on roll; default: what POSITION text carries, else a centred cube in
+                money play with the Jacoby rule on.
             probabilities: the side on roll's cubeless probabilities, instead of the net's evaluation of ``position``.
             efficiency: cube efficiency x; default :func:`bgbot.cube.cube_efficiency` of ``position``, 0.68
                 (contact) when only probabilities are given.
@@ -226,7 +229,10 @@ class Bot:
             position, probabilities = None, position
         if position is None and probabilities is None:
             raise ApiError("a cube action needs a position or probabilities")
-        pos = None if position is None else as_position(position)
+        ctx = None if position is None else as_context(position)
+        pos = None if ctx is None else ctx.position
+        if ctx is not None:
+            cube, match = cube or ctx.cube, match or ctx.match
         if probabilities is None:
             probabilities = self.evaluate(pos)
         if isinstance(probabilities, Probabilities):

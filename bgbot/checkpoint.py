@@ -145,7 +145,10 @@ def load(path: str | Path, *, expected_encoding: str = encoding.ENCODING_VERSION
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises RuntimeError, EOFError, UnpicklingError, ... for damaged files
-        raise CheckpointError(f"{str(path)!r} is corrupt, truncated or not a checkpoint: {e}") from e
+        # torch's own message runs over several lines and suggests loading with weights_only=False, which would run
+        # code from the file: name the failure only.
+        raise CheckpointError(f"{str(path)!r} is corrupt, truncated or not a bgbot checkpoint (torch.load failed "
+                              f"with {type(e).__name__})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CheckpointError(f"{str(path)!r} is not a bgbot checkpoint (no 'format': {FORMAT!r} entry)")
     if data.get("format_version") != FORMAT_VERSION:
@@ -153,7 +156,9 @@ def load(path: str | Path, *, expected_encoding: str = encoding.ENCODING_VERSION
             f"{str(path)!r} has checkpoint format version {data.get('format_version')!r}; "
             f"this code reads version {FORMAT_VERSION}"
         )
-    m = data["meta"]
+    m = data.get("meta")
+    if not isinstance(m, dict) or not {"encoding_version", "network", "games_trained"} <= set(m):
+        raise CheckpointError(f"{str(path)!r} is a damaged bgbot checkpoint: its description ('meta') is incomplete")
     if m["encoding_version"] != expected_encoding:
         raise CheckpointError(
             f"{str(path)!r} was trained on input encoding {m['encoding_version']!r}; "

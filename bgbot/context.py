@@ -47,6 +47,10 @@ class ContextError(ValueError):
     """A POSITION or DICE argument that cannot be used."""
 
 
+class GameOverError(ContextError):
+    """A position whose game is already over (a side has borne off all its checkers): nothing to play or double."""
+
+
 class PositionSyntaxError(ContextError):
     """Text that is neither a Position ID, a ``PositionID:MatchID`` nor an ``XGID=...``, or one with bad fields."""
 
@@ -173,6 +177,7 @@ def parse_position(text: str) -> Context:
 
     Raises:
         PositionSyntaxError: not one of the three forms, or a malformed part, quoting the input.
+        GameOverError: a side has already borne off all its checkers.
 
     >>> c = parse_position("4HPwATDgc/ABMA:cAkAAAAAAAAA")
     >>> c.position_id, c.dice, c.cube.owner, c.match.is_money
@@ -183,14 +188,21 @@ def parse_position(text: str) -> Context:
     s = text.strip()
     try:
         if s[:5].upper() == "XGID=":
-            return _from_xgid(XGID.from_string(s), text)
-        if ":" in s:
+            ctx = _from_xgid(XGID.from_string(s), text)
+        elif ":" in s:
             pid, _, mid = s.partition(":")
-            return _from_match_id(positionid.decode(pid), MatchID.from_string(mid), text)
-        return Context(positionid.decode(s), source=text)
+            ctx = _from_match_id(positionid.decode(pid), MatchID.from_string(mid), text)
+        else:
+            ctx = Context(positionid.decode(s), source=text)
     except (positionid.PositionIDError, MatchIDError, XGIDError, CubeStateError, board.PositionError) as err:
         raise PositionSyntaxError(f"not a position (Position ID, PositionID:MatchID or XGID=...): {text!r}: "
                                   f"{err}") from None
+    off = board.off_counts(ctx.position)
+    if off.max() == board.NUM_CHECKERS:
+        who = "both sides have" if off.min() == board.NUM_CHECKERS else (
+            "the side on roll has" if off[0] == board.NUM_CHECKERS else "the opponent has")
+        raise GameOverError(f"the game is over in {text!r}: {who} borne off all {board.NUM_CHECKERS} checkers")
+    return ctx
 
 
 def _from_match_id(position: np.ndarray, mid: MatchID, text: str) -> Context:

@@ -231,7 +231,7 @@ def make_player(spec: str, seed: int = 0) -> Player:
         seed: the random player's seed.
 
     Raises:
-        PlayerSpecError: an unknown spec, a ply on pubeval/random, a gnubg ply above 4, a missing checkpoint file or
+        PlayerSpecError: an unknown spec, a ply on pubeval/random, a ply above 2, a missing checkpoint file or
             gnubg-nn not installed. (:class:`bgbot.checkpoint.CheckpointError` for a damaged checkpoint.)
     """
     base, ply = parse_spec(spec)
@@ -240,8 +240,8 @@ def make_player(spec: str, seed: int = 0) -> Player:
             raise PlayerSpecError(f"{base} has no lookahead setting; got {spec!r}")
         return PubevalPlayer() if base == "pubeval" else RandomPlayer(seed)
     if base == "gnubg":
-        if ply > 4:
-            raise PlayerSpecError(f"gnubg plays at 0..4 ply; got {spec!r}")
+        if ply > 2:
+            raise PlayerSpecError(f"gnubg plays at 0, 1 or 2 ply; got {spec!r}")
         return GnubgPlayer(ply)
     if not base.endswith(".pt"):
         raise PlayerSpecError(f"a player is PATH.pt[:PLY], pubeval, gnubg[:PLY] or random; got {spec!r}")

@@ -40,15 +40,30 @@ class LegalPlay:
 
 def as_position(position) -> np.ndarray:
     """A position argument (array or POSITION text) as ``(26,)`` int8."""
+    return as_context(position).position
+
+
+def as_context(position, dice=None) -> context.Context:
+    """A position argument -- POSITION text (Position ID, GNUbg ID, XGID), a :class:`bgbot.context.Context` or a
+    ``(26,)`` array -- with optional dice, as a :class:`bgbot.context.Context`: text keeps the cube, match and dice it
+    carries, and ``dice`` that differ from the text's are an error (as on the command line).
+
+    Raises:
+        bgbot.context.ContextError: bad text or dice, or dice that differ from the position's.
+        bgbot.board.PositionError: a bad position array.
+    """
     if isinstance(position, str):
-        return context.parse_position(position).position
-    if isinstance(position, context.Context):
-        return position.position
-    return board.validate(np.asarray(position))
+        ctx = context.parse_position(position)
+    elif isinstance(position, context.Context):
+        ctx = position
+    else:
+        ctx = context.Context(board.validate(np.asarray(position)))
+    return ctx if dice is None else ctx.with_dice(dice)
 
 
-def legal_plays(position, dice) -> list[LegalPlay]:
-    """Every legal play of ``dice`` in ``position``, each distinct resulting position once.
+def legal_plays(position, dice=None) -> list[LegalPlay]:
+    """Every legal play of ``dice`` in ``position``, each distinct resulting position once (``dice`` may be left
+    out when ``position`` is text that carries dice; see :func:`as_context`).
 
     The set comes from :func:`bgbot.movegen.generate_plays`; the notation from the scalar twin
     (:func:`bgbot.movegen_scalar.legal_plays`, :func:`bgbot.notation.format_play`), whose order the list keeps.
@@ -57,8 +72,10 @@ def legal_plays(position, dice) -> list[LegalPlay]:
     Raises:
         bgbot.context.ContextError: bad position text or dice. bgbot.board.PositionError: a bad position array.
     """
-    pos = as_position(position)
-    d1, d2 = context.parse_dice(dice)
+    ctx = as_context(position, dice)
+    if ctx.dice is None:
+        raise context.DiceSyntaxError(f"no dice given for {ctx.position_id!r}, and the position carries none")
+    pos, (d1, d2) = ctx.position, ctx.dice
     after = movegen.generate_plays(pos[None, :], np.array([[d1, d2]])).afterstates  # (M, 26) int8, flipped
     scalar = movegen_scalar.legal_plays(pos, d1, d2)
     if not scalar:

@@ -34,13 +34,17 @@ CHUNK_ROWS = 4096
 """Afterstates expanded at once (each becomes 21 rolls × ~20 replies: about 2M positions per chunk)."""
 
 
+MAX_PLIES = 2
+"""The deepest lookahead served: 3-ply costs about 20 times 2-ply (seconds a move), too slow to be of use here."""
+
+
 class SearchError(ValueError):
-    """A search request that cannot be served (a negative number of plies)."""
+    """A search request that cannot be served (plies not in 0 .. MAX_PLIES)."""
 
 
 def _check_plies(plies: int) -> int:
-    if not isinstance(plies, (int, np.integer)) or plies < 0:
-        raise SearchError(f"plies must be an integer >= 0, got {plies!r}")
+    if not isinstance(plies, (int, np.integer)) or not 0 <= plies <= MAX_PLIES:
+        raise SearchError(f"plies must be 0, 1 or {MAX_PLIES}, got {plies!r}")
     return int(plies)
 
 

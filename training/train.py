@@ -57,7 +57,9 @@ def _learning_rate(config: TrainConfig, games: int) -> float:
 def _start(config: TrainConfig, run_dir: Path, resume: bool):
     """Build or restore the net, optimiser and games trained."""
     latest = run_dir / "latest.pt"
-    if resume and latest.exists():
+    if resume and not latest.exists():
+        raise RunError(f"nothing to resume: {latest} does not exist (start the run without --resume)")
+    if resume:
         net, meta = checkpoint.load(latest)
         if net.config.n_hidden != config.n_hidden or net.config.activation != config.activation:
             raise RunError(f"{latest} holds a net {net.config} that does not match the config (n_hidden "
@@ -93,12 +95,13 @@ def train(
     Args:
         config: the run's :class:`TrainConfig`.
         run_dir: the run directory (created if missing).
-        resume: continue from ``run_dir/latest.pt`` if it exists.
+        resume: continue from ``run_dir/latest.pt``.
         evaluate: benchmark called every ``config.eval_every`` games and at the end (``None``: no benchmarks).
         progress: show a tqdm bar (games, games/s, loss, latest ppg against pubeval).
 
     Raises:
-        RunError: ``run_dir`` holds a run and ``resume`` is false, or the checkpoint does not match the config.
+        RunError: ``run_dir`` holds a run and ``resume`` is false, ``resume`` without ``run_dir/latest.pt``, or a
+            checkpoint that does not match the config.
         bgbot.checkpoint.CheckpointError: ``latest.pt`` is corrupt.
     """
     run_dir = Path(run_dir)

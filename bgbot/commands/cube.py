@@ -69,7 +69,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         common.print_json(result)
         return 0
-    print_decision(result, common.describe(common.resolve(position, None, need_dice=False)))
+    ctx = common.resolve(position, None, need_dice=False)
+    if args.jacoby is not None:
+        ctx = ctx.with_jacoby(args.jacoby == "on")
+    print_decision(result, common.describe(ctx))
     return 0
 
 
