@@ -83,6 +83,21 @@ _HALF = np.array([0] * 13 + [1] * 13, dtype=np.intp)  # which of the two key wor
 _UNIT = np.uint64(1) << _SHIFT  # (26,) uint64: key increment for one more checker on each index
 _UNIT0 = np.where(_HALF == 0, _UNIT, np.uint64(0))  # (26,) key increments falling in word 0
 _UNIT1 = np.where(_HALF == 1, _UNIT, np.uint64(0))  # (26,) and in word 1
+
+
+def _key_delta_table() -> np.ndarray:
+    """``(2, 26 * 26 * 3)`` uint64: the change of each key word when a checker of mine leaves index ``src`` and index
+    ``dest`` gains ``inc`` (0 off, 1, or 2 when it hits a blot, which adds one to the opponent's bar, index 0)."""
+    src, dest, inc = np.meshgrid(np.arange(26), np.arange(26), np.arange(3), indexing="ij")
+    src, dest, inc = src.ravel(), dest.ravel(), inc.ravel().astype(np.uint64)
+    hit = (inc == 2).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        word0 = _UNIT0[dest] * inc - _UNIT0[src] + hit
+        word1 = _UNIT1[dest] * inc - _UNIT1[src]
+    return np.stack([word0, word1])
+
+
+_KEY_DELTA = _key_delta_table()
 _MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9], dtype=np.uint64)
 
 
@@ -169,12 +184,12 @@ class _Move:
         return _Move(self.src[index], self.dest[index], self.inc[index], self.hit[index])
 
     def key_delta(self) -> tuple[np.ndarray, np.ndarray]:
-        """What the move adds to each of the two :func:`position_keys` words, ``(K,)`` uint64 each (mod 2**64)."""
-        inc64 = self.inc.astype(np.uint64)
-        with np.errstate(over="ignore"):
-            word0 = _UNIT0[self.dest] * inc64 - _UNIT0[self.src] + self.hit.astype(np.uint64)
-            word1 = _UNIT1[self.dest] * inc64 - _UNIT1[self.src]
-        return word0, word1
+        """What the move adds to each of the two :func:`position_keys` words, ``(K,)`` uint64 each (mod 2**64).
+
+        One lookup in :data:`_KEY_DELTA` by (source, landing index, what it gains): a hit is exactly a gain of 2.
+        """
+        at = (self.src * 26 + self.dest) * 3 + self.inc
+        return _KEY_DELTA[0, at], _KEY_DELTA[1, at]
 
 
 @dataclass
@@ -254,7 +269,8 @@ def _apply_die(positions, keys, die, sources, outside=None) -> _Step:
     """
     rows, src = sources
     t = src - die[rows]  # (P,) <= 0 means bearing off
-    landing = positions.reshape(-1)[rows * 26 + np.maximum(t, 1)]
+    # What lies on the landing point; meaningless (a cell of this or the previous row) where t <= 0, and unused there.
+    landing = positions.reshape(-1)[rows * 26 + t]
     legal = (t >= 1) & (landing >= -1)
     off = np.flatnonzero(t <= 0)
     if len(off):  # bearing off: only with every checker home; a higher die only from the highest point
@@ -433,19 +449,22 @@ def generate_plays(positions: np.ndarray, dice: np.ndarray) -> Plays:
         if mask.any():
             parts += expand(positions[mask], keys[mask], dice[mask], index[mask])
     best = np.zeros(n, dtype=np.int8)
-    for _, par, rank in parts:
-        best[par] = np.maximum(best[par], rank)  # ranks are constant per part: repeated indices write one value
+    for _, par, rank in parts:  # a part's rank is the same for all its rows
+        best = np.maximum(best, rank * (np.bincount(par, minlength=n) > 0)).astype(np.int8)
     kept = [(step, np.flatnonzero(best[par] == rank)) for step, par, rank in parts]
     kept = [(step, sel, par[sel]) for (step, sel), (_, par, _) in zip(kept, parts) if len(sel)]
     cand_keys = np.concatenate([step.keys[sel] for step, sel, _ in kept])
     cand_par = np.concatenate([par for _, _, par in kept])
     first = _unique_rows(cand_keys, cand_par)  # (M,) indices into the concatenated candidates, by parent
+    sizes = np.array([len(sel) for _, sel, _ in kept])
+    starts = np.cumsum(sizes) - sizes
+    part = np.repeat(np.arange(len(kept), dtype=np.int8), sizes)[first]  # (M,) the part each play comes from
+    by_part = np.argsort(part, kind="stable")  # output rows grouped by part
+    bounds = np.searchsorted(part[by_part], np.arange(len(kept) + 1))
     out = np.empty((len(first), 26), dtype=np.int8)
-    start = 0
-    for step, sel, _ in kept:
-        mine = np.flatnonzero((first >= start) & (first < start + len(sel)))
-        out[mine] = step.children(sel[first[mine] - start], flipped=True)
-        start += len(sel)
+    for p, (step, sel, _) in enumerate(kept):
+        mine = by_part[bounds[p] : bounds[p + 1]]
+        out[mine] = step.children(sel[first[mine] - starts[p]], flipped=True)
     return Plays(afterstates=out, parent=cand_par[first])
 
 
