@@ -143,11 +143,13 @@ def _unique_rows(keys: np.ndarray, parent: np.ndarray) -> np.ndarray:
     order = (word & np.uint64((1 << idx_bits) - 1)).astype(np.int64)
     group = word >> np.uint64(idx_bits)  # parent and hash
     same_group = group[1:] == group[:-1]
-    k = np.take(keys, order, axis=0)
-    same_key = (k[1:, 0] == k[:-1, 0]) & (k[1:, 1] == k[:-1, 1])
+    pair = np.flatnonzero(same_group)  # neighbours with equal (parent, hash): compare their exact keys
+    a, b = keys[order[pair + 1]], keys[order[pair]]
+    same_key = (a[:, 0] == b[:, 0]) & (a[:, 1] == b[:, 1])
     first = np.ones(m, dtype=bool)
-    first[1:] = ~(same_group & same_key)
-    collide = same_group & ~same_key
+    first[pair[same_key] + 1] = False
+    collide = np.zeros(m - 1, dtype=bool)
+    collide[pair[~same_key]] = True
     if not collide.any():
         return order[first]
     # A hash collision inside a parent: redo the groups concerned exactly.
@@ -248,7 +250,7 @@ def _sources(positions, max_source=None, exclude=None) -> tuple[np.ndarray, np.n
         movable &= _SOURCES[None, :] <= max_source[:, None]
     if exclude is not None:
         movable &= ~exclude[:, 1:26]
-    rows, cols = np.nonzero(movable)
+    rows, cols = np.divmod(np.flatnonzero(movable), 25)  # several times faster than a 2-D np.nonzero
     return rows, cols + 1
 
 
@@ -453,7 +455,7 @@ def generate_plays(positions: np.ndarray, dice: np.ndarray) -> Plays:
         best = np.maximum(best, rank * (np.bincount(par, minlength=n) > 0)).astype(np.int8)
     kept = [(step, np.flatnonzero(best[par] == rank)) for step, par, rank in parts]
     kept = [(step, sel, par[sel]) for (step, sel), (_, par, _) in zip(kept, parts) if len(sel)]
-    cand_keys = np.concatenate([step.keys[sel] for step, sel, _ in kept])
+    cand_keys = np.concatenate([step.keys if len(sel) == len(step.keys) else step.keys[sel] for step, sel, _ in kept])
     cand_par = np.concatenate([par for _, _, par in kept])
     first = _unique_rows(cand_keys, cand_par)  # (M,) indices into the concatenated candidates, by parent
     sizes = np.array([len(sel) for _, sel, _ in kept])
