@@ -57,7 +57,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``) and return the exit status."""
     argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
-    parser = build_parser(next((a for a in argv if not a.startswith("-")), None))
+    command = next((a for a in argv if not a.startswith("-")), None)
+    if command is None and argv == ["--version"]:  # answered without importing the commands (and torch)
+        print(f"bgbot {bgbot.__version__}")
+        return 0
+    parser = build_parser(command)
     try:
         args = parser.parse_args(argv)
     except SystemExit as done:  # --help, --version, or a usage error already reported

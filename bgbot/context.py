@@ -40,7 +40,7 @@ from bgbot.xgid import XGID, XGIDError
 __all__ = ["Context", "ContextError", "PositionSyntaxError", "DiceSyntaxError", "DiceMismatchError",
            "parse_position", "parse_dice", "resolve"]
 
-_DICE_RE = re.compile(r"\s*(\d)\s*[-, ]?\s*(\d)\s*")
+_DICE_RE = re.compile(r"\s*(\d)\s*[-, ]?\s*(\d)\s*", re.ASCII)  # ASCII digits only
 
 
 class ContextError(ValueError):

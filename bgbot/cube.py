@@ -352,9 +352,15 @@ def decide(probabilities, cube: CubeState = CubeState(), match: MatchState = Mat
     return CubeDecision(action, equities, unit, _take_point(dt_of, dp, p), errors, True, efficiency)
 
 
+def match_json(match: MatchState) -> dict:
+    """A match state as the CLI's JSON shows it (``bgbot cube`` and ``bgbot move`` alike)."""
+    return {"length": match.length, "score": list(match.score), "crawford": match.crawford,
+            "post_crawford": match.post_crawford, "jacoby": match.jacoby, "backgammons": match.backgammons}
+
+
 def to_json(decision: CubeDecision, probabilities, cube: CubeState, match: MatchState) -> dict:
     """The CLI's ``--json`` object: action, equities, unit, probabilities, cube, match (plain JSON types)."""
-    w, wg, wbg, lg, lbg = (float(v) for v in np.asarray(probabilities, dtype=np.float64).reshape(5))
+    w, wg, wbg, lg, lbg = (round(float(v), 6) for v in np.asarray(probabilities, dtype=np.float64).reshape(5))
     return {
         "action": decision.action,
         "equities": {k: round(v, 6) for k, v in decision.equities.items()},
@@ -363,8 +369,7 @@ def to_json(decision: CubeDecision, probabilities, cube: CubeState, match: Match
                           "lose_backgammon": lbg},
         "cube": {"value": cube.value, "owner": cube.owner, "efficiency": decision.efficiency,
                  "available": decision.cube_available},
-        "match": {"length": match.length, "score": list(match.score), "crawford": match.crawford,
-                  "post_crawford": match.post_crawford, "jacoby": match.jacoby, "backgammons": match.backgammons},
+        "match": match_json(match),
         "take_point": None if np.isnan(decision.take_point) else round(decision.take_point, 6),
         "errors": {k: round(v, 6) for k, v in decision.errors.items()},
     }

@@ -303,6 +303,7 @@ def run(players: list, games: int, seed: int = 0, workers: int = 1, out_dir: str
     for spec in players:  # fail fast, in this process, on a bad spec
         _player(spec, seed)
     names = [_name(s) for s in players]
+    names = [n if names.count(n) == 1 else f"{n}#{names[:i + 1].count(n)}" for i, n in enumerate(names)]  # unique
     pairings = list(combinations(range(len(players)), 2))
     n_pairs = games // 2
     record = out_dir is not None

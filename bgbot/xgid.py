@@ -132,6 +132,15 @@ class XGID:
         parts = body.split(":")
         if len(parts) != 10:
             raise XGIDError(f"an XGID has 10 colon-separated fields, got {len(parts)}: {text!r}")
+        names = ("position", "cube", "cube owner", "turn", "dice", "score 1", "score 2", "Crawford/Jacoby",
+                 "match length", "max cube")
+        for name, field, low, high in zip(names[1:], parts[1:], (0, -1, -1, None, 0, 0, 0, 0, 0),
+                                         (12, 1, 1, None, 10**6, 10**6, 15, 10**6, 12)):
+            if low is None:  # the dice field is checked below
+                continue
+            if not (field.lstrip("-").isascii() and field.lstrip("-").isdigit()) or not low <= int(field) <= high:
+                raise XGIDError(f"not a valid XGID {text!r}: the {name} field is an integer {low}..{high}, "
+                                f"got {field!r}")
         try:
             pos, cube, owner, turn, dice, s1, s2, cj, length, max_cube = parts
             action, rolled = "", None

@@ -99,7 +99,8 @@ def test_move_at_match_score_ranks_by_mwc(capsys):
     result = run_json(capsys, "move", START + ":cAngADAAIAAE", "31")
     mwcs = [p["mwc"] for p in result["plays"]]
     assert mwcs == sorted(mwcs, reverse=True)
-    assert result["match"] == {"length": 7, "score": [4, 3], "crawford": False}
+    assert result["match"] == {"length": 7, "score": [4, 3], "crawford": False, "post_crawford": False,
+                               "jacoby": False, "backgammons": True}
     status, out, _ = run(capsys, "move", START + ":cAngADAAIAAE", "31")
     assert "7-point match, score 4-3" in out and "MWC" in out
 

@@ -8,6 +8,7 @@ Errors: anything a user typed wrong is a ``ValueError`` (the library's error cla
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from collections.abc import Callable
@@ -85,6 +86,10 @@ def print_json(obj: dict, out: TextIO | None = None) -> None:
     out.flush()
 
 
+MAX_ERROR = 500
+"""Longest error message a batch answer carries (the message quotes the bad input, which may be huge)."""
+
+
 def run_batch(path: str, answer: Callable[[str], dict]) -> int:
     """The engine loop: for each non-blank line of ``path`` ('-' = standard input), print ``answer(line)`` as one
     JSON line, or ``{"error": message}`` when it raises ValueError; flush after each line. Returns 0.
@@ -92,7 +97,13 @@ def run_batch(path: str, answer: Callable[[str], dict]) -> int:
     Raises:
         OSError: the file cannot be opened.
     """
-    stream = sys.stdin if path == "-" else open(path, encoding="utf-8")
+    # Undecodable bytes become U+FFFD, so a binary line is one bad request, not the end of the session.
+    if path != "-":
+        stream = open(path, encoding="utf-8", errors="replace")
+    elif hasattr(sys.stdin, "buffer"):
+        stream = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+    else:  # a text stream without bytes underneath (e.g. replaced in tests)
+        stream = sys.stdin
     try:
         for line in stream:
             if not line.strip():
@@ -100,10 +111,11 @@ def run_batch(path: str, answer: Callable[[str], dict]) -> int:
             try:
                 obj = answer(line)
             except ValueError as err:
-                obj = {"error": str(err)}
+                message = str(err)
+                obj = {"error": message if len(message) <= MAX_ERROR else message[:MAX_ERROR] + "... (truncated)"}
             print_json(obj)
     finally:
-        if stream is not sys.stdin:
+        if path != "-":
             stream.close()
     return 0
 

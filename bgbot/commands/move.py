@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from bgbot import cube as cube_lib
 from bgbot.commands import common
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ def answer(bot: Bot, position: str, dice: str | None, ply: int) -> dict:
     out = {"position_id": ctx.position_id, "dice": list(ctx.dice), "plays": [p.to_json() for p in plays]}
     if not ctx.match.is_money:
         out["cube"] = {"value": ctx.cube.value, "owner": ctx.cube.owner}
-        out["match"] = {"length": ctx.match.length, "score": list(ctx.match.score), "crawford": ctx.match.crawford}
+        out["match"] = cube_lib.match_json(ctx.match)
     return out
 
 
