@@ -47,11 +47,6 @@ def flip(positions: np.ndarray) -> np.ndarray:
     return -positions[..., ::-1]
 
 
-def my_checkers(positions: np.ndarray) -> np.ndarray:
-    """Checkers of the side on roll on each index, ``(..., 26)`` int8 -> ``(..., 26)`` int8 (>= 0)."""
-    return np.maximum(positions, 0)
-
-
 def off_counts(positions: np.ndarray) -> np.ndarray:
     """Borne-off checkers, ``(..., 26)`` -> ``(..., 2)`` int16: ``[..., 0]`` mine, ``[..., 1]`` the opponent's."""
     p = positions.astype(np.int16)

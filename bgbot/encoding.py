@@ -84,11 +84,6 @@ def _bitmask(cond: np.ndarray) -> np.ndarray:
     return (cond.astype(np.float64) @ _BITS).astype(np.int64)
 
 
-def _all_bits(cond: np.ndarray) -> np.ndarray:
-    """``cond`` bool -> int64 with every bit set where true, 0 where false (a mask for ``&``)."""
-    return -cond.astype(np.int64)
-
-
 def _tesauro_side(p: np.ndarray, out: np.ndarray) -> None:
     """Write one side's 98 Tesauro units into ``out`` (M, 98) float32, from ``p`` (M, 26) int16 seen by that side."""
     n = np.maximum(p[:, 1:BAR], 0)  # (M, 24) my checkers on points 1..24
