@@ -7,15 +7,18 @@ already flipped so that the opponent is on roll, with the row of the position it
 How it works (all steps are array operations over the whole batch; there is no Python loop over positions or
 checkers, only over the at most four dice of a roll):
 
-1. :func:`_apply_die` moves one checker by one die from every legal source of every row at once: a ``(M, 25)``
-   legality mask over the sources 1..25 (bar first, blocked points, bear-off only with all checkers home, the
-   higher-die bear-off from the highest point), then one child row per legal (row, source) pair.
-2. Non-doubles expand both orders (high die then low, low then high); doubles expand the same die four times,
-   de-duplicating after each die so that the orders of a double do not multiply.
+1. :func:`_sources` lists the checkers that may move (bar first) and :func:`_apply_die` moves each by one die: landing
+   not blocked, bear-off only with every checker home, a higher die bearing off only from the highest point. Children
+   are built lazily (:class:`_Step`): a row of the parent plus the moves, with their keys updated incrementally.
+2. Non-doubles: in positions with no checker on the bar and two or more outside the home board, every play is a pair
+   of one high-die and one low-die move of the position itself, or one checker going on
+   (:func:`_plays_two_checkers_apart`); other positions expand both orders. Doubles expand the same die four times
+   with non-increasing sources, which lists each multiset of checker moves once.
 3. Maximum-usage and higher-die rules are a filter on the expanded candidates: per parent, keep the candidates of
    the best rank (both dice > only the higher die > only the lower die > none; for doubles, the most dice used).
 4. Equal resulting positions of the same parent are merged: each row is packed exactly into two ``uint64`` keys
-   (:func:`position_keys`) and ``(parent, key)`` triples are de-duplicated with one lexsort.
+   (:func:`position_keys`) and ``(parent, key)`` are de-duplicated with one value sort (:func:`_unique_rows`); only
+   the surviving rows are materialised, already flipped.
 
 The scalar twin :mod:`bgbot.movegen_scalar` implements the same rules checker by checker and is the reference the
 tests compare against, together with GNU Backgammon (``gnubg_nn.moves``).
