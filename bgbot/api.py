@@ -2,23 +2,23 @@
 
 Public API::
 
-    legal_plays(position, dice=None) -> list[LegalPlay]           # no model needed (bgbot.plays)
+    legal_plays(position, dice=None) -> list[LegalPlay]           # no model needed (bgbot.formats.plays)
     Bot.load(path=None) -> Bot                                    # default: the model shipped with bgbot
     Bot(net, meta=None, path=None)
     Bot.legal_plays(position, dice=None) -> list[LegalPlay]
     Bot.rank_plays(position, dice=None, cube=None, match=None, ply=0) -> list[RankedPlay]   # best first
     Bot.evaluate(position) -> Probabilities                       # side on roll
     Bot.cube_action(position_or_probabilities, cube=None, match=None, *, probabilities=None, efficiency=None)
-        -> bgbot.cube.CubeDecision
+        -> bgbot.cube.decision.CubeDecision
     Probabilities(win, win_gammon, win_backgammon, lose_gammon, lose_backgammon)
     DEFAULT_MODEL                                                 # importlib.resources path of the shipped model
     ApiError(ValueError)
 
-``position`` is a ``(26,)`` integer array from the side on roll (:mod:`bgbot.board`: index 25 my bar, index 0 the
-opponent's bar), or any POSITION text :func:`bgbot.context.parse_position` reads: a GNUbg ID or XGID also gives the
+``position`` is a ``(26,)`` integer array from the side on roll (:mod:`bgbot.rules.board`: index 25 my bar, index 0 the
+opponent's bar), or any POSITION text :func:`bgbot.formats.context.parse_position` reads: a GNUbg ID or XGID also gives the
 cube, the match score and the dice, used unless ``cube``, ``match`` or ``dice`` are passed (dice that differ from the
 text's are an error, as on the command line). ``dice`` is a pair ``(d1, d2)`` or text like ``"31"``
-(:func:`bgbot.context.parse_dice`).
+(:func:`bgbot.formats.context.parse_dice`).
 
 >>> [p.play for p in legal_plays("4HPwATDgc/ABMA", "31")][:3]
 ['24/23 24/21', '24/20', '24/21 8/7']
@@ -32,10 +32,14 @@ from pathlib import Path
 
 import numpy as np
 
-from bgbot import checkpoint, evaluation
-from bgbot import cube as cube_lib
-from bgbot.network import Evaluator, ValueNet, equity, flip_probabilities
-from bgbot.plays import LegalPlay, as_context, as_position, legal_plays
+from bgbot.cube import decision as cube_lib
+from bgbot.errors import BgbotError
+from bgbot.evaluation import checkpoint, evaluator
+from bgbot.evaluation.classes import cube_efficiency
+from bgbot.evaluation.network import Evaluator, ValueNet
+from bgbot.formats.plays import LegalPlay, as_context, as_position, legal_plays
+from bgbot.rules.outcomes import equity, flip_probabilities
+from bgbot.rules.state import CubeState, MatchState
 
 __all__ = ["ApiError", "Bot", "DEFAULT_MODEL", "LegalPlay", "Probabilities", "RankedPlay", "legal_plays"]
 
@@ -45,7 +49,7 @@ DEFAULT_MODEL = resources.files("bgbot") / "data" / "default_model.pt"
 PROBABILITY_NAMES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
 
 
-class ApiError(ValueError):
+class ApiError(BgbotError):
     """A request the API cannot answer (an unsupported search depth, neither a position nor probabilities, ...)."""
 
 
@@ -104,17 +108,21 @@ class RankedPlay(LegalPlay):
     def to_json(self) -> dict:
         """``{"play", "position_id", "equity", "probabilities", "ply"}`` (+ ``"mwc"`` at a match score), 6
         decimals."""
-        out = {**super().to_json(), "equity": round(self.equity, 6), "probabilities": self.probabilities.to_dict(6),
-               "ply": self.ply}
+        out = {
+            **super().to_json(),
+            "equity": round(self.equity, 6),
+            "probabilities": self.probabilities.to_dict(6),
+            "ply": self.ply,
+        }
         if self.mwc is not None:
             out["mwc"] = round(self.mwc, 6)
         return out
 
 
-def _opponent_view(c: cube_lib.CubeState, m: cube_lib.MatchState) -> tuple[cube_lib.CubeState, cube_lib.MatchState]:
+def _opponent_view(c: CubeState, m: MatchState) -> tuple[CubeState, MatchState]:
     """The cube and match seen by the other side."""
     owner = {"centre": "centre", "me": "opponent", "opponent": "me"}[c.owner]
-    return cube_lib.CubeState(c.value, owner), replace(m, score=(m.score[1], m.score[0]))
+    return CubeState(c.value, owner), replace(m, score=(m.score[1], m.score[0]))
 
 
 class Bot:
@@ -131,10 +139,10 @@ class Bot:
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> Bot:
-        """Load a checkpoint (:func:`bgbot.checkpoint.load`); ``None`` loads :data:`DEFAULT_MODEL`.
+        """Load a checkpoint (:func:`bgbot.evaluation.checkpoint.load`); ``None`` loads :data:`DEFAULT_MODEL`.
 
         Raises:
-            bgbot.checkpoint.CheckpointError: missing, corrupt or incompatible file.
+            bgbot.evaluation.checkpoint.CheckpointError: missing, corrupt or incompatible file.
         """
         if path is None:
             with resources.as_file(DEFAULT_MODEL) as default:
@@ -150,17 +158,18 @@ class Bot:
     def evaluate(self, position) -> Probabilities:
         """The side on roll's cubeless probabilities (finished games scored exactly)."""
         pos = as_position(position)
-        return Probabilities.from_array(evaluation.position_probabilities(self.evaluator, pos[None, :])[0])
+        return Probabilities.from_array(evaluator.position_probabilities(self.evaluator, pos[None, :])[0])
 
-    def rank_plays(self, position, dice=None, cube: cube_lib.CubeState | None = None,
-                   match: cube_lib.MatchState | None = None, ply: int = 0) -> list[RankedPlay]:
+    def rank_plays(
+        self, position, dice=None, cube: CubeState | None = None, match: MatchState | None = None, ply: int = 0
+    ) -> list[RankedPlay]:
         """Every legal play, best first, with its value for the mover.
 
         At 0 ply each resulting position gets the net's own evaluation (GNU Backgammon's 0-ply); at ``ply`` N >= 1 the
-        cubeless N-ply lookahead of :func:`bgbot.search.rank` with its move filter (plays the filter drops keep
+        cubeless N-ply lookahead of :func:`bgbot.evaluation.search.rank` with its move filter (plays the filter drops keep
         their 0-ply values and come after the searched ones). Money play ranks by cubeless equity; at a match score
         by the mover's match winning chance (cubeful with Janowski's model where the cube is alive,
-        :func:`bgbot.cube.cubeful_values`, from the cubeless probabilities). Ties keep notation order.
+        :func:`bgbot.cube.decision.cubeful_values`, from the cubeless probabilities). Ties keep notation order.
 
         Args:
             position, dice: see the module docstring.
@@ -169,7 +178,7 @@ class Bot:
             ply: search depth, 0, 1 or 2.
 
         Raises:
-            ApiError: a negative ``ply``. bgbot.context.ContextError, bgbot.board.PositionError: bad input.
+            ApiError: a negative ``ply``. bgbot.formats.context.ContextError, bgbot.rules.board.PositionError: bad input.
         """
         if not isinstance(ply, (int, np.integer)) or ply < 0:
             raise ApiError(f"ply is a search depth 0, 1, 2, ..., got {ply!r}")
@@ -177,40 +186,58 @@ class Bot:
         cube, match = cube or ctx.cube, match or ctx.match
         pos = ctx.position
         plays = legal_plays(ctx)
-        after = np.stack([p.afterstate for p in plays])                      # (M, 26) int8, opponent on roll
-        mine = flip_probabilities(evaluation.position_probabilities(self.evaluator, after))  # (M, 5) 0-ply, mover
-        priority = np.arange(len(plays))                                    # (M,) ties: notation order
-        searched = np.ones(len(plays), dtype=bool)                          # (M,) valued at `ply`
+        after = np.stack([p.afterstate for p in plays])  # (M, 26) int8, opponent on roll
+        mine = flip_probabilities(evaluator.position_probabilities(self.evaluator, after))  # (M, 5) 0-ply, mover
+        priority = np.arange(len(plays))  # (M,) ties: notation order
+        searched = np.ones(len(plays), dtype=bool)  # (M,) valued at `ply`
         if ply > 0:
-            from bgbot import search
+            from bgbot.evaluation import search
 
             searched = search.filter_candidates(equity(mine), np.zeros(len(plays), dtype=np.int64))
             found, order, probs = search.rank(self.evaluator, pos, ctx.dice, int(ply))
             row = {bytes(a): i for i, a in enumerate(found.afterstates)}
-            rows = np.array([row[bytes(a)] for a in after])                 # (M,) our play -> search row
-            mine = probs[rows]                                              # (M, 5) float32, mover's view
+            rows = np.array([row[bytes(a)] for a in after])  # (M,) our play -> search row
+            mine = probs[rows]  # (M, 5) float32, mover's view
             rank = np.empty(len(order), dtype=np.int64)
             rank[order] = np.arange(len(order))
-            priority = rank[rows]                                           # (M,) the search's order
-        equities = equity(mine.astype(np.float64))                          # (M,) float64
-        opp = flip_probabilities(mine)                                      # (M, 5) float32, opponent's view
+            priority = rank[rows]  # (M,) the search's order
+        equities = equity(mine.astype(np.float64))  # (M,) float64
+        opp = flip_probabilities(mine)  # (M, 5) float32, opponent's view
         mwc = None
         if not match.is_money:
             opp_cube, opp_match = _opponent_view(cube, match)
-            x = np.array([cube_lib.cube_efficiency(a) for a in after])
-            mwc = np.array([1.0 - cube_lib.cubeful_values(o[None, :], opp_cube, opp_match, xi)[0]
-                            for o, xi in zip(opp, x)])
-        order = np.lexsort((priority, -equities if mwc is None else -mwc, ~searched)) if ply == 0 or mwc is not None \
+            x = np.array([cube_efficiency(a) for a in after])
+            mwc = np.array(
+                [1.0 - cube_lib.cubeful_values(o[None, :], opp_cube, opp_match, xi)[0] for o, xi in zip(opp, x)]
+            )
+        order = (
+            np.lexsort((priority, -equities if mwc is None else -mwc, ~searched))
+            if ply == 0 or mwc is not None
             else np.argsort(priority)
-        return [RankedPlay(plays[i].play, plays[i].position_id, plays[i].afterstate, float(equities[i]),
-                           Probabilities.from_array(mine[i]), None if mwc is None else float(mwc[i]),
-                           int(ply) if searched[i] else 0)
-                for i in order]
+        )
+        return [
+            RankedPlay(
+                plays[i].play,
+                plays[i].position_id,
+                plays[i].afterstate,
+                float(equities[i]),
+                Probabilities.from_array(mine[i]),
+                None if mwc is None else float(mwc[i]),
+                int(ply) if searched[i] else 0,
+            )
+            for i in order
+        ]
 
-    def cube_action(self, position=None, cube: cube_lib.CubeState | None = None,
-                    match: cube_lib.MatchState | None = None, *, probabilities=None,
-                    efficiency: float | None = None) -> cube_lib.CubeDecision:
-        """The cube action of the side on roll before rolling (:func:`bgbot.cube.decide`).
+    def cube_action(
+        self,
+        position=None,
+        cube: CubeState | None = None,
+        match: MatchState | None = None,
+        *,
+        probabilities=None,
+        efficiency: float | None = None,
+    ) -> cube_lib.CubeDecision:
+        """The cube action of the side on roll before rolling (:func:`bgbot.cube.decision.decide`).
 
         Args:
             position: the position (array or POSITION text), or instead its probabilities (5 values or
@@ -218,14 +245,15 @@ class Bot:
             cube, match: seen from the side on roll; default: what POSITION text carries, else a centred cube in
                 money play with the Jacoby rule on.
             probabilities: the side on roll's cubeless probabilities, instead of the net's evaluation of ``position``.
-            efficiency: cube efficiency x; default :func:`bgbot.cube.cube_efficiency` of ``position``, 0.68
+            efficiency: cube efficiency x; default :func:`bgbot.evaluation.classes.cube_efficiency` of ``position``, 0.68
                 (contact) when only probabilities are given.
 
         Raises:
-            ApiError: neither a position nor probabilities. bgbot.cube.ProbabilityError, CubeStateError: bad input.
+            ApiError: neither a position nor probabilities. bgbot.rules.outcomes.ProbabilityError, CubeStateError: bad input.
         """
-        if isinstance(position, Probabilities) or (position is not None and not isinstance(position, str)
-                                                   and np.shape(position) == (5,)):
+        if isinstance(position, Probabilities) or (
+            position is not None and not isinstance(position, str) and np.shape(position) == (5,)
+        ):
             position, probabilities = None, position
         if position is None and probabilities is None:
             raise ApiError("a cube action needs a position or probabilities")
@@ -238,6 +266,5 @@ class Bot:
         if isinstance(probabilities, Probabilities):
             probabilities = probabilities.to_array()
         if efficiency is None:
-            efficiency = 0.68 if pos is None else cube_lib.cube_efficiency(pos)
-        return cube_lib.decide(probabilities, cube or cube_lib.CubeState(), match or cube_lib.MatchState(),
-                               efficiency)
+            efficiency = 0.68 if pos is None else cube_efficiency(pos)
+        return cube_lib.decide(probabilities, cube or CubeState(), match or MatchState(), efficiency)

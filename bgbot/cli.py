@@ -2,8 +2,9 @@
 
 Thin by design: each subcommand is a module of :mod:`bgbot.commands` with ``add_parser(subparsers)`` and
 ``run(args) -> int``; the logic is in the library. A command module listed in :data:`COMMANDS` that does not exist
-(yet) is skipped. Bad input -- any ``ValueError`` from the library, a file that cannot be read, bad arguments -- is
-reported as one ``error: ...`` line on stderr with exit status 2, without a traceback.
+(yet) is skipped. Bad input -- any :class:`bgbot.errors.BgbotError` from the library, a file that cannot be read, bad arguments -- is
+reported as one ``error: ...`` line on stderr with exit status 2, without a traceback; any other exception is a
+bug and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import importlib
 import sys
 
 import bgbot
+from bgbot.errors import BgbotError
 
 COMMANDS = ["moves", "move", "cube", "tournament", "gate", "train"]
 """Subcommand modules under :mod:`bgbot.commands`, in the order ``--help`` lists them."""
@@ -43,9 +45,12 @@ def _command_modules(names: list[str]) -> list:
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser with every available subcommand, or only with ``command`` (one of :data:`COMMANDS`): importing a
     command module may import torch, which takes seconds, so :func:`main` imports only the one it runs."""
-    parser = _Parser(prog="bgbot", description="bgbot: a backgammon bot. Ask it for the best play or the cube action "
-                                               "of a position given as a GNU Backgammon Position ID, GNUbg ID or "
-                                               "XGID.")
+    parser = _Parser(
+        prog="bgbot",
+        description="bgbot: a backgammon bot. Ask it for the best play or the cube action "
+        "of a position given as a GNU Backgammon Position ID, GNUbg ID or "
+        "XGID.",
+    )
     parser.add_argument("--version", action="version", version=f"bgbot {bgbot.__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     subparsers.required = True
@@ -68,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         return done.code if isinstance(done.code, int) else EXIT_USAGE
     try:
         return args.func(args)
-    except (ValueError, OSError) as err:
+    except (BgbotError, OSError) as err:
         if isinstance(err, BrokenPipeError):
             return 0
         sys.stderr.write(f"error: {err}\n")

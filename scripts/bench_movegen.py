@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bgbot import positionid
-from bgbot.movegen import ROLLS, generate_plays
+from bgbot.formats import positionid
+from bgbot.rules.movegen import ROLLS, generate_plays
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "gnubg_selfplay_positions.txt"
 
@@ -70,17 +70,22 @@ def main() -> None:
         runs_ours.append(bench_ours(positions, args.chunk))
         runs_theirs.append(bench_gnubg(boards))
     ours, theirs = min(runs_ours), min(runs_theirs)
-    print(json.dumps({
-        "positions": len(ids),
-        "position_rolls": n,
-        "chunk": args.chunk,
-        "bgbot_position_rolls_per_s": round(n / ours[0]),
-        "gnubg_nn_position_rolls_per_s": round(n / theirs[0]),
-        "ratio": round(theirs[0] / ours[0], 3),
-        "bgbot_plays": ours[1],
-        "gnubg_nn_plays": theirs[1],
-        "same_play_count": ours[1] == theirs[1],
-    }, indent=1))
+    print(
+        json.dumps(
+            {
+                "positions": len(ids),
+                "position_rolls": n,
+                "chunk": args.chunk,
+                "bgbot_position_rolls_per_s": round(n / ours[0]),
+                "gnubg_nn_position_rolls_per_s": round(n / theirs[0]),
+                "ratio": round(theirs[0] / ours[0], 3),
+                "bgbot_plays": ours[1],
+                "gnubg_nn_plays": theirs[1],
+                "same_play_count": ours[1] == theirs[1],
+            },
+            indent=1,
+        )
+    )
 
 
 if __name__ == "__main__":

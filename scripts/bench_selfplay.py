@@ -25,9 +25,9 @@ import time
 
 import numpy as np
 
-from bgbot import checkpoint
 from bgbot.api import DEFAULT_MODEL
-from bgbot.network import Evaluator, set_threads
+from bgbot.evaluation import checkpoint
+from bgbot.evaluation.network import Evaluator, set_threads
 from training.config import TrainConfig
 from training.selfplay import SelfPlay
 from training.train import train
@@ -46,8 +46,8 @@ def selfplay_speed(model: str, games: int, games_in_flight: int, seed: int = 1) 
 
 def gnubg_speed(games: int, seed: int = 1) -> float:
     """Games per second of GNU Backgammon 0-ply against pubeval (duplicate pairs, one process)."""
-    from bgbot.players import GnubgPlayer, PubevalPlayer
-    from bgbot.tournament import play_games
+    from bgbot.arena.players import GnubgPlayer, PubevalPlayer
+    from bgbot.arena.tournament import play_games
 
     t0 = time.perf_counter()
     result = play_games(GnubgPlayer(0), PubevalPlayer(), seed, 0, 0, games // 2)
@@ -74,17 +74,22 @@ def main() -> None:
     ours = selfplay_speed(model, args.games, config.games_in_flight)
     theirs = gnubg_speed(args.games)
     training = training_speed(config, args.train_games)
-    print(json.dumps({
-        "model": model,
-        "games_in_flight": config.games_in_flight,
-        "selfplay_games_per_s": round(ours, 1),
-        "gnubg_vs_pubeval_games_per_s": round(theirs, 1),
-        "ratio": round(ours / theirs, 3),
-        "training_config": args.config,
-        "training_games_per_s": round(training, 1),
-        "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-        "threads": set_threads(),
-    }, indent=1))
+    print(
+        json.dumps(
+            {
+                "model": model,
+                "games_in_flight": config.games_in_flight,
+                "selfplay_games_per_s": round(ours, 1),
+                "gnubg_vs_pubeval_games_per_s": round(theirs, 1),
+                "ratio": round(ours / theirs, 3),
+                "training_config": args.config,
+                "training_games_per_s": round(training, 1),
+                "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+                "threads": set_threads(),
+            },
+            indent=1,
+        )
+    )
 
 
 if __name__ == "__main__":

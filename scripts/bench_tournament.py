@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from bgbot import tournament
+from bgbot.arena import tournament
 
 ANCHOR = 0.633
 
@@ -24,8 +24,10 @@ def main() -> int:
     print(tournament.format_table(r))
     row = r["pairings"][0]
     ok = row["ci_low"] <= ANCHOR <= row["ci_high"] and row["ci_half_width"] <= 0.02
-    print(f"\nanchor +{ANCHOR}: {'reproduced' if ok else 'NOT reproduced'} "
-          f"({row['ppg']:+.4f} ± {row['ci_half_width']:.4f})")
+    print(
+        f"\nanchor +{ANCHOR}: {'reproduced' if ok else 'NOT reproduced'} "
+        f"({row['ppg']:+.4f} ± {row['ci_half_width']:.4f})"
+    )
     return 0 if ok else 1
 
 

@@ -31,22 +31,40 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import gnubg_nn  # noqa: E402
-
 from gnubg_oracle import from_gnubg  # noqa: E402
 
 MET = "/usr/share/gnubg/met/Kazaross-XG2.xml"
-HEADER = ["set player 0 human", "set player 1 human", "set beavers 0", "set output digits 6",
-          "set output mwc on", f"set matchequitytable {MET}", "set evaluation cubedecision evaluation plies 0"]
+HEADER = [
+    "set player 0 human",
+    "set player 1 human",
+    "set beavers 0",
+    "set output digits 6",
+    "set output mwc on",
+    f"set matchequitytable {MET}",
+    "set evaluation cubedecision evaluation plies 0",
+]
 
 # (length, score player 0 (opponent), score player 1 (on roll), crawford, cube value, owner: None / "me" / "opp",
 #  jacoby)
 SETTINGS = [
-    (0, 0, 0, False, 1, None, True), (0, 0, 0, False, 1, None, False), (0, 0, 0, False, 2, "me", True),
-    (0, 0, 0, False, 4, "me", False), (7, 0, 0, False, 1, None, False), (5, 1, 3, False, 1, None, False),
-    (5, 2, 2, False, 1, None, False), (7, 5, 2, False, 2, "me", False), (5, 4, 2, False, 1, None, False),
-    (9, 4, 6, False, 1, None, False), (11, 7, 3, False, 2, "me", False), (3, 0, 0, False, 1, None, False),
-    (7, 6, 1, False, 1, None, False), (5, 3, 3, False, 1, None, False), (13, 5, 8, False, 4, "me", False),
-    (0, 0, 0, False, 1, None, True), (25, 10, 12, False, 1, None, False), (5, 3, 4, True, 1, None, False),
+    (0, 0, 0, False, 1, None, True),
+    (0, 0, 0, False, 1, None, False),
+    (0, 0, 0, False, 2, "me", True),
+    (0, 0, 0, False, 4, "me", False),
+    (7, 0, 0, False, 1, None, False),
+    (5, 1, 3, False, 1, None, False),
+    (5, 2, 2, False, 1, None, False),
+    (7, 5, 2, False, 2, "me", False),
+    (5, 4, 2, False, 1, None, False),
+    (9, 4, 6, False, 1, None, False),
+    (11, 7, 3, False, 2, "me", False),
+    (3, 0, 0, False, 1, None, False),
+    (7, 6, 1, False, 1, None, False),
+    (5, 3, 3, False, 1, None, False),
+    (13, 5, 8, False, 4, "me", False),
+    (0, 0, 0, False, 1, None, True),
+    (25, 10, 12, False, 1, None, False),
+    (5, 3, 4, True, 1, None, False),
 ]
 
 
@@ -62,7 +80,7 @@ def self_play_positions(n_games: int, seed: int) -> list[list[list[int]]]:
     for _ in range(n_games):
         b = gnubg_nn.board_from_position_id("4HPwATDgc/ABMA")
         b = [list(b[0]), list(b[1])]
-        for ply in range(200):
+        for _ply in range(200):
             if sum(b[0]) == 0 or sum(b[1]) == 0:
                 break
             out.append([list(b[0]), list(b[1])])
@@ -99,8 +117,12 @@ def two_sided_bearoff(b) -> bool:
 
 
 def parse_hint(out: str) -> dict | None:
-    m = re.search(r"Cube analysis\n.*\n\s+([\d.]+) ([\d.]+) ([\d.]+) - ([\d.]+) ([\d.]+) ([\d.]+)\n"
-                  r"Cubeful equities:\n(.*?)Proper cube action: ([^\n(]+)", out, re.S)
+    m = re.search(
+        r"Cube analysis\n.*\n\s+([\d.]+) ([\d.]+) ([\d.]+) - ([\d.]+) ([\d.]+) ([\d.]+)\n"
+        r"Cubeful equities:\n(.*?)Proper cube action: ([^\n(]+)",
+        out,
+        re.S,
+    )
     if not m:
         return None
     w, wg, wbg, _, lg, lbg = (float(m.group(i)) for i in range(1, 7))
@@ -143,9 +165,21 @@ def cube_cases(gnubg: str, n: int, seed: int) -> list[dict]:
         if hint is None or not shown:
             print(f"skipped {pid} {cmds}: no cube analysis", file=sys.stderr)
             continue
-        cases.append({"position_id": shown[-1][0], "match_id": shown[-1][1], "commands": cmds,
-                      "position": from_gnubg(b).tolist(), "length": length, "score": [s1, s0], "crawford": crawford,
-                      "cube": cube, "owner": "centre" if owner is None else owner, "jacoby": jacoby, **hint})
+        cases.append(
+            {
+                "position_id": shown[-1][0],
+                "match_id": shown[-1][1],
+                "commands": cmds,
+                "position": from_gnubg(b).tolist(),
+                "length": length,
+                "score": [s1, s0],
+                "crawford": crawford,
+                "cube": cube,
+                "owner": "centre" if owner is None else owner,
+                "jacoby": jacoby,
+                **hint,
+            }
+        )
     return cases
 
 
@@ -199,9 +233,13 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=5)
     args = ap.parse_args()
     version = subprocess.run([args.gnubg, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
-    data = {"source": f"{version}, `gnubg -t -q`, written by scripts/gnubg_cube_cases.py",
-            "settings": HEADER, "cube": cube_cases(args.gnubg, args.n, args.seed),
-            "matchid": matchid_cases(args.gnubg), "xgid": xgid_cases(args.gnubg)}
+    data = {
+        "source": f"{version}, `gnubg -t -q`, written by scripts/gnubg_cube_cases.py",
+        "settings": HEADER,
+        "cube": cube_cases(args.gnubg, args.n, args.seed),
+        "matchid": matchid_cases(args.gnubg),
+        "xgid": xgid_cases(args.gnubg),
+    }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(data, indent=1) + "\n")
     print(f"{len(data['cube'])} cube cases, {len(data['matchid'])} Match IDs, {len(data['xgid'])} XGIDs -> {args.out}")

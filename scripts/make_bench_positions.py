@@ -53,9 +53,11 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=2026)
     args = p.parse_args()
     ids = selfplay_positions(args.positions, args.seed)
-    header = (f"# Source: GNU Backgammon 0-ply self-play via gnubg-nn {importlib.metadata.version('gnubg-nn')}, "
-              f"every ply; made by: python scripts/make_bench_positions.py --positions {args.positions} "
-              f"--seed {args.seed}\n")
+    header = (
+        f"# Source: GNU Backgammon 0-ply self-play via gnubg-nn {importlib.metadata.version('gnubg-nn')}, "
+        f"every ply; made by: python scripts/make_bench_positions.py --positions {args.positions} "
+        f"--seed {args.seed}\n"
+    )
     OUT.write_text(header + "\n".join(ids) + "\n")
     print(f"wrote {len(ids)} positions to {OUT}")
 

@@ -13,8 +13,8 @@ import argparse
 import json
 from pathlib import Path
 
-from bgbot.benchmark import benchmark, plot_progress
-from bgbot.checkpoint import load
+from bgbot.arena.benchmark import benchmark, plot_progress
+from bgbot.evaluation.checkpoint import load
 
 
 def main() -> None:
@@ -33,8 +33,11 @@ def main() -> None:
         paths = sorted({min(paths, key=lambda q: abs(trained[q] - w)) for w in wanted}, key=trained.get)
     records = []
     for path in paths:
-        record = {"checkpoint": str(path), "games_trained": trained[path],
-                  **benchmark(str(path), "pubeval", games=args.games, seed=args.seed, workers=args.workers)}
+        record = {
+            "checkpoint": str(path),
+            "games_trained": trained[path],
+            **benchmark(str(path), "pubeval", games=args.games, seed=args.seed, workers=args.workers),
+        }
         print(json.dumps(record), flush=True)
         records.append(record)
     args.out.parent.mkdir(parents=True, exist_ok=True)

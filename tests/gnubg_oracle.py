@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bgbot.players import from_gnubg, to_gnubg
+from bgbot.arena.players import from_gnubg, to_gnubg
 
 __all__ = ["from_gnubg", "from_gnubg_after", "to_gnubg"]
 

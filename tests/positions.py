@@ -4,7 +4,7 @@
 The mix (fractions of n):
 
 * 40 % from gnubg-nn 0-ply self-play games (``best_move``), every ply kept;
-* 20 % from random-play games (a uniformly random legal play from bgbot.movegen_scalar), every ply kept;
+* 20 % from random-play games (a uniformly random legal play from bgbot.rules.movegen_scalar), every ply kept;
 * 15 % bar-heavy: 1-4 of my checkers on the bar against 2-6 made points in the opponent's home board;
 * 15 % bear-off: all my checkers home (some off), opponent checkers scattered, some as blots in my home board,
   and sometimes one of my checkers on the bar or just outside (hit during the bear-off);
@@ -20,8 +20,8 @@ import functools
 import gnubg_nn
 import numpy as np
 
-from bgbot.board import BAR, NUM_CHECKERS, flip, starting_position, validate
-from bgbot.movegen_scalar import legal_plays
+from bgbot.rules.board import BAR, NUM_CHECKERS, flip, starting_position, validate
+from bgbot.rules.movegen_scalar import legal_plays
 from tests.gnubg_oracle import to_gnubg
 
 
@@ -143,6 +143,7 @@ def _make_positions(n: int, seed: int) -> np.ndarray:
     for p in out:
         validate(p)
     return np.stack(out).astype(np.int8)
+
 
 def position(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
     """A position from {index: count} for my checkers and the opponent's (counts positive; index 0 = their bar)."""

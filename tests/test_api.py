@@ -7,10 +7,13 @@ import numpy as np
 import pytest
 
 import bgbot.api
-from bgbot import board, cube, positionid
 from bgbot.api import ApiError, Bot, Probabilities, legal_plays
-from bgbot.checkpoint import CheckpointError
-from bgbot.notation import NO_PLAY
+from bgbot.cube import decision as cube
+from bgbot.evaluation.checkpoint import CheckpointError
+from bgbot.formats import positionid
+from bgbot.formats.notation import NO_PLAY
+from bgbot.rules import board
+from bgbot.rules.state import CubeState, MatchState
 from tests.gnubg_oracle import from_gnubg, to_gnubg
 
 START = "4HPwATDgc/ABMA"
@@ -49,8 +52,10 @@ def test_start_31_against_gnubg():
     assert by_text["8/5 6/5"].position_id == gnubg_nn.position_id([me, list(opp)])
 
 
-@pytest.mark.parametrize("pid, dice", [("4HPwATDgc/ABMA", (6, 6)), ("4HPwATDgc/ABUA", (6, 4)),
-                                       ("sGfwATDgc/ABMA", (5, 2)), ("t9sNAAC32w0AAA", (2, 1))])
+@pytest.mark.parametrize(
+    "pid, dice",
+    [("4HPwATDgc/ABMA", (6, 6)), ("4HPwATDgc/ABUA", (6, 4)), ("sGfwATDgc/ABMA", (5, 2)), ("t9sNAAC32w0AAA", (2, 1))],
+)
 def test_more_positions_against_gnubg(pid, dice):
     pos = positionid.decode(pid)
     plays = legal_plays(pos, dice)
@@ -93,15 +98,15 @@ def test_rank_plays_probabilities_are_flipped_evaluations(bot):
 
 
 def test_rank_plays_at_match_score_by_mwc(bot):
-    ranked = bot.rank_plays(START, (3, 1), cube.CubeState(), cube.MatchState(length=5, score=(2, 3)))
+    ranked = bot.rank_plays(START, (3, 1), CubeState(), MatchState(length=5, score=(2, 3)))
     mwcs = [p.mwc for p in ranked]
     assert all(0 <= m <= 1 for m in mwcs)
     assert mwcs == sorted(mwcs, reverse=True)
     # In the Crawford game the cube is dead: the MWC is the cubeless one of the opponent's evaluation.
-    match = cube.MatchState(length=5, score=(4, 2), crawford=True)
-    for p in bot.rank_plays(START, (3, 1), cube.CubeState(), match)[:3]:
+    match = MatchState(length=5, score=(4, 2), crawford=True)
+    for p in bot.rank_plays(START, (3, 1), CubeState(), match)[:3]:
         opp = bot.evaluate(p.position_id).to_array()
-        expected = 1 - cube.cubeless_mwc(opp, cube.CubeState(), cube.MatchState(5, (2, 4), crawford=True))[0]
+        expected = 1 - cube.cubeless_mwc(opp, CubeState(), MatchState(5, (2, 4), crawford=True))[0]
         assert p.mwc == pytest.approx(expected, abs=1e-6)
 
 
@@ -112,8 +117,13 @@ def test_finished_game_is_scored_exactly(bot):
     p[2], p[13] = -1, -14
     (best,) = bot.rank_plays(p, (1, 1))
     assert best.play == "1/off"
-    assert best.probabilities.to_dict() == {"win": 1.0, "win_gammon": 1.0, "win_backgammon": 1.0,
-                                            "lose_gammon": 0.0, "lose_backgammon": 0.0}
+    assert best.probabilities.to_dict() == {
+        "win": 1.0,
+        "win_gammon": 1.0,
+        "win_backgammon": 1.0,
+        "lose_gammon": 0.0,
+        "lose_backgammon": 0.0,
+    }
     assert best.equity == 3.0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bgbot import board
+from bgbot.rules import board
 from tests.positions import position
 
 

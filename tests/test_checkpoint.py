@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from bgbot import checkpoint, encoding
-from bgbot.checkpoint import CheckpointError
-from bgbot.network import NetConfig, ValueNet
+from bgbot.evaluation import checkpoint, encoding
+from bgbot.evaluation.checkpoint import CheckpointError
+from bgbot.evaluation.network import NetConfig, ValueNet
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -115,8 +115,8 @@ def test_training_config_must_be_plain_data(tmp_path):
 
 _KILLER = """
 import os, signal, sys, torch
-from bgbot import checkpoint
-from bgbot.network import NetConfig, ValueNet
+from bgbot.evaluation import checkpoint
+from bgbot.evaluation.network import NetConfig, ValueNet
 
 def dying_save(obj, f):
     f.write(b"PK\\x03\\x04 half a checkpoint")

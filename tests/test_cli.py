@@ -99,8 +99,14 @@ def test_move_at_match_score_ranks_by_mwc(capsys):
     result = run_json(capsys, "move", START + ":cAngADAAIAAE", "31")
     mwcs = [p["mwc"] for p in result["plays"]]
     assert mwcs == sorted(mwcs, reverse=True)
-    assert result["match"] == {"length": 7, "score": [4, 3], "crawford": False, "post_crawford": False,
-                               "jacoby": False, "backgammons": True}
+    assert result["match"] == {
+        "length": 7,
+        "score": [4, 3],
+        "crawford": False,
+        "post_crawford": False,
+        "jacoby": False,
+        "backgammons": True,
+    }
     status, out, _ = run(capsys, "move", START + ":cAngADAAIAAE", "31")
     assert "7-point match, score 4-3" in out and "MWC" in out
 
@@ -113,8 +119,9 @@ def test_cube_json(capsys, bot):
     assert not run_json(capsys, "cube", START, "--jacoby", "off")["match"]["jacoby"]
 
 
-@pytest.mark.parametrize("case", CASES[:6] + [c for c in CASES if c["length"]][:6],
-                         ids=lambda c: f"{c['position_id']}:{c['match_id']}")
+@pytest.mark.parametrize(
+    "case", CASES[:6] + [c for c in CASES if c["length"]][:6], ids=lambda c: f"{c['position_id']}:{c['match_id']}"
+)
 def test_cube_probabilities_against_gnubg(capsys, case):
     probabilities = ",".join(str(v) for v in case["probabilities"])
     argv = ["cube", f"{case['position_id']}:{case['match_id']}", "--probabilities", probabilities]
@@ -156,23 +163,26 @@ def test_batch_stdin_moves_and_cube(capsys, monkeypatch):
     assert first["position_id"] == START and "error" in second
 
 
-@pytest.mark.parametrize("argv, quoted", [
-    (["move", "garbage", "31"], "'garbage'"),
-    (["move", START, "71"], "'71'"),
-    (["moves", START, "0-3"], "'0-3'"),
-    (["moves", START, "3"], "'3'"),
-    (["move", START + ":MIEJAAAAAAAA", "31"], "'31'"),
-    (["move", START], "no dice"),
-    (["move", START, "31", "--model", "/nonexistent/model.pt"], "/nonexistent/model.pt"),
-    (["move", START, "31", "--ply", "-1"], "-1"),
-    (["cube", START, "--probabilities", "0.5,0.1"], "'0.5,0.1'"),
-    (["cube", START, "--probabilities", "0.5,0.6,0,0,0"], "inconsistent"),
-    (["cube", START + ":cAngADAAIAAE", "--jacoby", "on"], "money play only"),
-    (["move", START, "31", "--batch", "-"], "not both"),
-    (["move"], "POSITION"),
-    (["move", "--batch", "/nonexistent/requests.txt"], "/nonexistent/requests.txt"),
-    (["frobnicate"], "frobnicate"),
-])
+@pytest.mark.parametrize(
+    "argv, quoted",
+    [
+        (["move", "garbage", "31"], "'garbage'"),
+        (["move", START, "71"], "'71'"),
+        (["moves", START, "0-3"], "'0-3'"),
+        (["moves", START, "3"], "'3'"),
+        (["move", START + ":MIEJAAAAAAAA", "31"], "'31'"),
+        (["move", START], "no dice"),
+        (["move", START, "31", "--model", "/nonexistent/model.pt"], "/nonexistent/model.pt"),
+        (["move", START, "31", "--ply", "-1"], "-1"),
+        (["cube", START, "--probabilities", "0.5,0.1"], "'0.5,0.1'"),
+        (["cube", START, "--probabilities", "0.5,0.6,0,0,0"], "inconsistent"),
+        (["cube", START + ":cAngADAAIAAE", "--jacoby", "on"], "money play only"),
+        (["move", START, "31", "--batch", "-"], "not both"),
+        (["move"], "POSITION"),
+        (["move", "--batch", "/nonexistent/requests.txt"], "/nonexistent/requests.txt"),
+        (["frobnicate"], "frobnicate"),
+    ],
+)
 def test_bad_input_is_one_error_line_and_status_2(capsys, argv, quoted):
     status, out, err = run(capsys, *argv)
     assert status == 2
@@ -205,8 +215,13 @@ def test_installed_console_script_as_engine():
     done = subprocess.run([script, "moves", START, "31", "--json"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and len(json.loads(done.stdout)["plays"]) == 16
     # One process as an engine: each answer arrives (flushed) before the next request is sent.
-    engine = subprocess.Popen([script, "move", "--batch", "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
+    engine = subprocess.Popen(
+        [script, "move", "--batch", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         for request in (f"{START} 31", "garbage", f"{START} 66"):
             engine.stdin.write(request + "\n")

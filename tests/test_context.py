@@ -6,10 +6,18 @@ Match IDs below were written by GNU Backgammon 1.07 (`gnubg -t -q`); see tests/d
 import numpy as np
 import pytest
 
-from bgbot.board import starting_position
-from bgbot.context import (Context, ContextError, DiceMismatchError, DiceSyntaxError, PositionSyntaxError,
-                           parse_dice, parse_position, resolve)
-from bgbot.cube import CubeState, MatchState
+from bgbot.formats.context import (
+    Context,
+    ContextError,
+    DiceMismatchError,
+    DiceSyntaxError,
+    PositionSyntaxError,
+    parse_dice,
+    parse_position,
+    resolve,
+)
+from bgbot.rules.board import starting_position
+from bgbot.rules.state import CubeState, MatchState
 
 START = "4HPwATDgc/ABMA"
 
@@ -83,8 +91,19 @@ def test_dice_argument_against_position_dice():
         resolve(START + ":MIEJAAAAAAAA", "31")
 
 
-@pytest.mark.parametrize("text", ["garbage", "4HPwATDgc/AB", "4HPwATDgc/ABMA:zzz", "XGID=-b--", "", ":",
-                                  "4HPwATDgc/ABMA:cAkAAAAAAAA!", "////////////AA"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "garbage",
+        "4HPwATDgc/AB",
+        "4HPwATDgc/ABMA:zzz",
+        "XGID=-b--",
+        "",
+        ":",
+        "4HPwATDgc/ABMA:cAkAAAAAAAA!",
+        "////////////AA",
+    ],
+)
 def test_garbage_positions_rejected_with_input_quoted(text):
     with pytest.raises(PositionSyntaxError) as err:
         parse_position(text)

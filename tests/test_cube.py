@@ -1,4 +1,4 @@
-"""Tests for bgbot.cube and bgbot.janowski: exact positions, Janowski's fixed values, and GNU Backgammon's own numbers
+"""Tests for bgbot.cube.decision and bgbot.cube.janowski: exact positions, Janowski's fixed values, and GNU Backgammon's own numbers
 (tests/data/gnubg_cube_cases.json, made by scripts/gnubg_cube_cases.py; no gnubg needed here)."""
 
 import json
@@ -7,16 +7,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bgbot import board
-from bgbot.cube import (CubeState, CubeStateError, MatchState, ProbabilityError, classify, cube_efficiency, cubeful_values,
-                        cubeless_mwc, decide, efficiency_for, janowski_take_point, to_json)
+from bgbot.cube.decision import cubeful_values, cubeless_mwc, decide, janowski_take_point, to_json
+from bgbot.evaluation.classes import classify, cube_efficiency, efficiency_for
+from bgbot.rules import board
+from bgbot.rules.outcomes import ProbabilityError
+from bgbot.rules.state import CubeState, CubeStateError, MatchState
 
 CASES = json.loads((Path(__file__).parent / "data" / "gnubg_cube_cases.json").read_text())["cube"]
 
 
 def _states(case):
-    match = MatchState(case["length"], tuple(case["score"]), case["crawford"],
-                       jacoby=case["jacoby"] if case["length"] == 0 else False)
+    match = MatchState(
+        case["length"], tuple(case["score"]), case["crawford"], jacoby=case["jacoby"] if case["length"] == 0 else False
+    )
     return CubeState(case["cube"], case["owner"]), match
 
 
@@ -77,7 +80,9 @@ def test_hand_computed_equities():
     assert d.action == "Double, take"
     # Dead cube (x = 0): the cubeless equity; under the Jacoby rule (centred cube) gammons count single.
     assert decide([0.3, 0.1, 0, 0.2, 0], efficiency=0.0).equities["no_double"] == pytest.approx(-0.4)
-    assert decide([0.3, 0.1, 0, 0.2, 0], match=MatchState(jacoby=False), efficiency=0.0).equities["no_double"] == pytest.approx(2 * 0.3 - 1 + 0.1 - 0.2)
+    assert decide([0.3, 0.1, 0, 0.2, 0], match=MatchState(jacoby=False), efficiency=0.0).equities[
+        "no_double"
+    ] == pytest.approx(2 * 0.3 - 1 + 0.1 - 0.2)
 
 
 def test_crawford_game_has_no_cube():

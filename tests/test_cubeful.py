@@ -10,9 +10,13 @@ import subprocess
 import numpy as np
 import pytest
 
-from bgbot import board, cube, cubeful, matfile, tournament
+from bgbot.arena import cubeful, tournament
+from bgbot.arena.players import PubevalPlayer
 from bgbot.cli import main
-from bgbot.players import PubevalPlayer
+from bgbot.cube import decision as cube
+from bgbot.formats import matfile
+from bgbot.rules import board
+from bgbot.rules.state import CubeState, MatchState
 
 GNUBG = "/usr/games/gnubg"
 MONEY = cubeful.CubeRules(0, True)
@@ -90,13 +94,19 @@ def test_pass_ends_the_game_at_the_stake_before_the_double():
 def test_batched_decisions_agree_with_cube_decide():
     rng = np.random.default_rng(0)
     w = rng.uniform(0.3, 1.0, 300)
-    p = np.column_stack([w, w * rng.uniform(0, 0.4, 300), np.zeros(300), (1 - w) * rng.uniform(0, 0.3, 300),
-                         np.zeros(300)])
+    p = np.column_stack(
+        [w, w * rng.uniform(0, 0.4, 300), np.zeros(300), (1 - w) * rng.uniform(0, 0.3, 300), np.zeros(300)]
+    )
     p[:, 2] = p[:, 1] * rng.uniform(0, 0.2, 300)
     p[::7, 1:3] = 0.0  # some rows without gammons
     x = rng.choice([0.6, 0.68, 0.7], 300)
-    cases = [(cubeful.CubeRules(0, True), None, 1), (cubeful.CubeRules(0, False), None, 1),
-             (cubeful.CubeRules(7), (7, 7), 1), (cubeful.CubeRules(7), (3, 6), 2), (cubeful.CubeRules(7), (5, 1), 1)]
+    cases = [
+        (cubeful.CubeRules(0, True), None, 1),
+        (cubeful.CubeRules(0, False), None, 1),
+        (cubeful.CubeRules(7), (7, 7), 1),
+        (cubeful.CubeRules(7), (3, 6), 2),
+        (cubeful.CubeRules(7), (5, 1), 1),
+    ]
     for rules, away, cv in cases:
         for own in (0, 1):
             owner = np.full(300, own)
@@ -104,9 +114,12 @@ def test_batched_decisions_agree_with_cube_decide():
             vals = cubeful.cube_values(p, owner, x, rules, aw, np.full(300, cv))
             dbl = cubeful.offers_double(vals, p, owner, rules)
             take = vals[:, 1] <= vals[:, 2]
-            match = (cube.MatchState(jacoby=rules.jacoby) if rules.is_money else
-                     cube.MatchState(rules.match_length, (rules.match_length - away[0], rules.match_length - away[1])))
-            cs = cube.CubeState(cv, "me" if own else "centre")
+            match = (
+                MatchState(jacoby=rules.jacoby)
+                if rules.is_money
+                else MatchState(rules.match_length, (rules.match_length - away[0], rules.match_length - away[1]))
+            )
+            cs = CubeState(cv, "me" if own else "centre")
             for i in range(300):
                 d = cube.decide(p[i], cs, match, float(x[i]))
                 assert dbl[i] == d.action.startswith(("Double", "Redouble", "Optional")), (rules, own, i, d)
@@ -131,8 +144,9 @@ def _check_matches(c, length):
 
 
 def test_matches_crawford_and_scores():
-    c = cubeful.play_games(FixedPlayer([0.9, 0.0, 0, 0, 0]), PubevalPlayer(), 4, 0, 0, 10, cubeful.CubeRules(5),
-                           record=True)
+    c = cubeful.play_games(
+        FixedPlayer([0.9, 0.0, 0, 0, 0]), PubevalPlayer(), 4, 0, 0, 10, cubeful.CubeRules(5), record=True
+    )
     assert _check_matches(c, 5) > 0
     assert c.counts[0, cubeful.A_DOUBLES] > 0 and c.counts[1, cubeful.A_DOUBLES] == 0
     assert c.counts[1, cubeful.A_TAKES] == c.counts[0, cubeful.A_DOUBLES]
@@ -152,24 +166,79 @@ def test_same_seed_one_or_two_workers_identical(tmp_path):
 
 
 def test_cli_money_and_match(capsys, tmp_path):
-    assert main(["tournament", "--player", "pubeval", "--player", "random", "--games", "6", "--workers", "1",
-                 "--cube", "--jacoby", "off", "--json", "--out", str(tmp_path / "m")]) == 0
+    assert (
+        main(
+            [
+                "tournament",
+                "--player",
+                "pubeval",
+                "--player",
+                "random",
+                "--games",
+                "6",
+                "--workers",
+                "1",
+                "--cube",
+                "--jacoby",
+                "off",
+                "--json",
+                "--out",
+                str(tmp_path / "m"),
+            ]
+        )
+        == 0
+    )
     r = json.loads(capsys.readouterr().out)
     assert r["cube"] == {"match_length": 0, "jacoby": False, "crawford": False}
     assert r["pairings"][0]["cube_actions"]["a"]["doubles"] == 0 and r["pairings"][0]["ppg"] > 0
     assert (tmp_path / "m" / "01_pubeval_vs_random.mat").read_text().count(" Game ") == 6
-    assert main(["tournament", "--player", "pubeval", "--player", "random", "--games", "2", "--workers", "1",
-                 "--match-length", "3", "--out", str(tmp_path / "x")]) == 0
+    assert (
+        main(
+            [
+                "tournament",
+                "--player",
+                "pubeval",
+                "--player",
+                "random",
+                "--games",
+                "2",
+                "--workers",
+                "1",
+                "--match-length",
+                "3",
+                "--out",
+                str(tmp_path / "x"),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "3-point matches" in out and "Ranking" in out
     files = sorted((tmp_path / "x").iterdir())
     assert [f.name for f in files] == ["01_pubeval_vs_random_0001.mat", "01_pubeval_vs_random_0002.mat"]
     assert " 3 point match" in files[0].read_text()
-    assert main(["tournament", "--player", "pubeval", "--player", "random", "--games", "2", "--workers", "1",
-                 "--match-length", "-1"]) == 2
+    assert (
+        main(
+            [
+                "tournament",
+                "--player",
+                "pubeval",
+                "--player",
+                "random",
+                "--games",
+                "2",
+                "--workers",
+                "1",
+                "--match-length",
+                "-1",
+            ]
+        )
+        == 2
+    )
 
 
 # -- GNU Backgammon reads the cube lines ----------------------------------------------------------------------------
+
 
 def _gnubg(commands: str) -> str:
     out = subprocess.run([GNUBG, "-t", "-q"], input=commands, capture_output=True, text=True, timeout=300).stdout

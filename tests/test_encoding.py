@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bgbot import board, encoding
+from bgbot.evaluation import encoding
+from bgbot.rules import board
 from tests.gnubg_oracle import from_gnubg_after, to_gnubg
 
 
@@ -103,6 +104,7 @@ def test_shots_by_hand():
 def _exact_shots(position: np.ndarray) -> int:
     """Rolls (of 36) with which some legal play of the side on roll hits: gnubg-nn's move generator as the oracle."""
     import gnubg_nn
+
     gboard = to_gnubg(position)
     before = -int(position[0])
     count = 0

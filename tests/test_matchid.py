@@ -1,12 +1,12 @@
-"""Tests for bgbot.matchid against Match IDs printed by GNU Backgammon (tests/data/gnubg_cube_cases.json)."""
+"""Tests for bgbot.formats.matchid against Match IDs printed by GNU Backgammon (tests/data/gnubg_cube_cases.json)."""
 
 import json
 from pathlib import Path
 
 import pytest
 
-from bgbot.cube import CubeState, MatchState
-from bgbot.matchid import MatchID, MatchIDError
+from bgbot.formats.matchid import MatchID, MatchIDError
+from bgbot.rules.state import CubeState, MatchState
 
 DATA = json.loads((Path(__file__).parent / "data" / "gnubg_cube_cases.json").read_text())
 ALL_IDS = sorted({c["match_id"] for key in ("matchid", "xgid", "cube") for c in DATA[key]})

@@ -9,10 +9,11 @@ import subprocess
 import numpy as np
 import pytest
 
-from bgbot import matfile, positionid, tournament
-from bgbot.board import flip, starting_position
-from bgbot.movegen_scalar import legal_plays
-from bgbot.players import PubevalPlayer, RandomPlayer
+from bgbot.arena import tournament
+from bgbot.arena.players import PubevalPlayer, RandomPlayer
+from bgbot.formats import matfile, positionid
+from bgbot.rules.board import flip, starting_position
+from bgbot.rules.movegen_scalar import legal_plays
 
 GNUBG = "/usr/games/gnubg"
 
@@ -30,14 +31,23 @@ def test_play_steps_notation():
     home[[3, 6, 1]] = [1, 1, 0]
     home[24] = -15
     assert sorted(matfile.play_steps(home, (6, 3), flip(legal_plays(home, 6, 3)[0].afterstate)).split()) == [
-        "3/0", "6/0"]
+        "3/0",
+        "6/0",
+    ]
     with pytest.raises(matfile.MatFileError, match="no legal play"):
         matfile.play_steps(start, (3, 1), flip(start))
 
 
 def test_match_layout():
-    g = matfile.Game((matfile.Turn(1, (2, 5), "13/8 24/22"), matfile.Turn(0, (3, 4), ""),
-                      matfile.Turn(1, (6, 6), "24/18 24/18 13/7 13/7")), winner=1, points=2)
+    g = matfile.Game(
+        (
+            matfile.Turn(1, (2, 5), "13/8 24/22"),
+            matfile.Turn(0, (3, 4), ""),
+            matfile.Turn(1, (6, 6), "24/18 24/18 13/7 13/7"),
+        ),
+        winner=1,
+        points=2,
+    )
     text = matfile.match_text(("alice", "bob"), [g, g])
     lines = text.splitlines()
     assert lines[2] == " 0 point match" and lines[4] == " Game 1"
@@ -49,8 +59,9 @@ def test_match_layout():
 
 
 def _gnubg_final_position_ids(path) -> list[str]:
-    out = subprocess.run([GNUBG, "-t", "-q"], input=f"import mat {path}\n", capture_output=True, text=True,
-                         timeout=120).stdout
+    out = subprocess.run(
+        [GNUBG, "-t", "-q"], input=f"import mat {path}\n", capture_output=True, text=True, timeout=120
+    ).stdout
     assert "WARNING" not in out and "garbage" not in out, out[:2000]
     return re.findall(r"Position ID: (\S+)", out)
 

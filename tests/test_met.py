@@ -1,11 +1,11 @@
-"""Tests for bgbot.met: the embedded Kazaross-XG2 table and lookups."""
+"""Tests for bgbot.cube.met: the embedded Kazaross-XG2 table and lookups."""
 
 import json
 from pathlib import Path
 
 import pytest
 
-from bgbot.met import MatchEquityTable, METError, kazaross_xg2
+from bgbot.cube.met import MatchEquityTable, METError, kazaross_xg2
 
 
 def test_embedded_table_is_the_shared_one():
@@ -19,8 +19,8 @@ def test_embedded_table_is_the_shared_one():
 def test_lookups():
     met = kazaross_xg2()
     assert met.mwc(1, 1) == 0.5 and met.mwc(0, 3) == 1.0 and met.mwc(3, 0) == 0.0
-    assert met.mwc(1, 2) == pytest.approx(0.67736)                       # Crawford game, 1-away 2-away
-    assert met.mwc(2, 1, post_crawford=True) == pytest.approx(0.48803)   # free drop
+    assert met.mwc(1, 2) == pytest.approx(0.67736)  # Crawford game, 1-away 2-away
+    assert met.mwc(2, 1, post_crawford=True) == pytest.approx(0.48803)  # free drop
     assert met.mwc(1, 2, post_crawford=True) == pytest.approx(1 - 0.48803)
     for a in range(1, 10):
         for b in range(1, 10):

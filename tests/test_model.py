@@ -6,11 +6,11 @@ from importlib import resources
 
 import numpy as np
 
-from bgbot import checkpoint, encoding
 from bgbot.api import DEFAULT_MODEL
-from bgbot.network import Evaluator
-from bgbot.players import NetPlayer, RandomPlayer
-from bgbot.tournament import play_games
+from bgbot.arena.players import NetPlayer, RandomPlayer
+from bgbot.arena.tournament import play_games
+from bgbot.evaluation import checkpoint, encoding
+from bgbot.evaluation.network import Evaluator
 
 
 def test_default_model_describes_itself():
@@ -25,8 +25,9 @@ def test_default_model_describes_itself():
 def test_default_model_beats_a_random_player_in_95_percent_of_1000_games():
     with resources.as_file(DEFAULT_MODEL) as path:
         net, _ = checkpoint.load(path)
-    result = play_games(NetPlayer(Evaluator(net), 0, "bgbot"), RandomPlayer(seed=11), seed=11, pairing=0, start=0,
-                        stop=500)  # 500 duplicate pairs = 1,000 games
+    result = play_games(
+        NetPlayer(Evaluator(net), 0, "bgbot"), RandomPlayer(seed=11), seed=11, pairing=0, start=0, stop=500
+    )  # 500 duplicate pairs = 1,000 games
     wins = np.asarray(result.points_a) > 0
     assert len(wins) == 1000
     assert wins.mean() >= 0.95

@@ -8,13 +8,13 @@ import gnubg_nn
 import numpy as np
 import pytest
 
-from bgbot import movegen, positionid
-from bgbot.board import PositionError, flip, starting_position
-from bgbot.movegen import ROLLS, DiceError, generate_plays, position_keys
-from bgbot.movegen_scalar import legal_plays
+from bgbot.formats import positionid
+from bgbot.rules import movegen
+from bgbot.rules.board import PositionError, flip, starting_position
+from bgbot.rules.movegen import ROLLS, DiceError, generate_plays, position_keys
+from bgbot.rules.movegen_scalar import legal_plays
 from tests.gnubg_oracle import to_gnubg
-from tests.positions import make_positions
-from tests.positions import position
+from tests.positions import make_positions, position
 from tests.test_movegen_scalar import gnubg_keys
 
 SELFPLAY_FILE = Path(__file__).parent / "data" / "gnubg_selfplay_positions.txt"
@@ -119,7 +119,7 @@ def test_starting_position_play_counts():
     ],
 )
 def test_classic_traps(mine, theirs, dice, expected):
-    from bgbot.notation import format_play
+    from bgbot.formats.notation import format_play
 
     p = position(mine, theirs)
     plays = generate_plays(p[None], np.array([dice]))

@@ -8,9 +8,9 @@ import gnubg_nn
 import numpy as np
 import pytest
 
-from bgbot.board import PositionError, flip, starting_position
-from bgbot.movegen_scalar import DiceError, legal_plays, play_step
-from bgbot.notation import format_play
+from bgbot.formats.notation import format_play
+from bgbot.rules.board import PositionError, flip, starting_position
+from bgbot.rules.movegen_scalar import DiceError, legal_plays, play_step
 from tests.gnubg_oracle import from_gnubg_after, to_gnubg
 from tests.positions import make_positions, position
 
@@ -40,8 +40,6 @@ def agrees_with_gnubg(position: np.ndarray, d1: int, d2: int) -> bool:
     plays = legal_plays(position, d1, d2)
     mine = gnubg_keys([p.afterstate for p in plays]) if plays else []
     return len(mine) == len(set(mine)) and set(mine) == set(gnubg_nn.moves(to_gnubg(position), d1, d2))
-
-
 
 
 def formats(p: np.ndarray, d1: int, d2: int) -> list[str]:
@@ -141,7 +139,14 @@ def test_hitting_during_the_bear_off():
     p = position({5: 2, 4: 3, 1: 10}, {3: 1, 20: 14})
     plays = legal_plays(p, 2, 1)
     hits = [play for play in plays if play.afterstate[0] == -1]
-    assert {format_play(p, play) for play in hits} == {"4/3* 4/2", "4/3*/1", "5/3* 1/off", "5/3* 4/3", "5/3*/2", "5/4 5/3*"}
+    assert {format_play(p, play) for play in hits} == {
+        "4/3* 4/2",
+        "4/3*/1",
+        "5/3* 1/off",
+        "5/3* 4/3",
+        "5/3*/2",
+        "5/4 5/3*",
+    }
 
 
 def test_no_bear_off_with_a_checker_on_the_bar():

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from bgbot import board, encoding, network
-from bgbot.network import Evaluator, NetConfig, NetworkConfigError, ValueNet
+from bgbot.evaluation import encoding, network
+from bgbot.evaluation.network import Evaluator, NetConfig, NetworkConfigError, ValueNet
+from bgbot.rules import board, outcomes
 from tests.test_encoding import _random_positions
 
 
@@ -65,15 +66,15 @@ def test_evaluator_rejects_other_encoding():
 
 def test_flip_probabilities_and_equity():
     p = np.array([[0.6, 0.2, 0.05, 0.1, 0.01], [1.0, 1.0, 1.0, 0.0, 0.0]], dtype=np.float32)
-    q = network.flip_probabilities(p)
+    q = outcomes.flip_probabilities(p)
     np.testing.assert_allclose(q, [[0.4, 0.1, 0.01, 0.2, 0.05], [0.0, 0.0, 0.0, 1.0, 1.0]], atol=1e-7)
-    np.testing.assert_allclose(network.flip_probabilities(q), p, atol=1e-7)
+    np.testing.assert_allclose(outcomes.flip_probabilities(q), p, atol=1e-7)
     assert p[0, 0] == np.float32(0.6)  # the input is not modified
-    np.testing.assert_allclose(network.equity(p), [0.2 + 0.2 - 0.1 + 0.05 - 0.01, 3.0], atol=1e-6)
-    np.testing.assert_allclose(network.equity(q), -network.equity(p), atol=1e-6)
+    np.testing.assert_allclose(outcomes.equity(p), [0.2 + 0.2 - 0.1 + 0.05 - 0.01, 3.0], atol=1e-6)
+    np.testing.assert_allclose(outcomes.equity(q), -outcomes.equity(p), atol=1e-6)
     t = torch.from_numpy(p)
-    np.testing.assert_allclose(network.flip_probabilities(t).numpy(), q)
-    np.testing.assert_allclose(network.equity(t).numpy(), network.equity(p))
+    np.testing.assert_allclose(outcomes.flip_probabilities(t).numpy(), q)
+    np.testing.assert_allclose(outcomes.equity(t).numpy(), outcomes.equity(p))
 
 
 def test_set_threads():

@@ -9,24 +9,15 @@ import gnubg_nn
 import numpy as np
 import pytest
 
-import bgbot.notation
-from bgbot.board import flip, starting_position
-from bgbot.movegen_scalar import Play, legal_plays
-from bgbot.notation import (
-    NO_PLAY,
-    IllegalPlayError,
-    PlaySyntaxError,
-    format_no_play,
-    format_play,
-    parse_play,
-)
-from bgbot.positionid import encode
+import bgbot.formats.notation
+from bgbot.formats.notation import NO_PLAY, IllegalPlayError, PlaySyntaxError, format_no_play, format_play, parse_play
+from bgbot.formats.positionid import encode
+from bgbot.rules.board import flip, starting_position
+from bgbot.rules.movegen_scalar import Play, legal_plays
 from tests.gnubg_oracle import from_gnubg_after, to_gnubg
 from tests.positions import make_positions, position
 
 ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]
-
-
 
 
 def formats(p, d1, d2) -> set[str]:
@@ -34,7 +25,7 @@ def formats(p, d1, d2) -> set[str]:
 
 
 def test_doctests():
-    assert doctest.testmod(bgbot.notation).failed == 0
+    assert doctest.testmod(bgbot.formats.notation).failed == 0
 
 
 START = starting_position()

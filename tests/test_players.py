@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 import torch
 
-from bgbot import players
-from bgbot.board import flip, starting_position
-from bgbot.evaluation import best_plays
-from bgbot.movegen import generate_plays
-from bgbot.network import Evaluator, NetConfig, ValueNet
+from bgbot.arena import players
+from bgbot.evaluation.evaluator import best_plays
+from bgbot.evaluation.network import Evaluator, NetConfig, ValueNet
+from bgbot.rules.board import flip, starting_position
+from bgbot.rules.movegen import generate_plays
 from tests.positions import make_positions
 
 
@@ -37,12 +37,15 @@ def assert_legal(positions, dice, chosen):
         assert (i, bytes(row)) in legal
 
 
-@pytest.mark.parametrize("make", [
-    lambda: players.PubevalPlayer(),
-    lambda: players.RandomPlayer(5),
-    lambda: players.NetPlayer(small_evaluator(), 0),
-    lambda: players.NetPlayer(small_evaluator(), 1),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: players.PubevalPlayer(),
+        lambda: players.RandomPlayer(5),
+        lambda: players.NetPlayer(small_evaluator(), 0),
+        lambda: players.NetPlayer(small_evaluator(), 1),
+    ],
+)
 def test_players_choose_legal_plays(make, positions, dice):
     n = 40 if getattr(make(), "plies", 0) else len(positions)
     assert_legal(positions[:n], dice[:n], make().choose(positions[:n], dice[:n]))
@@ -80,6 +83,7 @@ def test_gnubg_converters_round_trip(positions):
 
 def test_gnubg_player_matches_gnubg_nn(positions, dice):
     import gnubg_nn
+
     chosen = players.GnubgPlayer(0).choose(positions[:60], dice[:60])
     assert_legal(positions[:60], dice[:60], chosen)
     for p, (d1, d2), after in zip(positions[:60], dice[:60], chosen):
@@ -95,8 +99,15 @@ def test_apply_steps_hits_and_bears_off():
     assert after[20] == 1 and after[0] == -1 and after[25] == 0 and after[3] == 0
 
 
-@pytest.mark.parametrize("spec, expect", [("pubeval", ("pubeval", 0)), ("gnubg:2", ("gnubg", 2)),
-                                          ("models/a.pt:1", ("models/a.pt", 1)), ("x.pt", ("x.pt", 0))])
+@pytest.mark.parametrize(
+    "spec, expect",
+    [
+        ("pubeval", ("pubeval", 0)),
+        ("gnubg:2", ("gnubg", 2)),
+        ("models/a.pt:1", ("models/a.pt", 1)),
+        ("x.pt", ("x.pt", 0)),
+    ],
+)
 def test_parse_spec(spec, expect):
     assert players.parse_spec(spec) == expect
 
@@ -108,7 +119,7 @@ def test_bad_specs_raise(spec):
 
 
 def test_checkpoint_spec(tmp_path):
-    from bgbot import checkpoint
+    from bgbot.evaluation import checkpoint
 
     path = checkpoint.save(tmp_path / "tiny.pt", ValueNet(NetConfig(n_hidden=4)), games_trained=0, training_config={})
     p = players.make_player(f"{path}:1")

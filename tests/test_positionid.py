@@ -9,15 +9,15 @@ import gnubg_nn
 import numpy as np
 import pytest
 
-import bgbot.positionid
-from bgbot.board import PositionError, flip, starting_position
-from bgbot.positionid import PositionIDError, decode, encode
+import bgbot.formats.positionid
+from bgbot.formats.positionid import PositionIDError, decode, encode
+from bgbot.rules.board import PositionError, flip, starting_position
 from tests.gnubg_oracle import from_gnubg, to_gnubg
 from tests.positions import make_positions
 
 
 def test_doctests():
-    assert doctest.testmod(bgbot.positionid).failed == 0
+    assert doctest.testmod(bgbot.formats.positionid).failed == 0
 
 
 def test_starting_position():

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import gnubg_nn  # the oracle: a test dependency, never skipped
 import numpy as np
-import pytest
 
-from bgbot import board, pubeval
+from bgbot.evaluation import pubeval
+from bgbot.evaluation.selection import segment_argmax
+from bgbot.rules import board
 from tests.gnubg_oracle import from_gnubg, from_gnubg_after, to_gnubg
-
 
 
 def _apply_pub_play(gboard, steps):
@@ -74,7 +74,7 @@ def test_is_race():
 def test_segment_argmax_first_of_ties():
     values = np.array([1.0, 3.0, 3.0, 0.5, -np.inf, 2.0, np.inf])
     parent = np.array([0, 0, 0, 1, 2, 2, 3])
-    np.testing.assert_array_equal(pubeval.segment_argmax(values, parent), [1, 3, 5, 6])
+    np.testing.assert_array_equal(segment_argmax(values, parent), [1, 3, 5, 6])
 
 
 def test_bearing_off_last_checker_scores_infinity():

@@ -6,11 +6,12 @@ import numpy as np
 import pytest
 import torch
 
-from bgbot import search
-from bgbot.board import game_result, starting_position
-from bgbot.evaluation import afterstate_probabilities, best_plays
-from bgbot.movegen import ROLL_WEIGHTS, ROLLS, generate_plays
-from bgbot.network import Evaluator, NetConfig, ValueNet, equity, flip_probabilities
+from bgbot.evaluation import search
+from bgbot.evaluation.evaluator import afterstate_probabilities, best_plays
+from bgbot.evaluation.network import Evaluator, NetConfig, ValueNet
+from bgbot.rules.board import game_result, starting_position
+from bgbot.rules.movegen import ROLL_WEIGHTS, ROLLS, generate_plays
+from bgbot.rules.outcomes import equity, flip_probabilities
 from tests.positions import make_positions
 
 
@@ -21,7 +22,7 @@ def ev():
 
 
 def reference_value(ev, afterstate, plies):
-    """k-ply value of one afterstate, one roll at a time (the definition in bgbot.search)."""
+    """k-ply value of one afterstate, one roll at a time (the definition in bgbot.evaluation.search)."""
     after = afterstate[None]
     if plies == 0 or game_result(after)[0] != 0:
         return afterstate_probabilities(ev, after)[0]

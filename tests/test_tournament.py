@@ -7,9 +7,11 @@ import json
 import numpy as np
 import pytest
 
-from bgbot import benchmark, tournament
+from bgbot.arena import benchmark, tournament
+from bgbot.arena import stats as arena_stats
+from bgbot.arena.players import PubevalPlayer, RandomPlayer
 from bgbot.cli import main
-from bgbot.players import PubevalPlayer, RandomPlayer
+from bgbot.rules import dice
 
 
 def _strip(results: dict) -> dict:
@@ -20,12 +22,18 @@ def _strip(results: dict) -> dict:
 def tiny_model(tmp_path_factory):
     import torch
 
-    from bgbot import checkpoint
-    from bgbot.network import NetConfig, ValueNet
+    from bgbot.evaluation import checkpoint
+    from bgbot.evaluation.network import NetConfig, ValueNet
 
     torch.manual_seed(1)
-    return str(checkpoint.save(tmp_path_factory.mktemp("m") / "tiny.pt", ValueNet(NetConfig(n_hidden=8)),
-                               games_trained=0, training_config={}))
+    return str(
+        checkpoint.save(
+            tmp_path_factory.mktemp("m") / "tiny.pt",
+            ValueNet(NetConfig(n_hidden=8)),
+            games_trained=0,
+            training_config={},
+        )
+    )
 
 
 def test_pubeval_against_itself_every_pair_sums_to_zero():
@@ -35,12 +43,12 @@ def test_pubeval_against_itself_every_pair_sums_to_zero():
 
 
 def test_opening_dice_are_never_doubles_and_deterministic():
-    d = tournament.opening_dice(1, 2, np.arange(5000))
+    d = dice.opening_dice(1, 2, np.arange(5000))
     assert (d[:, 0] != d[:, 1]).all() and d.min() == 1 and d.max() == 6
-    np.testing.assert_array_equal(d, tournament.opening_dice(1, 2, np.arange(5000)))
+    np.testing.assert_array_equal(d, dice.opening_dice(1, 2, np.arange(5000)))
     counts = np.bincount(d[:, 0], minlength=7)[1:]
     assert counts.min() > 700  # each value about 833 times
-    assert (tournament.opening_dice(2, 2, np.arange(5000)) != d).any()
+    assert (dice.opening_dice(2, 2, np.arange(5000)) != d).any()
 
 
 def test_pair_games_mirror_each_other():
@@ -53,7 +61,7 @@ def test_pair_games_mirror_each_other():
 
 
 def test_summarize_pair_statistics():
-    s = tournament.summarize(np.array([1, -1, 2, 1, -1, -1, 3, -2]))
+    s = arena_stats.summarize(np.array([1, -1, 2, 1, -1, -1, 3, -2]))
     pair_means = np.array([0, 1.5, -1, 0.5])
     assert s["ppg"] == pytest.approx(pair_means.mean()) and s["pairs"] == 4 and s["games"] == 8
     from scipy import stats
@@ -86,8 +94,27 @@ def test_bad_tournaments_raise():
 
 
 def test_cli_tournament_json_and_table(capsys, tmp_path):
-    assert main(["tournament", "--player", "pubeval", "--player", "random", "--games", "10", "--seed", "1",
-                 "--workers", "1", "--json", "--out", str(tmp_path)]) == 0
+    assert (
+        main(
+            [
+                "tournament",
+                "--player",
+                "pubeval",
+                "--player",
+                "random",
+                "--games",
+                "10",
+                "--seed",
+                "1",
+                "--workers",
+                "1",
+                "--json",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
     r = json.loads(capsys.readouterr().out)
     assert r["pairings"][0]["games"] == 10 and r["pairings"][0]["ppg"] > 0
     assert (tmp_path / "01_pubeval_vs_random.mat").read_text().count(" Game ") == 10

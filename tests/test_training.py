@@ -8,13 +8,13 @@ import json
 import numpy as np
 import pytest
 
-from bgbot import checkpoint
-from bgbot.board import flip
+from bgbot.evaluation import checkpoint
+from bgbot.rules.board import flip
+from tests.positions import position
+from training import cli
 from training.config import ConfigError, TrainConfig
 from training.selfplay import SelfPlay, lambda_returns, roll_dice
-from training import cli
 from training.train import RunError, RunState, train
-from tests.positions import position
 
 P = np.array([0.3, 0.1, 0.05, 0.2, 0.02], dtype=np.float32)  # (w, wg, wbg, lg, lbg) for the side on roll
 

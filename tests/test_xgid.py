@@ -1,4 +1,4 @@
-"""Tests for bgbot.xgid against positions and Match IDs GNU Backgammon shows after `set xgid`."""
+"""Tests for bgbot.formats.xgid against positions and Match IDs GNU Backgammon shows after `set xgid`."""
 
 import json
 from pathlib import Path
@@ -6,10 +6,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bgbot import board
-from bgbot.cube import CubeState, MatchState
-from bgbot.matchid import MatchID
-from bgbot.xgid import XGID, XGIDError
+from bgbot.formats.matchid import MatchID
+from bgbot.formats.xgid import XGID, XGIDError
+from bgbot.rules import board
+from bgbot.rules.state import CubeState, MatchState
 
 DATA = json.loads((Path(__file__).parent / "data" / "gnubg_cube_cases.json").read_text())["xgid"]
 START = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"
@@ -50,8 +50,9 @@ def test_from_states_round_trip():
         assert y == x and np.array_equal(y.on_roll_position(), pos) and y.to_states() == (cube, match)
 
 
-@pytest.mark.parametrize("bad", ["XGID=", START.replace("-b", "-z"), START[:-3], START.replace(":00:", ":7x:"),
-                                 START.replace("B-:", "P-:")])
+@pytest.mark.parametrize(
+    "bad", ["XGID=", START.replace("-b", "-z"), START[:-3], START.replace(":00:", ":7x:"), START.replace("B-:", "P-:")]
+)
 def test_malformed(bad):
     with pytest.raises(XGIDError, match="XGID"):
         XGID.from_string(bad)

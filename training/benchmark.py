@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bgbot.benchmark import benchmark, plot_progress
-from bgbot.network import Evaluator, ValueNet
+from bgbot.arena.benchmark import benchmark, plot_progress
+from bgbot.evaluation.network import Evaluator, ValueNet
 
 from .config import TrainConfig
 

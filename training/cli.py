@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bgbot.checkpoint import CheckpointError
+from bgbot.evaluation.checkpoint import CheckpointError
 
 from .config import ConfigError, TrainConfig
 from .train import RunError, train

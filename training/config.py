@@ -6,10 +6,12 @@ import tomllib
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
+from bgbot.errors import BgbotError
+
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 
 
-class ConfigError(ValueError):
+class ConfigError(BgbotError):
     """A training config file that is missing, malformed or has unknown or out-of-range fields."""
 
 
@@ -24,7 +26,7 @@ class TrainConfig:
     n_hidden: int = 128
     """Hidden units of the value network."""
     activation: str = "sigmoid"
-    """Hidden activation (``bgbot.network.ACTIVATIONS``)."""
+    """Hidden activation (``bgbot.evaluation.network.ACTIVATIONS``)."""
     lr: float = 1e-3
     """Adam learning rate at the start."""
     lr_final: float = 1e-4
@@ -36,7 +38,7 @@ class TrainConfig:
     seed: int = 1
     """Seed of the network initialisation and of all dice."""
     threads: int = 0
-    """torch intra-op threads (0: the default of ``bgbot.network.set_threads``, one: numpy's BLAS already uses
+    """torch intra-op threads (0: the default of ``bgbot.evaluation.network.set_threads``, one: numpy's BLAS already uses
     every core for the large products)."""
     checkpoint_every: int = 10_000
     """Games between checkpoints (``latest.pt`` is rewritten each time; numbered copies are kept)."""

@@ -2,9 +2,9 @@
 
 Algorithm (TD-Gammon's, batched):
 
-* ``G`` games advance together. At each ply every game's side on roll (call it X) rolls; :func:`bgbot.movegen.
+* ``G`` games advance together. At each ply every game's side on roll (call it X) rolls; :func:`bgbot.rules.movegen.
   generate_plays` lists every afterstate of every game, the network evaluates them all in one call
-  (:func:`bgbot.evaluation.afterstate_probabilities`, which scores finished games exactly), and X takes the play of
+  (:func:`bgbot.evaluation.evaluator.afterstate_probabilities`, which scores finished games exactly), and X takes the play of
   highest cubeless equity (greedy: the dice give enough exploration). A game's first play uses a non-double
   opening roll, as the rules have it. Finished games are replaced by new games from the starting position.
 * The position before X rolls, ``s_t``, is exactly the afterstate the other side's last play produced (flipped so X is
@@ -15,7 +15,7 @@ Algorithm (TD-Gammon's, batched):
   where ``flip`` maps ``(w, wg, wbg, lg, lbg)`` to ``(1 - w, lg, lbg, wg, wbg)``: the net sees ``a_t`` with X's
   opponent on roll. When X's play ends the game, ``v_t`` is the actual result for X, who has won: ``w = 1``,
   ``wg = 1`` if the loser has no checker off, ``wbg = 1`` if in addition it has a checker on the bar or in X's home
-  board, ``lg = lbg = 0`` (:func:`bgbot.evaluation.terminal_probabilities`).
+  board, ``lg = lbg = 0`` (:func:`bgbot.evaluation.evaluator.terminal_probabilities`).
 * TD(lambda), forward view, truncated to a window of ``H`` plies: the target of ``s_t`` is the lambda-return
 
       G_t = (1 - lambda) * v_t + lambda * flip(G_{t+1}),   G_t = v_t  if the game ended at ply t or t = t0 + H - 1
@@ -32,11 +32,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from bgbot.board import game_result, starting_position
-from bgbot.evaluation import PositionEvaluator, afterstate_probabilities
-from bgbot.movegen import generate_plays
-from bgbot.network import equity, flip_probabilities
-from bgbot.pubeval import segment_argmax
+from bgbot.evaluation.evaluator import PositionEvaluator, afterstate_probabilities
+from bgbot.evaluation.selection import segment_argmax
+from bgbot.rules.board import game_result, starting_position
+from bgbot.rules.movegen import generate_plays
+from bgbot.rules.outcomes import equity, flip_probabilities
 
 # The 30 ordered non-double rolls: an opening roll is one of them, uniformly (each side rolls one die, ties re-rolled).
 _OPENING_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, 7) if a != b], dtype=np.int8)

@@ -16,16 +16,17 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import torch
 from tqdm import tqdm
 
-from bgbot import checkpoint, encoding
-from bgbot.network import Evaluator, NetConfig, ValueNet, set_threads
+from bgbot.errors import BgbotError
+from bgbot.evaluation import checkpoint, encoding
+from bgbot.evaluation.network import Evaluator, NetConfig, ValueNet, set_threads
 
 from .config import TrainConfig
 from .selfplay import SelfPlay
@@ -34,7 +35,7 @@ EvaluateFn = Callable[[ValueNet, int], dict]
 """``evaluate(net, games_trained) -> record``; the record holds at least ``ppg``, ``ci_low``, ``ci_high``."""
 
 
-class RunError(ValueError):
+class RunError(BgbotError):
     """A run directory that cannot be started or resumed as asked."""
 
 
@@ -62,16 +63,19 @@ def _start(config: TrainConfig, run_dir: Path, resume: bool):
     if resume:
         net, meta = checkpoint.load(latest)
         if net.config.n_hidden != config.n_hidden or net.config.activation != config.activation:
-            raise RunError(f"{latest} holds a net {net.config} that does not match the config (n_hidden "
-                           f"{config.n_hidden}, activation {config.activation!r})")
+            raise RunError(
+                f"{latest} holds a net {net.config} that does not match the config (n_hidden "
+                f"{config.n_hidden}, activation {config.activation!r})"
+            )
         net.train()
         opt = torch.optim.Adam(net.parameters(), lr=config.lr)
         if meta.optimizer_state is not None:
             opt.load_state_dict(meta.optimizer_state)
         return net, opt, meta.games_trained
     if latest.exists():
-        raise RunError(f"{run_dir} already holds a run (latest.pt); pass --resume to continue it or pick another "
-                       "run directory")
+        raise RunError(
+            f"{run_dir} already holds a run (latest.pt); pass --resume to continue it or pick another run directory"
+        )
     torch.manual_seed(config.seed)
     net = ValueNet(NetConfig(n_inputs=encoding.N_FEATURES, n_hidden=config.n_hidden, activation=config.activation))
     return net, torch.optim.Adam(net.parameters(), lr=config.lr), 0
@@ -102,7 +106,7 @@ def train(
     Raises:
         RunError: ``run_dir`` holds a run and ``resume`` is false, ``resume`` without ``run_dir/latest.pt``, or a
             checkpoint that does not match the config.
-        bgbot.checkpoint.CheckpointError: ``latest.pt`` is corrupt.
+        bgbot.evaluation.checkpoint.CheckpointError: ``latest.pt`` is corrupt.
     """
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -119,14 +123,19 @@ def train(
     def save() -> None:
         meta_cfg = config.to_dict()
         checkpoint.save(run_dir / "latest.pt", net, games_trained=games, training_config=meta_cfg, optimizer=opt)
-        checkpoint.save(run_dir / "checkpoints" / f"games-{games:08d}.pt", net, games_trained=games,
-                        training_config=meta_cfg)
+        checkpoint.save(
+            run_dir / "checkpoints" / f"games-{games:08d}.pt", net, games_trained=games, training_config=meta_cfg
+        )
         elapsed = time.perf_counter() - t0
-        _append_jsonl(run_dir / "log.jsonl", {
-            "games": games, "loss": float(np.mean(losses)) if losses else None,
-            "games_per_second": (games - start_games) / max(elapsed, 1e-9),
-            "single_gammon_backgammon": selfplay.results.tolist(),
-        })
+        _append_jsonl(
+            run_dir / "log.jsonl",
+            {
+                "games": games,
+                "loss": float(np.mean(losses)) if losses else None,
+                "games_per_second": (games - start_games) / max(elapsed, 1e-9),
+                "single_gammon_backgammon": selfplay.results.tolist(),
+            },
+        )
         losses.clear()
 
     def bench() -> dict:

@@ -14,27 +14,34 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
-from bgbot import context
+from bgbot.errors import BgbotError
+from bgbot.formats import context
 
 if TYPE_CHECKING:  # bgbot.api imports torch (seconds): only the commands that use a model load it
     from bgbot.api import Bot
 
 
-class UsageError(ValueError):
+class UsageError(BgbotError):
     """Arguments that do not fit together (POSITION and --batch, neither, ...)."""
 
 
 def add_position_arguments(parser: argparse.ArgumentParser, dice: bool) -> None:
     """POSITION (optional: --batch replaces it), DICE if ``dice`` (optional: the position may carry them), --batch,
     --json."""
-    parser.add_argument("position", nargs="?", metavar="POSITION",
-                        help="Position ID, PositionID:MatchID (GNUbg ID) or XGID=...")
+    parser.add_argument(
+        "position", nargs="?", metavar="POSITION", help="Position ID, PositionID:MatchID (GNUbg ID) or XGID=..."
+    )
     if dice:
-        parser.add_argument("dice", nargs="*", metavar="DICE",
-                            help="the roll: 31, 3-1 or '3 1' (optional when POSITION carries dice)")
-    parser.add_argument("--batch", metavar="FILE",
-                        help="read one request per line from FILE ('-' for standard input) instead of POSITION"
-                             + (" and DICE" if dice else "") + "; write one JSON answer per line")
+        parser.add_argument(
+            "dice", nargs="*", metavar="DICE", help="the roll: 31, 3-1 or '3 1' (optional when POSITION carries dice)"
+        )
+    parser.add_argument(
+        "--batch",
+        metavar="FILE",
+        help="read one request per line from FILE ('-' for standard input) instead of POSITION"
+        + (" and DICE" if dice else "")
+        + "; write one JSON answer per line",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
@@ -44,7 +51,7 @@ def add_model_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def load_bot(args: argparse.Namespace) -> Bot:
-    """The bot of ``--model`` (default model when absent). Raises bgbot.checkpoint.CheckpointError."""
+    """The bot of ``--model`` (default model when absent). Raises bgbot.evaluation.checkpoint.CheckpointError."""
     from bgbot.api import Bot
 
     return Bot.load(args.model)
@@ -71,11 +78,12 @@ def split_line(line: str, dice: bool) -> tuple[str, str | None]:
 
 
 def resolve(position: str, dice: str | None, need_dice: bool) -> context.Context:
-    """Parse POSITION and DICE (:func:`bgbot.context.resolve`); with ``need_dice``, dice must come from one of them."""
+    """Parse POSITION and DICE (:func:`bgbot.formats.context.resolve`); with ``need_dice``, dice must come from one of them."""
     ctx = context.resolve(position, dice)
     if need_dice and ctx.dice is None:
-        raise context.DiceSyntaxError(f"no dice: give DICE after POSITION {position!r} (e.g. 31), or a position "
-                                      "that carries dice")
+        raise context.DiceSyntaxError(
+            f"no dice: give DICE after POSITION {position!r} (e.g. 31), or a position that carries dice"
+        )
     return ctx
 
 
@@ -110,7 +118,7 @@ def run_batch(path: str, answer: Callable[[str], dict]) -> int:
                 continue
             try:
                 obj = answer(line)
-            except ValueError as err:
+            except BgbotError as err:
                 message = str(err)
                 obj = {"error": message if len(message) <= MAX_ERROR else message[:MAX_ERROR] + "... (truncated)"}
             print_json(obj)

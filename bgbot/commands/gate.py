@@ -6,15 +6,17 @@ import argparse
 import json
 import os
 
-from bgbot import benchmark
+from bgbot.arena import benchmark
 
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
-        "gate", help="promote a checkpoint into models/ if it significantly beats the current model",
+        "gate",
+        help="promote a checkpoint into models/ if it significantly beats the current model",
         description="Play CANDIDATE against the current model with duplicate dice; copy it into the current model's "
-                    "directory only when the 95%% CI of its ppg lies above 0. Every decision is appended to "
-                    "README.md there (section 'Gate decisions').")
+        "directory only when the 95%% CI of its ppg lies above 0. Every decision is appended to "
+        "README.md there (section 'Gate decisions').",
+    )
     p.add_argument("candidate", metavar="CANDIDATE", help="the candidate checkpoint (.pt)")
     p.add_argument("--against", required=True, metavar="PATH", help="the current model, e.g. models/current.pt")
     p.add_argument("--games", type=int, required=True, help="games (even)")
@@ -31,6 +33,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(d, indent=2))
     else:
         verdict = f"ACCEPTED, promoted to {d['promoted_to']}" if d["accepted"] else "rejected"
-        print(f"{d['candidate']} vs {d['against']}: {d['ppg']:+.3f} ppg, 95% CI [{d['ci_low']:+.3f}, "
-              f"{d['ci_high']:+.3f}] over {d['games']} games (seed {d['seed']}): {verdict}")
+        print(
+            f"{d['candidate']} vs {d['against']}: {d['ppg']:+.3f} ppg, 95% CI [{d['ci_low']:+.3f}, "
+            f"{d['ci_high']:+.3f}] over {d['games']} games (seed {d['seed']}): {verdict}"
+        )
     return 0

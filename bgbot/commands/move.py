@@ -5,18 +5,21 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from bgbot import cube as cube_lib
 from bgbot.commands import common
+from bgbot.cube import decision as cube_lib
 
 if TYPE_CHECKING:
     from bgbot.api import Bot
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("move", help="rank the legal plays by the model's equity",
-                              description="Rank every legal play of DICE in POSITION by the model, best first: "
-                                          "cubeless equity and outcome probabilities from the mover's side (match "
-                                          "winning chance at a match score).")
+    p = subparsers.add_parser(
+        "move",
+        help="rank the legal plays by the model's equity",
+        description="Rank every legal play of DICE in POSITION by the model, best first: "
+        "cubeless equity and outcome probabilities from the mover's side (match "
+        "winning chance at a match score).",
+    )
     common.add_position_arguments(p, dice=True)
     common.add_model_argument(p)
     p.add_argument("--ply", type=int, default=0, metavar="N", help="search depth (0 = the net's own evaluation)")
@@ -63,5 +66,7 @@ def print_table(result: dict, game: str, ply: int) -> None:
         diff = "" if i == 1 else f" ({value - best:+.2%})" if match else f" ({value - best:+.3f})"
         line = f"{i:4d}. {p['play']:<{width}}  {p['equity']:+7.3f}" + (f"  {p['mwc']:6.1%}" if match else "")
         note = "" if p.get("ply", ply) == ply else f"  [{p['ply']}-ply: outside the move filter]"
-        print(line + f"  {q['win']:6.3f} {q['win_gammon']:6.3f} {q['win_backgammon']:6.3f}  {1 - q['win']:6.3f} "
-                     f"{q['lose_gammon']:6.3f} {q['lose_backgammon']:6.3f}{diff}{note}")
+        print(
+            line + f"  {q['win']:6.3f} {q['win_gammon']:6.3f} {q['win_backgammon']:6.3f}  {1 - q['win']:6.3f} "
+            f"{q['lose_gammon']:6.3f} {q['lose_backgammon']:6.3f}{diff}{note}"
+        )

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import argparse
 
-from bgbot import plays
 from bgbot.commands import common
+from bgbot.formats import plays
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("moves", help="list every legal play",
-                              description="List every legal play of DICE in POSITION, each resulting position once, "
-                                          "with the resulting Position ID (opponent on roll).")
+    p = subparsers.add_parser(
+        "moves",
+        help="list every legal play",
+        description="List every legal play of DICE in POSITION, each resulting position once, "
+        "with the resulting Position ID (opponent on roll).",
+    )
     common.add_position_arguments(p, dice=True)
     p.set_defaults(func=run)
 
@@ -32,8 +35,10 @@ def run(args: argparse.Namespace) -> int:
         common.print_json(result)
         return 0
     n = len(result["plays"])
-    print(f"Position ID {result['position_id']}, dice {common.format_dice(result['dice'])}: "
-          f"{n} legal play{'s' if n != 1 else ''}")
+    print(
+        f"Position ID {result['position_id']}, dice {common.format_dice(result['dice'])}: "
+        f"{n} legal play{'s' if n != 1 else ''}"
+    )
     width = max(len(p["play"]) for p in result["plays"])
     for i, p in enumerate(result["plays"], 1):
         print(f"{i:4d}. {p['play']:<{width}}  -> {p['position_id']}")

@@ -1,4 +1,4 @@
-"""``bgbot tournament``: a round robin of players with duplicate dice (logic in :mod:`bgbot.tournament`)."""
+"""``bgbot tournament``: a round robin of players with duplicate dice (logic in :mod:`bgbot.arena.tournament`)."""
 
 from __future__ import annotations
 
@@ -6,39 +6,70 @@ import argparse
 import json
 import os
 
-from bgbot import tournament
+from bgbot.arena import tournament
 
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
-        "tournament", help="round robin of players with duplicate dice, ppg ± 95%% CI",
+        "tournament",
+        help="round robin of players with duplicate dice, ppg ± 95%% CI",
         description="Play every pairing of the players (cubeless money by default; --cube: cubeful money; "
-                    "--match-length N: N-point matches; duplicate dice: each dice sequence twice with the seats "
-                    "swapped) and print ppg (or match-win rate) with a 95%% confidence interval per pairing and a "
-                    "ranking. A player is PATH.pt[:PLY], pubeval, gnubg[:PLY] or random.")
-    p.add_argument("--player", action="append", required=True, metavar="SPEC",
-                   help="a player (give at least two): PATH.pt[:PLY], pubeval, gnubg[:PLY], random")
+        "--match-length N: N-point matches; duplicate dice: each dice sequence twice with the seats "
+        "swapped) and print ppg (or match-win rate) with a 95%% confidence interval per pairing and a "
+        "ranking. A player is PATH.pt[:PLY], pubeval, gnubg[:PLY] or random.",
+    )
+    p.add_argument(
+        "--player",
+        action="append",
+        required=True,
+        metavar="SPEC",
+        help="a player (give at least two): PATH.pt[:PLY], pubeval, gnubg[:PLY], random",
+    )
     p.add_argument("--games", type=int, required=True, help="games per pairing (even: games/2 duplicate pairs)")
     p.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1,
-                   help="worker processes (default: all CPUs); results do not depend on it")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="worker processes (default: all CPUs); results do not depend on it",
+    )
     p.add_argument("--json", action="store_true", help="print the results as JSON")
-    p.add_argument("--out", metavar="DIR", help="write each pairing's games as a Jellyfish .mat file into DIR "
-                   "(matches: one file per match)")
-    p.add_argument("--cube", action="store_true",
-                   help="cubeful money games: bots double, take and pass by bgbot.cube from their own 0-ply "
-                        "probabilities; pubeval and random never double and always take")
-    p.add_argument("--jacoby", choices=("on", "off"), default="on",
-                   help="Jacoby rule in cubeful money games (default on)")
-    p.add_argument("--match-length", type=int, default=0, metavar="N",
-                   help="play N-point matches (cubeful, Crawford rule); --games then counts matches")
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        help="write each pairing's games as a Jellyfish .mat file into DIR (matches: one file per match)",
+    )
+    p.add_argument(
+        "--cube",
+        action="store_true",
+        help="cubeful money games: bots double, take and pass by bgbot.cube.decision from their own 0-ply "
+        "probabilities; pubeval and random never double and always take",
+    )
+    p.add_argument(
+        "--jacoby", choices=("on", "off"), default="on", help="Jacoby rule in cubeful money games (default on)"
+    )
+    p.add_argument(
+        "--match-length",
+        type=int,
+        default=0,
+        metavar="N",
+        help="play N-point matches (cubeful, Crawford rule); --games then counts matches",
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.match_length < 0:
         raise tournament.TournamentError(f"--match-length must be >= 0, got {args.match_length}")
-    results = tournament.run(args.player, args.games, seed=args.seed, workers=args.workers, out_dir=args.out,
-                             cube=args.cube, match_length=args.match_length, jacoby=args.jacoby == "on")
+    results = tournament.run(
+        args.player,
+        args.games,
+        seed=args.seed,
+        workers=args.workers,
+        out_dir=args.out,
+        cube=args.cube,
+        match_length=args.match_length,
+        jacoby=args.jacoby == "on",
+    )
     print(json.dumps(results, indent=2) if args.json else tournament.format_table(results))
     return 0

@@ -1,23 +1,55 @@
-"""``bgbot train --config CONFIG --run-dir DIR [--resume]``: self-play training (the same as ``python -m training``)."""
+"""``bgbot train --config CONFIG --run-dir DIR [--resume]``: self-play training (the same as ``python -m training``).
+
+The training code lives beside the library, in the source tree's ``training/`` folder; it is installed as the package
+``bgbot_training`` (a name that cannot clash with other projects' ``training``) and imported only by this command.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
+from types import ModuleType
+
+from bgbot.errors import BgbotError
+
+
+class TrainingMissingError(BgbotError):
+    """The training package is neither installed (``bgbot_training``) nor importable from a checkout (``training``)."""
+
+
+def training_cli() -> ModuleType:
+    """The training package's ``cli`` module: ``bgbot_training.cli`` when installed, else ``training.cli`` (a checkout).
+
+    Raises:
+        TrainingMissingError: neither can be imported.
+    """
+    for name in ("bgbot_training.cli", "training.cli"):
+        try:
+            return importlib.import_module(name)
+        except ModuleNotFoundError as err:
+            if err.name not in (name, name.split(".")[0]):
+                raise
+    raise TrainingMissingError(
+        "the training package is not installed: install bgbot from its source tree "
+        "(pip install .) or run from a checkout"
+    )
 
 
 def add_parser(subparsers) -> None:
     """Add the ``train`` subcommand."""
-    from training.cli import add_arguments
-
-    p = subparsers.add_parser("train", help="train a value network by self-play (TD(lambda))",
-                              description="Train a value network by self-play. Presets: training/configs/*.toml "
-                                          "(tiny: seconds; full: the shipped model's recipe).")
-    add_arguments(p)
+    p = subparsers.add_parser(
+        "train",
+        help="train a value network by self-play (TD(lambda))",
+        description="Train a value network by self-play. Presets: training/configs/*.toml "
+        "(tiny: seconds; full: the shipped model's recipe).",
+    )
+    try:
+        training_cli().add_arguments(p)
+    except TrainingMissingError:
+        pass  # run() raises it again, as one error line
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run training; see :func:`training.cli.run`."""
-    from training.cli import run as run_training
-
-    return run_training(args)
+    return training_cli().run(args)

@@ -1,7 +1,7 @@
 """Play notation as GNU Backgammon writes it (``24/18 13/11``, ``bar/22*``, ``6/off``, ``8/5(2) 6/5(2)``), and
 a forgiving parser that resolves what a user types to a legal play.
 
-Points are written in the mover's numbering: 1..24, ``bar`` for the mover's bar (index 25 of a :mod:`bgbot.board`
+Points are written in the mover's numbering: 1..24, ``bar`` for the mover's bar (index 25 of a :mod:`bgbot.rules.board`
 position) and ``off`` for borne off (index 0 of a step's destination). The rules for writing a play follow GNU
 Backgammon's ``FormatMove`` (drawboard.c):
 
@@ -21,9 +21,10 @@ import re
 
 import numpy as np
 
-from bgbot.board import BAR, validate
-from bgbot.movegen_scalar import Play, legal_plays
-from bgbot.positionid import encode
+from bgbot.errors import BgbotError
+from bgbot.formats.positionid import encode
+from bgbot.rules.board import BAR, validate
+from bgbot.rules.movegen_scalar import Play, legal_plays
 
 __all__ = ["NO_PLAY", "PlaySyntaxError", "IllegalPlayError", "format_play", "format_no_play", "parse_play"]
 
@@ -35,11 +36,11 @@ _NO_PLAY_SPELLINGS = {"", NO_PLAY, "no play", "cannot move", "pass"}
 _COUNT_RE = re.compile(r"\((\d+)\)")
 
 
-class PlaySyntaxError(ValueError):
+class PlaySyntaxError(BgbotError):
     """Text that is not a play at all (unknown point names, a move without a destination, a bad count)."""
 
 
-class IllegalPlayError(ValueError):
+class IllegalPlayError(BgbotError):
     """A well-formed play that is not legal (or is ambiguous) in the given position with the given dice."""
 
 
@@ -57,14 +58,14 @@ def format_play(position: np.ndarray, play: Play) -> str:
     """GNU Backgammon's notation of ``play`` made from ``position``.
 
     Args:
-        position: ``(26,)`` int8, the position BEFORE the play, from the mover's side (see :mod:`bgbot.board`).
-        play: a :class:`bgbot.movegen_scalar.Play` of that position (only its ``steps`` are read).
+        position: ``(26,)`` int8, the position BEFORE the play, from the mover's side (see :mod:`bgbot.rules.board`).
+        play: a :class:`bgbot.rules.movegen_scalar.Play` of that position (only its ``steps`` are read).
 
     Returns:
         e.g. ``"24/18 13/11"``, ``"bar/22*"``, ``"6/off"``, ``"8/5(2) 6/5(2)"``, ``"24/18*/13"``; :data:`NO_PLAY`
         for a play without steps.
 
-    >>> from bgbot.board import starting_position
+    >>> from bgbot.rules.board import starting_position
     >>> start = starting_position()
     >>> [format_play(start, p) for p in legal_plays(start, 6, 5)][:3]
     ['24/13', '24/18 13/8', '24/18 8/3']
@@ -147,21 +148,21 @@ def parse_play(position: np.ndarray, dice: tuple[int, int], text: str) -> Play:
     is the non-hitting play, ``24/18*/13`` the hitting one), or the one legal play if only one fits.
 
     Args:
-        position: ``(26,)`` int8, the mover's view (see :mod:`bgbot.board`).
+        position: ``(26,)`` int8, the mover's view (see :mod:`bgbot.rules.board`).
         dice: ``(d1, d2)``, 1..6 each.
         text: the play; see :data:`NO_PLAY` for a forfeited turn.
 
     Returns:
-        The matching :class:`bgbot.movegen_scalar.Play` from :func:`bgbot.movegen_scalar.legal_plays` (or, when no
+        The matching :class:`bgbot.rules.movegen_scalar.Play` from :func:`bgbot.rules.movegen_scalar.legal_plays` (or, when no
         play is legal and ``text`` says so, a Play without steps whose afterstate is ``position``).
 
     Raises:
         PlaySyntaxError: ``text`` is not a play.
         IllegalPlayError: a well-formed play that is illegal or ambiguous here (the message gives the Position ID
             and dice).
-        bgbot.movegen_scalar.DiceError, bgbot.board.PositionError: bad dice or position.
+        bgbot.rules.movegen_scalar.DiceError, bgbot.rules.board.PositionError: bad dice or position.
 
-    >>> from bgbot.board import starting_position
+    >>> from bgbot.rules.board import starting_position
     >>> start = starting_position()
     >>> format_play(start, parse_play(start, (6, 5), "13/7/2"))
     '13/2'

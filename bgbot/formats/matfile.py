@@ -30,8 +30,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .board import flip
-from .movegen_scalar import legal_plays
+from bgbot.errors import BgbotError
+from bgbot.rules.board import flip
+from bgbot.rules.movegen_scalar import legal_plays
 
 LEFT_WIDTH = 28
 """Width of the left column's text after the ``NNN) `` move number (GNU Backgammon's export)."""
@@ -39,7 +40,7 @@ HEADER_WIDTH = 31
 """Width of the left player's ``name : score`` field in a game header."""
 
 
-class MatFileError(ValueError):
+class MatFileError(BgbotError):
     """A play that cannot be written: the afterstate is not a legal result of the position and dice."""
 
 
@@ -108,8 +109,10 @@ def play_steps(position: np.ndarray, dice, afterstate: np.ndarray) -> str:
     for play in plays:
         if bytes(play.afterstate) == target:
             return " ".join(f"{s}/{t}{'*' if h else ''}" for (s, t), h in zip(play.steps, play.hits))
-    raise MatFileError(f"no legal play of {tuple(int(d) for d in dice)} in {np.asarray(position).tolist()} "
-                       f"leads to {flip(np.asarray(afterstate)).tolist()}")
+    raise MatFileError(
+        f"no legal play of {tuple(int(d) for d in dice)} in {np.asarray(position).tolist()} "
+        f"leads to {flip(np.asarray(afterstate)).tolist()}"
+    )
 
 
 def _result_line(winner: int, points: int) -> str:
@@ -136,8 +139,13 @@ def game_text(number: int, names: tuple[str, str], scores: tuple[int, int], game
     return "\n".join(lines) + "\n"
 
 
-def match_text(names: tuple[str, str], games: list[Game], match_length: int = 0, date: dt.date | None = None,
-               jacoby: bool | None = None) -> str:
+def match_text(
+    names: tuple[str, str],
+    games: list[Game],
+    match_length: int = 0,
+    date: dt.date | None = None,
+    jacoby: bool | None = None,
+) -> str:
     """A whole ``.mat`` file: the header, then every game with cumulative scores (money session by default).
 
     ``names`` are written as they are: keep them to letters, digits, ``-``, ``_`` and ``.`` (see :func:`safe_name`).
@@ -146,9 +154,11 @@ def match_text(names: tuple[str, str], games: list[Game], match_length: int = 0,
     without the Jacoby rule.
     """
     date = date or dt.date.today()
-    parts = [f'; [EventDate "{date:%Y.%m.%d}"]\n' + (f'; [Jacoby "{"On" if jacoby else "Off"}"]\n'
-                                                   if jacoby is not None and not match_length else ""),
-             f" {match_length} point match\n"]
+    parts = [
+        f'; [EventDate "{date:%Y.%m.%d}"]\n'
+        + (f'; [Jacoby "{"On" if jacoby else "Off"}"]\n' if jacoby is not None and not match_length else ""),
+        f" {match_length} point match\n",
+    ]
     scores = [0, 0]
     for number, game in enumerate(games, 1):
         parts.append(game_text(number, names, (scores[0], scores[1]), game))

@@ -1,8 +1,8 @@
 """Legal plays with their notation and resulting Position IDs: the part of :mod:`bgbot.api` that needs no model
 (and no torch), so that ``bgbot moves`` starts fast.
 
-Positions use :mod:`bgbot.board`'s ``(26,)`` int8 layout from the side on roll (index 25 = my bar, index 0 = the
-opponent's bar); a position argument may also be POSITION text (:func:`bgbot.context.parse_position`).
+Positions use :mod:`bgbot.rules.board`'s ``(26,)`` int8 layout from the side on roll (index 25 = my bar, index 0 = the
+opponent's bar); a position argument may also be POSITION text (:func:`bgbot.formats.context.parse_position`).
 
 >>> [p.play for p in legal_plays("4HPwATDgc/ABMA", "31")][:3]
 ['24/23 24/21', '24/20', '24/21 8/7']
@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bgbot import board, context, movegen, movegen_scalar, notation, positionid
+from bgbot.formats import context, notation, positionid
+from bgbot.rules import board, movegen, movegen_scalar
 
 __all__ = ["LegalPlay", "legal_plays", "as_position"]
 
@@ -24,7 +25,7 @@ class LegalPlay:
     """One legal play.
 
     Attributes:
-        play: GNU Backgammon's notation (``"8/5 6/5"``; :data:`bgbot.notation.NO_PLAY` when no play is legal).
+        play: GNU Backgammon's notation (``"8/5 6/5"``; :data:`bgbot.formats.notation.NO_PLAY` when no play is legal).
         position_id: Position ID of the resulting position with the opponent on roll.
         afterstate: ``(26,)`` int8, the resulting position seen by the opponent (already flipped).
     """
@@ -44,13 +45,13 @@ def as_position(position) -> np.ndarray:
 
 
 def as_context(position, dice=None) -> context.Context:
-    """A position argument -- POSITION text (Position ID, GNUbg ID, XGID), a :class:`bgbot.context.Context` or a
-    ``(26,)`` array -- with optional dice, as a :class:`bgbot.context.Context`: text keeps the cube, match and dice it
+    """A position argument -- POSITION text (Position ID, GNUbg ID, XGID), a :class:`bgbot.formats.context.Context` or a
+    ``(26,)`` array -- with optional dice, as a :class:`bgbot.formats.context.Context`: text keeps the cube, match and dice it
     carries, and ``dice`` that differ from the text's are an error (as on the command line).
 
     Raises:
-        bgbot.context.ContextError: bad text or dice, or dice that differ from the position's.
-        bgbot.board.PositionError: a bad position array.
+        bgbot.formats.context.ContextError: bad text or dice, or dice that differ from the position's.
+        bgbot.rules.board.PositionError: a bad position array.
     """
     if isinstance(position, str):
         ctx = context.parse_position(position)
@@ -65,12 +66,12 @@ def legal_plays(position, dice=None) -> list[LegalPlay]:
     """Every legal play of ``dice`` in ``position``, each distinct resulting position once (``dice`` may be left
     out when ``position`` is text that carries dice; see :func:`as_context`).
 
-    The set comes from :func:`bgbot.movegen.generate_plays`; the notation from the scalar twin
-    (:func:`bgbot.movegen_scalar.legal_plays`, :func:`bgbot.notation.format_play`), whose order the list keeps.
-    With no legal play the list holds one entry, :func:`bgbot.notation.format_no_play`.
+    The set comes from :func:`bgbot.rules.movegen.generate_plays`; the notation from the scalar twin
+    (:func:`bgbot.rules.movegen_scalar.legal_plays`, :func:`bgbot.formats.notation.format_play`), whose order the list keeps.
+    With no legal play the list holds one entry, :func:`bgbot.formats.notation.format_no_play`.
 
     Raises:
-        bgbot.context.ContextError: bad position text or dice. bgbot.board.PositionError: a bad position array.
+        bgbot.formats.context.ContextError: bad position text or dice. bgbot.rules.board.PositionError: a bad position array.
     """
     ctx = as_context(position, dice)
     if ctx.dice is None:

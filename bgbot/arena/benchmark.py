@@ -1,6 +1,6 @@
 """Checkpoint benchmarks for training runs, the progress plot, and the promotion gate for ``models/``.
 
-All three use :func:`bgbot.tournament.run` (duplicate dice, 95% CI over pairs).
+All three use :func:`bgbot.arena.tournament.run` (duplicate dice, 95% CI over pairs).
 """
 
 from __future__ import annotations
@@ -10,13 +10,14 @@ import filecmp
 import shutil
 from pathlib import Path
 
-from . import tournament
-from .players import NetPlayer, Player
+from bgbot.arena import tournament
+from bgbot.arena.players import NetPlayer, Player
+from bgbot.errors import BgbotError
 
 GATE_SECTION = "## Gate decisions"
 
 
-class GateError(ValueError):
+class GateError(BgbotError):
     """A gate that cannot run: a missing candidate or current model, or a promotion that would overwrite a
     different file in ``models/``."""
 
@@ -30,13 +31,14 @@ def _player_spec(candidate, plies: int):
     return NetPlayer(candidate, plies, name="candidate")
 
 
-def benchmark(candidate, opponent: str = "pubeval", games: int = 2000, seed: int = 0, workers: int = 1,
-              plies: int = 0) -> dict:
+def benchmark(
+    candidate, opponent: str = "pubeval", games: int = 2000, seed: int = 0, workers: int = 1, plies: int = 0
+) -> dict:
     """Benchmark a checkpoint (path) or a position evaluator against ``opponent`` with duplicate dice.
 
     Args:
-        candidate: a checkpoint path, a :class:`bgbot.evaluation.PositionEvaluator` (e.g.
-            ``bgbot.network.Evaluator(net)``; pickled to the workers when ``workers > 1``) or a :class:`Player`.
+        candidate: a checkpoint path, a :class:`bgbot.evaluation.evaluator.PositionEvaluator` (e.g.
+            ``bgbot.evaluation.network.Evaluator(net)``; pickled to the workers when ``workers > 1``) or a :class:`Player`.
         opponent: a player spec (``pubeval``, ``gnubg:0``, ``models/x.pt``, ...).
         games: even, >= 2. seed: the dice. workers: processes. plies: the candidate's lookahead.
 
@@ -48,11 +50,15 @@ def benchmark(candidate, opponent: str = "pubeval", games: int = 2000, seed: int
     r = tournament.run([_player_spec(candidate, plies), opponent], games, seed=seed, workers=workers)
     row = r["pairings"][0]
     return {k: row[k] for k in ("ppg", "ci_low", "ci_high", "ci_half_width", "stderr", "games", "pairs")} | {
-        "win_rate": row["stats_a"]["win_rate"], "gammon_rate": row["stats_a"]["gammon_rate"],
+        "win_rate": row["stats_a"]["win_rate"],
+        "gammon_rate": row["stats_a"]["gammon_rate"],
         "backgammon_rate": row["stats_a"]["backgammon_rate"],
         "opponent_gammon_rate": row["stats_b"]["gammon_rate"],
         "opponent_backgammon_rate": row["stats_b"]["backgammon_rate"],
-        "opponent": opponent, "seed": seed, "games_per_s": r["games_per_s"]}
+        "opponent": opponent,
+        "seed": seed,
+        "games_per_s": r["games_per_s"],
+    }
 
 
 def plot_progress(records: list[dict], path: str | Path, opponent: str = "pubeval") -> Path:
@@ -87,15 +93,22 @@ def plot_progress(records: list[dict], path: str | Path, opponent: str = "pubeva
     return path
 
 
-def gate(candidate: str | Path, against: str | Path, games: int, seed: int = 0, workers: int = 1,
-         models_dir: str | Path | None = None, plies: int = 0) -> dict:
+def gate(
+    candidate: str | Path,
+    against: str | Path,
+    games: int,
+    seed: int = 0,
+    workers: int = 1,
+    models_dir: str | Path | None = None,
+    plies: int = 0,
+) -> dict:
     """Promote ``candidate`` into ``models_dir`` only if it beats ``against`` significantly (95% CI lower bound > 0).
 
     Every decision, accepted or rejected, is appended to ``models_dir/README.md`` under "## Gate decisions" (the
     section is created when missing).
 
     Args:
-        candidate, against: checkpoint paths. games, seed, workers: as :func:`bgbot.tournament.run`.
+        candidate, against: checkpoint paths. games, seed, workers: as :func:`bgbot.arena.tournament.run`.
         models_dir: where the model goes (default: ``against``'s directory). plies: both players' lookahead.
 
     Returns:
@@ -122,9 +135,19 @@ def gate(candidate: str | Path, against: str | Path, games: int, seed: int = 0, 
             models.mkdir(parents=True, exist_ok=True)
             shutil.copy2(candidate, target)
         promoted = str(target)
-    decision = {"accepted": accepted, "candidate": str(candidate), "against": str(against), "promoted_to": promoted,
-                "ppg": row["ppg"], "ci_low": row["ci_low"], "ci_high": row["ci_high"], "games": games, "seed": seed,
-                "plies": plies, "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
+    decision = {
+        "accepted": accepted,
+        "candidate": str(candidate),
+        "against": str(against),
+        "promoted_to": promoted,
+        "ppg": row["ppg"],
+        "ci_low": row["ci_low"],
+        "ci_high": row["ci_high"],
+        "games": games,
+        "seed": seed,
+        "plies": plies,
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    }
     record_decision(models / "README.md", decision)
     return decision
 
@@ -141,10 +164,13 @@ def record_decision(readme: str | Path, decision: dict) -> None:
     head = head.rstrip("\n") + "\n\n" if head.rstrip("\n").endswith(GATE_SECTION) else head.rstrip("\n") + "\n"
     verdict = "ACCEPTED" if decision["accepted"] else "rejected"
     half = (decision["ci_high"] - decision["ci_low"]) / 2
-    line = (f"- {decision['date']}: {verdict} `{decision['candidate']}` against `{decision['against']}`: "
-            f"{decision['ppg']:+.3f} ± {half:.3f} ppg "
-            f"(95% CI [{decision['ci_low']:+.3f}, {decision['ci_high']:+.3f}]), "
-            f"{decision['games']} games, seed {decision['seed']}, {decision.get('plies', 0)}-ply"
-            + (f"; promoted to `{decision['promoted_to']}`" if decision["promoted_to"] else "") + "\n")
+    line = (
+        f"- {decision['date']}: {verdict} `{decision['candidate']}` against `{decision['against']}`: "
+        f"{decision['ppg']:+.3f} ± {half:.3f} ppg "
+        f"(95% CI [{decision['ci_low']:+.3f}, {decision['ci_high']:+.3f}]), "
+        f"{decision['games']} games, seed {decision['seed']}, {decision.get('plies', 0)}-ply"
+        + (f"; promoted to `{decision['promoted_to']}`" if decision["promoted_to"] else "")
+        + "\n"
+    )
     readme.parent.mkdir(parents=True, exist_ok=True)
     readme.write_text(head + line + tail)

@@ -4,10 +4,10 @@ A player maps positions and dice to its chosen plays, for every game in flight a
 
     player.choose(positions (N, 26) int8, dice (N, 2) int8) -> afterstates (N, 26) int8
 
-Positions are from the side on roll (:mod:`bgbot.board`); the returned afterstates are already flipped (the opponent on
-roll), exactly the rows of :func:`bgbot.movegen.generate_plays` the player picked. Checker play is cubeless.
+Positions are from the side on roll (:mod:`bgbot.rules.board`); the returned afterstates are already flipped (the opponent on
+roll), exactly the rows of :func:`bgbot.rules.movegen.generate_plays` the player picked. Checker play is cubeless.
 
-For cubeful games (:mod:`bgbot.cubeful`) a player also offers its cubeless view of positions before the roll::
+For cubeful games (:mod:`bgbot.arena.cubeful`) a player also offers its cubeless view of positions before the roll::
 
     player.probabilities(positions (N, 26) int8) -> (N, 5) float (w, wg, wbg, lg, lbg) of the side on roll, or None
 
@@ -25,15 +25,17 @@ from pathlib import Path
 
 import numpy as np
 
-from . import pubeval, search
-from .board import flip
-from .evaluation import best_plays, position_probabilities
-from .movegen import Plays, generate_plays, position_keys
+from bgbot.errors import BgbotError
+from bgbot.evaluation import pubeval, search
+from bgbot.evaluation.evaluator import best_plays, position_probabilities
+from bgbot.rules.board import flip
+from bgbot.rules.dice import hash_words
+from bgbot.rules.movegen import Plays, generate_plays, position_keys
 
 __all__ = ["PlayerSpecError", "Player", "NetPlayer", "PubevalPlayer", "RandomPlayer", "GnubgPlayer", "make_player"]
 
 
-class PlayerSpecError(ValueError):
+class PlayerSpecError(BgbotError):
     """A player spec string that names no player (unknown name, bad ply, missing checkpoint, gnubg-nn missing)."""
 
 
@@ -43,8 +45,7 @@ class Player:
     name: str = "player"
 
     def choose(self, positions: np.ndarray, dice: np.ndarray) -> np.ndarray:
-        """Chosen afterstates ``(N, 26)`` int8 (opponent on roll) of ``positions`` ``(N, 26)`` int8, ``dice`` ``(N, 2)``.
-        """
+        """Chosen afterstates ``(N, 26)`` int8 (opponent on roll) of ``positions`` ``(N, 26)`` int8, ``dice`` ``(N, 2)``."""
         raise NotImplementedError
 
     def probabilities(self, positions: np.ndarray) -> np.ndarray | None:
@@ -59,7 +60,7 @@ def _pick(plays: Plays, chosen: np.ndarray) -> np.ndarray:
 
 
 class NetPlayer(Player):
-    """A position evaluator (e.g. a checkpoint's :class:`bgbot.network.Evaluator`) at ``plies`` lookahead."""
+    """A position evaluator (e.g. a checkpoint's :class:`bgbot.evaluation.network.Evaluator`) at ``plies`` lookahead."""
 
     def __init__(self, evaluator, plies: int = 0, name: str = "net") -> None:
         self.evaluator = evaluator
@@ -74,12 +75,12 @@ class NetPlayer(Player):
         return _pick(plays, chosen)
 
     def probabilities(self, positions):
-        """0-ply probabilities (:func:`bgbot.evaluation.position_probabilities`), ``(N, 5)`` float32."""
+        """0-ply probabilities (:func:`bgbot.evaluation.evaluator.position_probabilities`), ``(N, 5)`` float32."""
         return position_probabilities(self.evaluator, np.asarray(positions, dtype=np.int8))
 
 
 class PubevalPlayer(Player):
-    """Tesauro's pubeval (:mod:`bgbot.pubeval`)."""
+    """Tesauro's pubeval (:mod:`bgbot.evaluation.pubeval`)."""
 
     name = "pubeval"
 
@@ -87,28 +88,6 @@ class PubevalPlayer(Player):
         positions = np.asarray(positions, dtype=np.int8)
         plays = generate_plays(positions, dice)
         return _pick(plays, pubeval.choose(plays.afterstates, plays.parent, positions))
-
-
-_MIX = np.array([0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB], dtype=np.uint64)
-
-
-def splitmix64(x: np.ndarray) -> np.ndarray:
-    """SplitMix64's finaliser, ``(...)`` uint64 -> ``(...)`` uint64: a fixed bijection that scrambles every bit."""
-    with np.errstate(over="ignore"):
-        z = np.asarray(x, dtype=np.uint64) + _MIX[0]
-        z = (z ^ (z >> np.uint64(30))) * _MIX[1]
-        z = (z ^ (z >> np.uint64(27))) * _MIX[2]
-        return z ^ (z >> np.uint64(31))
-
-
-def hash_words(*words) -> np.ndarray:
-    """Chain :func:`splitmix64` over integer words (scalars or arrays, broadcast) -> uint64: a counter-based random
-    number generator (equal inputs, equal outputs; any change scrambles every bit)."""
-    h = np.uint64(0x6A09E667F3BCC908)
-    with np.errstate(over="ignore"):
-        for w in words:
-            h = splitmix64(h ^ np.asarray(w).astype(np.uint64))
-    return h
 
 
 class RandomPlayer(Player):
@@ -181,8 +160,9 @@ class GnubgPlayer(Player):
         try:
             import gnubg_nn
         except ImportError as e:
-            raise PlayerSpecError("the 'gnubg' player needs the optional package gnubg-nn "
-                                  "(pip install gnubg-nn)") from e
+            raise PlayerSpecError(
+                "the 'gnubg' player needs the optional package gnubg-nn (pip install gnubg-nn)"
+            ) from e
         self._gnubg = gnubg_nn
         self.plies = int(plies)
         self.name = f"gnubg-{self.plies}ply"
@@ -199,8 +179,7 @@ class GnubgPlayer(Player):
     def probabilities(self, positions):
         """``gnubg_nn.probabilities(board, 0)`` of each position, ``(N, 5)`` float64 (GNU Backgammon's 0-ply)."""
         positions = np.asarray(positions, dtype=np.int8)
-        return np.array([self._gnubg.probabilities(to_gnubg(p), 0) for p in positions],
-                        dtype=np.float64).reshape(-1, 5)
+        return np.array([self._gnubg.probabilities(to_gnubg(p), 0) for p in positions], dtype=np.float64).reshape(-1, 5)
 
 
 _SPEC = re.compile(r"^(?P<base>.+?)(?::(?P<ply>\d+))?$")
@@ -232,7 +211,7 @@ def make_player(spec: str, seed: int = 0) -> Player:
 
     Raises:
         PlayerSpecError: an unknown spec, a ply on pubeval/random, a ply above 2, a missing checkpoint file or
-            gnubg-nn not installed. (:class:`bgbot.checkpoint.CheckpointError` for a damaged checkpoint.)
+            gnubg-nn not installed. (:class:`bgbot.evaluation.checkpoint.CheckpointError` for a damaged checkpoint.)
     """
     base, ply = parse_spec(spec)
     if base in ("pubeval", "random"):
@@ -247,8 +226,8 @@ def make_player(spec: str, seed: int = 0) -> Player:
         raise PlayerSpecError(f"a player is PATH.pt[:PLY], pubeval, gnubg[:PLY] or random; got {spec!r}")
     if not Path(base).is_file():
         raise PlayerSpecError(f"no checkpoint file at {base!r} (from player {spec!r})")
-    from .checkpoint import load
-    from .network import Evaluator
+    from bgbot.evaluation.checkpoint import load
+    from bgbot.evaluation.network import Evaluator
 
     net, _ = load(base)
     return NetPlayer(Evaluator(net), ply, display_name(spec))

@@ -1,10 +1,10 @@
 """The scalar reference move generator: slow, plain Python, written to be obviously correct.
 
-Positions follow :mod:`bgbot.board`: a ``(26,)`` int8 array from the side on roll, index 1..24 my points (positive
+Positions follow :mod:`bgbot.rules.board`: a ``(26,)`` int8 array from the side on roll, index 1..24 my points (positive
 = my checkers, negative = the opponent's), index 25 my bar, index 0 the opponent's bar (stored negative).
 
 :func:`legal_plays` lists every distinct resulting position once, NOT flipped (the mover is still "me"), together
-with one representative sequence of checker steps. The vectorised twin is :mod:`bgbot.movegen`; the rules are
+with one representative sequence of checker steps. The vectorised twin is :mod:`bgbot.rules.movegen`; the rules are
 ``/work/shared/RULES.md``.
 
 How the search works (the same order as GNU Backgammon's ``GenerateMoves``, so the representative step sequence
@@ -25,13 +25,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bgbot.board import BAR, OPP_BAR, validate
+from bgbot.rules.board import BAR, OPP_BAR, validate
+from bgbot.rules.dice import DiceError
 
 __all__ = ["DiceError", "Play", "legal_plays", "play_step"]
-
-
-class DiceError(ValueError):
-    """Dice values outside 1..6 (or not integers)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,7 +73,7 @@ def play_step(board: list[int], src: int, die: int) -> tuple[int, bool] | None:
     """Where one checker from ``src`` goes with one die, or None when that is illegal; ``board`` is not changed.
 
     Args:
-        board: a position as a list of 26 Python ints (layout of :mod:`bgbot.board`).
+        board: a position as a list of 26 Python ints (layout of :mod:`bgbot.rules.board`).
         src: the source index, 1..25 (25 = my bar).
         die: 1..6.
 
@@ -136,7 +133,7 @@ def legal_plays(position: np.ndarray, d1: int, d2: int) -> list[Play]:
     """Every legal play of ``d1``-``d2`` in ``position``, one per distinct resulting position.
 
     Args:
-        position: ``(26,)`` integer array, the side on roll's view (see :mod:`bgbot.board`).
+        position: ``(26,)`` integer array, the side on roll's view (see :mod:`bgbot.rules.board`).
         d1, d2: the dice, 1..6 each. The order only changes which step sequence represents a play.
 
     Returns:
@@ -145,7 +142,7 @@ def legal_plays(position: np.ndarray, d1: int, d2: int) -> list[Play]:
 
     Raises:
         DiceError: a die outside 1..6.
-        bgbot.board.PositionError: an invalid position (see :func:`bgbot.board.validate`).
+        bgbot.rules.board.PositionError: an invalid position (see :func:`bgbot.rules.board.validate`).
     """
     d1, d2 = _check_die(d1), _check_die(d2)
     board = [int(x) for x in validate(position)]

@@ -1,7 +1,7 @@
 """Cubeless probabilities -> cubeful equity (money) or match winning chance (match), by Janowski's live/dead cube
 interpolation as GNU Backgammon does it at 0 ply.
 
-The formula layer under :mod:`bgbot.cube`: it knows nothing of boards, only outcome probabilities and cube/score
+The formula layer under :mod:`bgbot.cube.decision`: it knows nothing of boards, only outcome probabilities and cube/score
 numbers. Every function is vectorised over rows of probabilities.
 
 Public API::
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bgbot.met import MatchEquityTable
+from bgbot.cube.met import MatchEquityTable
 
 _EPS = 1e-7
 
@@ -53,6 +53,7 @@ def _lerp(p, p0, v0, p1, v1):
 
 
 # --------------------------------------------------------------------------------------------------------- money
+
 
 def money_cubeful(p: np.ndarray, owner: int, jacoby: bool, x: float) -> np.ndarray:
     """Cubeful money equity of the side on roll, for a cube of 1, ``(N, 5)`` -> ``(N,)`` float64.
@@ -85,6 +86,7 @@ def money_cubeful(p: np.ndarray, owner: int, jacoby: bool, x: float) -> np.ndarr
 
 # --------------------------------------------------------------------------------------------------------- match
 
+
 @dataclass(frozen=True)
 class MatchScore:
     """One match score seen from the side on roll, and the cube value.
@@ -109,8 +111,9 @@ class MatchScore:
 
     def mwc_if(self, winner: int, points: int) -> float:
         """My match winning chance after ``winner`` (0 = me, 1 = the opponent) scores ``points`` points."""
-        return self.met.mwc(self.away_me - points * (winner == 0), self.away_opp - points * (winner == 1),
-                            self.post_table)
+        return self.met.mwc(
+            self.away_me - points * (winner == 0), self.away_opp - points * (winner == 1), self.post_table
+        )
 
     def doubled(self) -> MatchScore:
         """The same score with the cube turned once."""
@@ -197,7 +200,7 @@ def cash_points(p: np.ndarray, score: MatchScore) -> tuple[np.ndarray, np.ndarra
 
     live: dict[tuple[int, int], np.ndarray] = {}
     for n in range(levels, -1, -1):
-        cv = score.cube * 2 ** n
+        cv = score.cube * 2**n
         prime = (_cube_prime(i, j, cv), _cube_prime(j, i, cv))
         for k in (0, 1):
             o = 1 - k

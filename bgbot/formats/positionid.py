@@ -6,7 +6,7 @@ Bits fill the 10 bytes from the least significant bit of byte 0 upwards; the byt
 without the ``==`` padding. Unused bits at the end are 0. This is exactly what GNU Backgammon writes (``PositionID``
 in its ``positionid.c``), checked against gnubg-nn in ``tests/test_positionid.py``.
 
-Positions use :mod:`bgbot.board`'s ``(26,)`` int8 layout, from the side on roll: index 1..24 my points, 25 my bar,
+Positions use :mod:`bgbot.rules.board`'s ``(26,)`` int8 layout, from the side on roll: index 1..24 my points, 25 my bar,
 0 the opponent's bar (stored negative).
 """
 
@@ -18,14 +18,15 @@ import re
 
 import numpy as np
 
-from bgbot.board import BAR, NUM_CHECKERS, OPP_BAR, PositionError, validate
+from bgbot.errors import BgbotError
+from bgbot.rules.board import BAR, NUM_CHECKERS, OPP_BAR, PositionError, validate
 
 __all__ = ["PositionIDError", "encode", "decode"]
 
 _ID_RE = re.compile(r"[A-Za-z0-9+/]{14}")
 
 
-class PositionIDError(ValueError):
+class PositionIDError(BgbotError):
     """A malformed Position ID (wrong length or characters, too many checkers, bits left over, ...)."""
 
 
@@ -41,15 +42,15 @@ def encode(position: np.ndarray) -> str:
     """The GNU Backgammon Position ID of a position.
 
     Args:
-        position: ``(26,)`` integer array, from the side on roll (see :mod:`bgbot.board`).
+        position: ``(26,)`` integer array, from the side on roll (see :mod:`bgbot.rules.board`).
 
     Returns:
         14 characters of ``[A-Za-z0-9+/]``.
 
     Raises:
-        bgbot.board.PositionError: an invalid position.
+        bgbot.rules.board.PositionError: an invalid position.
 
-    >>> from bgbot.board import starting_position
+    >>> from bgbot.rules.board import starting_position
     >>> encode(starting_position())
     '4HPwATDgc/ABMA'
     """
@@ -69,7 +70,7 @@ def decode(pid: str) -> np.ndarray:
         pid: 14 characters of ``[A-Za-z0-9+/]``; surrounding whitespace is ignored.
 
     Returns:
-        ``(26,)`` int8 position (see :mod:`bgbot.board`).
+        ``(26,)`` int8 position (see :mod:`bgbot.rules.board`).
 
     Raises:
         PositionIDError: not a string, wrong length, characters outside base64, more than 15 checkers for a side,
@@ -82,7 +83,7 @@ def decode(pid: str) -> np.ndarray:
     >>> decode('4HPwATDgc/AB')
     Traceback (most recent call last):
     ...
-    bgbot.positionid.PositionIDError: a Position ID has 14 characters, got 12: '4HPwATDgc/AB'
+    bgbot.formats.positionid.PositionIDError: a Position ID has 14 characters, got 12: '4HPwATDgc/AB'
     """
     if not isinstance(pid, str):
         raise PositionIDError(f"a Position ID is a string, got {pid!r}")

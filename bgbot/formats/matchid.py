@@ -37,17 +37,29 @@ import base64
 import binascii
 from dataclasses import dataclass
 
-from bgbot.cube import CubeState, MatchState
+from bgbot.errors import BgbotError
+from bgbot.rules.state import CubeState, MatchState
 
 _FIELDS = (  # name, width in bits, in order from bit 0
-    ("cube_log", 4), ("cube_owner", 2), ("on_roll", 1), ("crawford", 1), ("game_state", 3), ("turn", 1),
-    ("double_offered", 1), ("resignation", 2), ("die1", 3), ("die2", 3), ("length", 15), ("score0", 15),
-    ("score1", 15), ("no_jacoby", 1),
+    ("cube_log", 4),
+    ("cube_owner", 2),
+    ("on_roll", 1),
+    ("crawford", 1),
+    ("game_state", 3),
+    ("turn", 1),
+    ("double_offered", 1),
+    ("resignation", 2),
+    ("die1", 3),
+    ("die2", 3),
+    ("length", 15),
+    ("score0", 15),
+    ("score1", 15),
+    ("no_jacoby", 1),
 )
 _CENTRED = 3
 
 
-class MatchIDError(ValueError):
+class MatchIDError(BgbotError):
     """A malformed Match ID string or field values that do not fit it."""
 
 
@@ -93,13 +105,14 @@ class MatchID:
         if v < 1 or v & (v - 1) or v.bit_length() > 16:
             raise MatchIDError(f"cube value must be a power of 2 up to 2**15, got {v!r}")
         if self.cube_owner not in (None, 0, 1) or self.on_roll not in (0, 1) or self.turn not in (0, 1):
-            raise MatchIDError(f"players are 0 or 1: owner {self.cube_owner!r}, on roll {self.on_roll!r}, "
-                               f"turn {self.turn!r}")
+            raise MatchIDError(
+                f"players are 0 or 1: owner {self.cube_owner!r}, on roll {self.on_roll!r}, turn {self.turn!r}"
+            )
         if not 0 <= self.game_state <= 4 or not 0 <= self.resignation <= 3:
             raise MatchIDError(f"game state 0..4 and resignation 0..3, got {self.game_state!r}, {self.resignation!r}")
         if len(self.dice) != 2 or any(not 0 <= d <= 6 for d in self.dice) or (0 in self.dice and self.dice != (0, 0)):
             raise MatchIDError(f"dice are two values 1..6 or (0, 0), got {self.dice!r}")
-        if not 0 <= self.length < 2 ** 15 or len(self.score) != 2 or any(not 0 <= s < 2 ** 15 for s in self.score):
+        if not 0 <= self.length < 2**15 or len(self.score) != 2 or any(not 0 <= s < 2**15 for s in self.score):
             raise MatchIDError(f"length and scores must fit 15 bits, got {self.length!r}, {self.score!r}")
 
     def __repr__(self) -> str:
@@ -125,12 +138,20 @@ class MatchID:
         if owner == 2:
             raise MatchIDError(f"not a Match ID (cube owner field 2): {text!r}")
         try:
-            return cls(cube_value=1 << values["cube_log"], cube_owner=None if owner == _CENTRED else owner,
-                       on_roll=values["on_roll"], crawford=bool(values["crawford"]), game_state=values["game_state"],
-                       turn=values["turn"], double_offered=bool(values["double_offered"]),
-                       resignation=values["resignation"], dice=(values["die1"], values["die2"]),
-                       length=values["length"], score=(values["score0"], values["score1"]),
-                       jacoby=not values["no_jacoby"])
+            return cls(
+                cube_value=1 << values["cube_log"],
+                cube_owner=None if owner == _CENTRED else owner,
+                on_roll=values["on_roll"],
+                crawford=bool(values["crawford"]),
+                game_state=values["game_state"],
+                turn=values["turn"],
+                double_offered=bool(values["double_offered"]),
+                resignation=values["resignation"],
+                dice=(values["die1"], values["die2"]),
+                length=values["length"],
+                score=(values["score0"], values["score1"]),
+                jacoby=not values["no_jacoby"],
+            )
         except MatchIDError as err:
             raise MatchIDError(f"not a valid Match ID {text!r}: {err}") from err
 
@@ -139,10 +160,18 @@ class MatchID:
         values = {
             "cube_log": self.cube_value.bit_length() - 1,
             "cube_owner": _CENTRED if self.cube_owner is None else self.cube_owner,
-            "on_roll": self.on_roll, "crawford": int(self.crawford), "game_state": self.game_state,
-            "turn": self.turn, "double_offered": int(self.double_offered), "resignation": self.resignation,
-            "die1": self.dice[0], "die2": self.dice[1], "length": self.length,
-            "score0": self.score[0], "score1": self.score[1], "no_jacoby": int(not self.jacoby),
+            "on_roll": self.on_roll,
+            "crawford": int(self.crawford),
+            "game_state": self.game_state,
+            "turn": self.turn,
+            "double_offered": int(self.double_offered),
+            "resignation": self.resignation,
+            "die1": self.dice[0],
+            "die2": self.dice[1],
+            "length": self.length,
+            "score0": self.score[0],
+            "score1": self.score[1],
+            "no_jacoby": int(not self.jacoby),
         }
         bits, shift = 0, 0
         for name, width in _FIELDS:
@@ -154,15 +183,28 @@ class MatchID:
         """The cube and match state seen from the player on roll."""
         me = self.on_roll
         owner = "centre" if self.cube_owner is None else ("me" if self.cube_owner == me else "opponent")
-        match = MatchState(length=self.length, score=(self.score[me], self.score[1 - me]), crawford=self.crawford,
-                           jacoby=self.jacoby and self.length == 0)
+        match = MatchState(
+            length=self.length,
+            score=(self.score[me], self.score[1 - me]),
+            crawford=self.crawford,
+            jacoby=self.jacoby and self.length == 0,
+        )
         return CubeState(self.cube_value, owner), match
 
     @classmethod
-    def from_states(cls, cube: CubeState, match: MatchState, on_roll: int = 0,
-                    dice: tuple[int, int] = (0, 0)) -> MatchID:
+    def from_states(
+        cls, cube: CubeState, match: MatchState, on_roll: int = 0, dice: tuple[int, int] = (0, 0)
+    ) -> MatchID:
         """A Match ID for a game in progress with ``on_roll`` (0 or 1) on roll, from states seen by that player."""
         owner = None if cube.owner == "centre" else (on_roll if cube.owner == "me" else 1 - on_roll)
         score = match.score if on_roll == 0 else (match.score[1], match.score[0])
-        return cls(cube_value=cube.value, cube_owner=owner, on_roll=on_roll, crawford=match.crawford,
-                   dice=dice, length=match.length, score=score, jacoby=match.jacoby and match.is_money)
+        return cls(
+            cube_value=cube.value,
+            cube_owner=owner,
+            on_roll=on_roll,
+            crawford=match.crawford,
+            dice=dice,
+            length=match.length,
+            score=score,
+            jacoby=match.jacoby and match.is_money,
+        )

@@ -1,6 +1,6 @@
 """A TD-Gammon-style value network and a batched evaluator over positions.
 
-The net maps encoded positions (``bgbot.encoding``) to the five cumulative outcome probabilities of the side on
+The net maps encoded positions (``bgbot.evaluation.encoding``) to the five cumulative outcome probabilities of the side on
 roll, GNU Backgammon's convention: ``(win, win_gammon, win_backgammon, lose_gammon, lose_backgammon)``.
 
 Consistency by construction: the output layer gives five logits ``z`` and the net returns
@@ -19,19 +19,20 @@ flag and pip counts as inputs.
 
 from __future__ import annotations
 
-import os
 from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 import torch
 from torch import nn
 
-from bgbot import encoding
+from bgbot.errors import BgbotError
+from bgbot.evaluation import encoding
+from bgbot.rules.outcomes import equity
 
 ACTIVATIONS = {"sigmoid": nn.Sigmoid, "tanh": nn.Tanh, "relu": nn.ReLU}
 
 
-class NetworkConfigError(ValueError):
+class NetworkConfigError(BgbotError):
     """A network config that cannot describe a ValueNet (unknown field, activation or encoding)."""
 
 
@@ -46,7 +47,7 @@ class NetConfig:
     activation: str = "sigmoid"
     """Hidden activation: one of ``ACTIVATIONS`` ("sigmoid" as in TD-Gammon, "tanh", "relu")."""
     encoding_version: str = encoding.ENCODING_VERSION
-    """The input encoding the net was trained on (``bgbot.encoding.ENCODING_VERSION``)."""
+    """The input encoding the net was trained on (``bgbot.evaluation.encoding.ENCODING_VERSION``)."""
 
     def __post_init__(self) -> None:
         if self.activation not in ACTIVATIONS:
@@ -115,7 +116,7 @@ elementwise kernels are much faster than numpy's ``exp`` here)."""
 class Evaluator:
     """Inference over raw positions: ``evaluate((M, 26) int8) -> (M, 5) float32`` for the side on roll.
 
-    Encodes with ``bgbot.encoding`` (checked against the net's ``encoding_version``) and computes what
+    Encodes with ``bgbot.evaluation.encoding`` (checked against the net's ``encoding_version``) and computes what
     :meth:`ValueNet.forward` does, on the net's current weights (shared, not copied: an evaluator of a net that is
     being trained always sees its latest weights): the matrix products by numpy, whose OpenBLAS is about twice as fast
     as torch's MKL on these machines' AMD processors, the activations by torch in place; no autograd. Chunks of at
@@ -160,21 +161,3 @@ class Evaluator:
     def equities(self, positions: np.ndarray) -> np.ndarray:
         """Cubeless money equity ``(M,)`` float32 of positions ``(M, 26)`` int8 for the side on roll."""
         return equity(self.evaluate(positions))
-
-
-_FLIP = [0, 3, 4, 1, 2]
-
-
-def flip_probabilities(p):
-    """The same outcome seen by the other side: ``(..., 5)`` -> ``(..., 5)`` (numpy or torch), a new array.
-
-    ``(w, wg, wbg, lg, lbg) -> (1 - w, lg, lbg, wg, wbg)``.
-    """
-    q = p[..., _FLIP]
-    q[..., 0] = 1 - q[..., 0]
-    return q
-
-
-def equity(p):
-    """Cubeless money equity ``2w - 1 + wg - lg + wbg - lbg``: ``(..., 5)`` -> ``(...)`` (numpy or torch), in points."""
-    return 2 * p[..., 0] - 1 + p[..., 1] - p[..., 3] + p[..., 2] - p[..., 4]

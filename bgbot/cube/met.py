@@ -10,7 +10,7 @@ Public API::
     METError(ValueError)
 
 Scores are given as "points away" (points still needed to win the match): ``away <= 0`` means that side has already
-won. The table is pluggable: :mod:`bgbot.cube` takes any :class:`MatchEquityTable`; the default is Kazaross-XG2,
+won. The table is pluggable: :mod:`bgbot.cube.decision` takes any :class:`MatchEquityTable`; the default is Kazaross-XG2,
 shipped as package data ``bgbot/data/met_kazaross_xg2.json`` (Neil Kazaross 2011, distributed with GNU Backgammon as
 ``met/Kazaross-XG2.xml``; its notice permits copying and distribution).
 
@@ -29,8 +29,10 @@ from pathlib import Path
 
 import numpy as np
 
+from bgbot.errors import BgbotError
 
-class METError(ValueError):
+
+class METError(BgbotError):
     """A match equity table file that is malformed, or a score outside the table."""
 
 
@@ -56,8 +58,10 @@ class MatchEquityTable:
         pre = np.asarray(self.pre_crawford, dtype=np.float64)
         post = np.asarray(self.post_crawford, dtype=np.float64)
         if pre.ndim != 2 or pre.shape[0] != pre.shape[1] or post.shape != (pre.shape[0],):
-            raise METError(f"MET {self.name!r}: pre-Crawford must be (L, L) and post-Crawford (L,), "
-                           f"got {pre.shape} and {post.shape}")
+            raise METError(
+                f"MET {self.name!r}: pre-Crawford must be (L, L) and post-Crawford (L,), "
+                f"got {pre.shape} and {post.shape}"
+            )
         if np.any((pre < 0) | (pre > 1)) or np.any((post < 0) | (post > 1)):
             raise METError(f"MET {self.name!r}: match winning chances must lie in [0, 1]")
         pre.setflags(write=False)
@@ -71,9 +75,12 @@ class MatchEquityTable:
         post_crawford.table). Raises :class:`METError` on a malformed file."""
         try:
             data = json.loads(Path(path).read_text())
-            return cls(name=data["name"], source=data["source"],
-                       pre_crawford=np.array(data["pre_crawford"]["table"], dtype=np.float64),
-                       post_crawford=np.array(data["post_crawford"]["table"], dtype=np.float64))
+            return cls(
+                name=data["name"],
+                source=data["source"],
+                pre_crawford=np.array(data["pre_crawford"]["table"], dtype=np.float64),
+                post_crawford=np.array(data["post_crawford"]["table"], dtype=np.float64),
+            )
         except (OSError, KeyError, TypeError, json.JSONDecodeError) as err:
             raise METError(f"cannot read a match equity table from {str(path)!r}: {err}") from err
 

@@ -16,10 +16,11 @@ from pathlib import Path
 
 import numpy as np
 
-from bgbot.board import BAR, NUM_CHECKERS, OPP_BAR, flip
-from bgbot.encoding import is_race
+from bgbot.evaluation.encoding import is_race
+from bgbot.evaluation.selection import _segments, segment_argmax
+from bgbot.rules.board import BAR, NUM_CHECKERS, OPP_BAR, flip
 
-WEIGHTS_PATH = Path(__file__).parent / "data" / "pubeval_weights.json"
+WEIGHTS_PATH = Path(__file__).parent.parent / "data" / "pubeval_weights.json"
 N_FEATURES = 122
 
 _DATA = json.loads(WEIGHTS_PATH.read_text())
@@ -27,6 +28,7 @@ WEIGHTS_CONTACT = np.asarray(_DATA["weights_contact"], dtype=np.float64)  # (122
 WEIGHTS_RACE = np.asarray(_DATA["weights_race"], dtype=np.float64)  # (122,)
 WEIGHTS_CONTACT.setflags(write=False)
 WEIGHTS_RACE.setflags(write=False)
+
 
 def features(afterstates: np.ndarray) -> np.ndarray:
     """Pubeval's 122 inputs, ``(M, 26)`` int8 afterstates (opponent on roll) -> ``(M, 122)`` float64.
@@ -38,9 +40,9 @@ def features(afterstates: np.ndarray) -> np.ndarray:
     """
     mover = flip(np.asarray(afterstates)).astype(np.int16)  # (M, 26), mover on "roll"
     n = mover[:, 24:0:-1]  # (M, 24) points 24 .. 1
-    units = np.stack(
-        [n == -1, n == 1, n >= 2, n == 3, np.where(n >= 4, (n - 3) / 2.0, 0.0)], axis=-1
-    ).astype(np.float64)  # (M, 24, 5)
+    units = np.stack([n == -1, n == 1, n >= 2, n == 3, np.where(n >= 4, (n - 3) / 2.0, 0.0)], axis=-1).astype(
+        np.float64
+    )  # (M, 24, 5)
     x = np.empty((len(mover), N_FEATURES), dtype=np.float64)
     x[:, :120] = units.reshape(len(mover), 120)
     x[:, 120] = -mover[:, OPP_BAR] / 2.0
@@ -58,28 +60,6 @@ def scores(afterstates: np.ndarray, race: np.ndarray) -> np.ndarray:
     race = np.asarray(race, dtype=bool)
     s = np.where(race, x @ WEIGHTS_RACE, x @ WEIGHTS_CONTACT)
     return np.where(x[:, 121] == 1.0, np.inf, s)
-
-
-def _segments(parent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Start row of each run of equal values in sorted ``parent`` ``(N,)`` and each row's run number ``(M,)``."""
-    starts = np.flatnonzero(np.r_[True, parent[1:] != parent[:-1]])  # (N,)
-    seg_of_row = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(parent)]))  # (M,)
-    return starts, seg_of_row
-
-
-def segment_argmax(values: np.ndarray, parent: np.ndarray) -> np.ndarray:
-    """Row of the largest value in each run of equal ``parent``, ``(M,)`` float, ``(M,)`` int sorted -> ``(N,)`` int64.
-
-    ``parent`` is sorted ascending and every parent 0 .. N-1 has at least one row (the move generator's contract), so
-    result ``i`` is the row chosen for parent ``i``. Ties go to the first row. No Python loop: one ``reduceat`` for
-    the segment maxima and one for the first row reaching it.
-    """
-    values = np.asarray(values)
-    starts, seg_of_row = _segments(np.asarray(parent))
-    seg_max = np.maximum.reduceat(values, starts)  # (N,)
-    rows = np.arange(len(values), dtype=np.int64)
-    candidates = np.where(values == seg_max[seg_of_row], rows, len(values))  # (M,)
-    return np.minimum.reduceat(candidates, starts)
 
 
 def choose(afterstates: np.ndarray, parent: np.ndarray, positions: np.ndarray | None = None) -> np.ndarray:

@@ -18,9 +18,9 @@ POSITION is one of
   awaits the other player's answer (the Match ID's ``turn`` field): checked with ``gnubg -t -q``, where doubling
   leaves the Position ID unchanged and sets only ``turn`` and ``double_offered``. Cube, score, match length,
   Crawford, Jacoby and dice (if rolled) come from the Match ID, seen from the player on roll;
-* ``XGID=...``: position, cube, turn, dice, score, match length, Crawford/Jacoby, as :mod:`bgbot.xgid` reads them.
+* ``XGID=...``: position, cube, turn, dice, score, match length, Crawford/Jacoby, as :mod:`bgbot.formats.xgid` reads them.
 
-Positions use :mod:`bgbot.board`'s ``(26,)`` int8 layout from the side on roll (index 25 = my bar, index 0 = the
+Positions use :mod:`bgbot.rules.board`'s ``(26,)`` int8 layout from the side on roll (index 25 = my bar, index 0 = the
 opponent's bar).
 """
 
@@ -32,18 +32,28 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bgbot import board, positionid
-from bgbot.cube import CubeState, CubeStateError, MatchState
-from bgbot.matchid import MatchID, MatchIDError
-from bgbot.xgid import XGID, XGIDError
+from bgbot.formats import positionid
+from bgbot.formats.matchid import MatchID, MatchIDError
+from bgbot.formats.xgid import XGID, XGIDError
+from bgbot.rules import board
+from bgbot.rules.state import CubeState, CubeStateError, MatchState
 
-__all__ = ["Context", "ContextError", "PositionSyntaxError", "DiceSyntaxError", "DiceMismatchError",
-           "parse_position", "parse_dice", "resolve"]
+__all__ = [
+    "Context",
+    "ContextError",
+    "PositionSyntaxError",
+    "DiceSyntaxError",
+    "DiceMismatchError",
+    "parse_position",
+    "parse_dice",
+    "resolve",
+]
+from bgbot.errors import BgbotError
 
 _DICE_RE = re.compile(r"\s*(\d)\s*[-, ]?\s*(\d)\s*", re.ASCII)  # ASCII digits only
 
 
-class ContextError(ValueError):
+class ContextError(BgbotError):
     """A POSITION or DICE argument that cannot be used."""
 
 
@@ -68,7 +78,7 @@ class Context:
     """A position with everything a request needs to know about the game it is in.
 
     Attributes:
-        position: ``(26,)`` int8, read-only, from the side on roll (see :mod:`bgbot.board`).
+        position: ``(26,)`` int8, read-only, from the side on roll (see :mod:`bgbot.rules.board`).
         dice: the roll ``(d1, d2)`` of the side on roll, or None when not rolled (cube decisions).
         cube: the cube, seen from the side on roll.
         match: the match or money session, seen from the side on roll.
@@ -91,15 +101,20 @@ class Context:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Context):
             return NotImplemented
-        return (bytes(self.position) == bytes(other.position) and self.dice == other.dice
-                and self.cube == other.cube and self.match == other.match)
+        return (
+            bytes(self.position) == bytes(other.position)
+            and self.dice == other.dice
+            and self.cube == other.cube
+            and self.match == other.match
+        )
 
     def __hash__(self) -> int:
         return hash((bytes(self.position), self.dice, self.cube, self.match))
 
     def __repr__(self) -> str:
-        return (f"Context(position_id={self.position_id!r}, dice={self.dice!r}, cube={self.cube!r}, "
-                f"match={self.match!r})")
+        return (
+            f"Context(position_id={self.position_id!r}, dice={self.dice!r}, cube={self.cube!r}, match={self.match!r})"
+        )
 
     @property
     def position_id(self) -> str:
@@ -117,8 +132,10 @@ class Context:
         if self.dice is None:
             return dataclasses.replace(self, dice=roll)
         if sorted(roll) != sorted(self.dice):
-            raise DiceMismatchError(f"dice {_text(dice)!r} differ from the dice {self.dice[0]}{self.dice[1]} "
-                                    f"in position {self.source or self.position_id!r}")
+            raise DiceMismatchError(
+                f"dice {_text(dice)!r} differ from the dice {self.dice[0]}{self.dice[1]} "
+                f"in position {self.source or self.position_id!r}"
+            )
         return self
 
     def with_jacoby(self, on: bool) -> Context:
@@ -128,8 +145,10 @@ class Context:
             ContextError: ``on`` for a match (the Jacoby rule is a money-play rule).
         """
         if on and not self.match.is_money:
-            raise ContextError(f"the Jacoby rule applies to money play only; position "
-                               f"{self.source or self.position_id!r} is a {self.match.length}-point match")
+            raise ContextError(
+                f"the Jacoby rule applies to money play only; position "
+                f"{self.source or self.position_id!r} is a {self.match.length}-point match"
+            )
         return dataclasses.replace(self, match=dataclasses.replace(self.match, jacoby=bool(on)))
 
 
@@ -151,7 +170,7 @@ def parse_dice(dice) -> tuple[int, int]:
     >>> parse_dice("71")
     Traceback (most recent call last):
     ...
-    bgbot.context.DiceSyntaxError: impossible dice '71': each die is 1 to 6
+    bgbot.formats.context.DiceSyntaxError: impossible dice '71': each die is 1 to 6
     """
     if isinstance(dice, str):
         m = _DICE_RE.fullmatch(dice)
@@ -163,8 +182,7 @@ def parse_dice(dice) -> tuple[int, int]:
             values = tuple(dice)
         except TypeError:
             raise DiceSyntaxError(f"not a roll of two dice: {dice!r}") from None
-        if len(values) != 2 or not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool)
-                                       for d in values):
+        if len(values) != 2 or not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in values):
             raise DiceSyntaxError(f"not a roll of two dice: {dice!r}")
         values = (int(values[0]), int(values[1]))
     if not all(1 <= d <= 6 for d in values):
@@ -195,12 +213,16 @@ def parse_position(text: str) -> Context:
         else:
             ctx = Context(positionid.decode(s), source=text)
     except (positionid.PositionIDError, MatchIDError, XGIDError, CubeStateError, board.PositionError) as err:
-        raise PositionSyntaxError(f"not a position (Position ID, PositionID:MatchID or XGID=...): {text!r}: "
-                                  f"{err}") from None
+        raise PositionSyntaxError(
+            f"not a position (Position ID, PositionID:MatchID or XGID=...): {text!r}: {err}"
+        ) from None
     off = board.off_counts(ctx.position)
     if off.max() == board.NUM_CHECKERS:
-        who = "both sides have" if off.min() == board.NUM_CHECKERS else (
-            "the side on roll has" if off[0] == board.NUM_CHECKERS else "the opponent has")
+        who = (
+            "both sides have"
+            if off.min() == board.NUM_CHECKERS
+            else ("the side on roll has" if off[0] == board.NUM_CHECKERS else "the opponent has")
+        )
         raise GameOverError(f"the game is over in {text!r}: {who} borne off all {board.NUM_CHECKERS} checkers")
     return ctx
 

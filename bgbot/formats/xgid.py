@@ -34,17 +34,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bgbot import board
-from bgbot.cube import CubeState, MatchState
+from bgbot.errors import BgbotError
+from bgbot.rules import board
+from bgbot.rules.state import CubeState, MatchState
 
 
-class XGIDError(ValueError):
+class XGIDError(BgbotError):
     """A malformed XGID string, or field values that do not fit one."""
 
 
 def _decode_position(text: str) -> np.ndarray:
     if len(text) != 26:
-        raise ValueError(f"the position field has 26 characters, got {len(text)}")
+        raise XGIDError(f"the position field has 26 characters, got {len(text)}")
     out = np.zeros(26, dtype=np.int8)
     for i, ch in enumerate(text):
         if ch == "-":
@@ -54,15 +55,16 @@ def _decode_position(text: str) -> np.ndarray:
         elif "a" <= ch <= "o":
             out[i] = -(ord(ch) - ord("a") + 1)
         else:
-            raise ValueError(f"bad character {ch!r} at {i}")
+            raise XGIDError(f"bad character {ch!r} at {i}")
     if out[25] < 0 or out[0] > 0:
-        raise ValueError("character 25 is X's bar and character 0 is O's bar")
+        raise XGIDError("character 25 is X's bar and character 0 is O's bar")
     return board.validate(out)
 
 
 def _encode_position(position: np.ndarray) -> str:
-    return "".join("-" if n == 0 else chr(ord("A") + n - 1) if n > 0 else chr(ord("a") - n - 1)
-                   for n in (int(v) for v in position))
+    return "".join(
+        "-" if n == 0 else chr(ord("A") + n - 1) if n > 0 else chr(ord("a") - n - 1) for n in (int(v) for v in position)
+    )
 
 
 @dataclass(frozen=True)
@@ -107,12 +109,14 @@ class XGID:
             raise XGIDError(f"cube owner is -1, 0 or 1 and turn -1 or 1, got {self.cube_owner!r}, {self.turn!r}")
         if self.cube_action not in ("", "D", "B", "R"):
             raise XGIDError(f"cube action is '', 'D', 'B' or 'R', got {self.cube_action!r}")
-        if self.dice is not None and (self.cube_action or len(self.dice) != 2 or
-                                      any(not 1 <= d <= 6 for d in self.dice)):
+        if self.dice is not None and (
+            self.cube_action or len(self.dice) != 2 or any(not 1 <= d <= 6 for d in self.dice)
+        ):
             raise XGIDError(f"dice are two values 1..6 and exclude a cube action, got {self.dice!r}")
         if self.length < 0 or min(self.score) < 0 or not 0 <= self.crawford_jacoby <= 3:
-            raise XGIDError(f"bad length/score/Crawford-Jacoby field: {self.length!r} {self.score!r} "
-                            f"{self.crawford_jacoby!r}")
+            raise XGIDError(
+                f"bad length/score/Crawford-Jacoby field: {self.length!r} {self.score!r} {self.crawford_jacoby!r}"
+            )
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, XGID) and self.to_string() == other.to_string()
@@ -132,15 +136,30 @@ class XGID:
         parts = body.split(":")
         if len(parts) != 10:
             raise XGIDError(f"an XGID has 10 colon-separated fields, got {len(parts)}: {text!r}")
-        names = ("position", "cube", "cube owner", "turn", "dice", "score 1", "score 2", "Crawford/Jacoby",
-                 "match length", "max cube")
-        for name, field, low, high in zip(names[1:], parts[1:], (0, -1, -1, None, 0, 0, 0, 0, 0),
-                                         (12, 1, 1, None, 10**6, 10**6, 15, 10**6, 12)):
+        names = (
+            "position",
+            "cube",
+            "cube owner",
+            "turn",
+            "dice",
+            "score 1",
+            "score 2",
+            "Crawford/Jacoby",
+            "match length",
+            "max cube",
+        )
+        for name, text_field, low, high in zip(
+            names[1:], parts[1:], (0, -1, -1, None, 0, 0, 0, 0, 0), (12, 1, 1, None, 10**6, 10**6, 15, 10**6, 12)
+        ):
             if low is None:  # the dice field is checked below
                 continue
-            if not (field.lstrip("-").isascii() and field.lstrip("-").isdigit()) or not low <= int(field) <= high:
-                raise XGIDError(f"not a valid XGID {text!r}: the {name} field is an integer {low}..{high}, "
-                                f"got {field!r}")
+            if (
+                not (text_field.lstrip("-").isascii() and text_field.lstrip("-").isdigit())
+                or not low <= int(text_field) <= high
+            ):
+                raise XGIDError(
+                    f"not a valid XGID {text!r}: the {name} field is an integer {low}..{high}, got {text_field!r}"
+                )
         try:
             pos, cube, owner, turn, dice, s1, s2, cj, length, max_cube = parts
             action, rolled = "", None
@@ -148,20 +167,38 @@ class XGID:
                 action = dice
             elif dice != "00":
                 if len(dice) != 2 or not dice.isdigit():
-                    raise ValueError(f"bad dice field {dice!r}")
+                    raise XGIDError(f"bad dice field {dice!r}")
                 rolled = (int(dice[0]), int(dice[1]))
-            return cls(position=_decode_position(pos), cube_value=1 << int(cube), cube_owner=int(owner),
-                       turn=int(turn), dice=rolled, cube_action=action, score=(int(s1), int(s2)),
-                       crawford_jacoby=int(cj), length=int(length), max_cube=1 << int(max_cube))
+            return cls(
+                position=_decode_position(pos),
+                cube_value=1 << int(cube),
+                cube_owner=int(owner),
+                turn=int(turn),
+                dice=rolled,
+                cube_action=action,
+                score=(int(s1), int(s2)),
+                crawford_jacoby=int(cj),
+                length=int(length),
+                max_cube=1 << int(max_cube),
+            )
         except (ValueError, board.PositionError) as err:
             raise XGIDError(f"not a valid XGID {text!r}: {err}") from err
 
     def to_string(self) -> str:
         """Format with the ``XGID=`` prefix."""
         dice = self.cube_action or ("00" if self.dice is None else f"{self.dice[0]}{self.dice[1]}")
-        fields = [_encode_position(self.position), self.cube_value.bit_length() - 1, self.cube_owner, self.turn,
-                  dice, self.score[0], self.score[1], self.crawford_jacoby, self.length,
-                  self.max_cube.bit_length() - 1]
+        fields = [
+            _encode_position(self.position),
+            self.cube_value.bit_length() - 1,
+            self.cube_owner,
+            self.turn,
+            dice,
+            self.score[0],
+            self.score[1],
+            self.crawford_jacoby,
+            self.length,
+            self.max_cube.bit_length() - 1,
+        ]
         return "XGID=" + ":".join(str(f) for f in fields)
 
     def on_roll_position(self) -> np.ndarray:
@@ -173,20 +210,37 @@ class XGID:
         owner = "centre" if self.cube_owner == 0 else ("me" if self.cube_owner == self.turn else "opponent")
         me, opp = (self.score[0], self.score[1]) if self.turn == 1 else (self.score[1], self.score[0])
         if self.length:
-            match = MatchState(length=self.length, score=(me, opp), crawford=bool(self.crawford_jacoby & 1),
-                               jacoby=False)
+            match = MatchState(
+                length=self.length, score=(me, opp), crawford=bool(self.crawford_jacoby & 1), jacoby=False
+            )
         else:
             match = MatchState(score=(me, opp), jacoby=bool(self.crawford_jacoby & 1))
         return CubeState(self.cube_value, owner), match
 
     @classmethod
-    def from_states(cls, position: np.ndarray, cube: CubeState, match: MatchState, turn: int = 1,
-                    dice: tuple[int, int] | None = None, max_cube: int = 1024) -> XGID:
+    def from_states(
+        cls,
+        position: np.ndarray,
+        cube: CubeState,
+        match: MatchState,
+        turn: int = 1,
+        dice: tuple[int, int] | None = None,
+        max_cube: int = 1024,
+    ) -> XGID:
         """An XGID for ``position`` seen from the side on roll, who is X (``turn=1``) or O (``turn=-1``)."""
         pos = board.validate(np.asarray(position))
         x_view = pos if turn == 1 else board.flip(pos).astype(np.int8)
         owner = {"centre": 0, "me": turn, "opponent": -turn}[cube.owner]
         score = match.score if turn == 1 else (match.score[1], match.score[0])
         cj = int(match.crawford) if match.length else int(match.jacoby)
-        return cls(position=x_view, cube_value=cube.value, cube_owner=owner, turn=turn, dice=dice, score=score,
-                   crawford_jacoby=cj, length=match.length, max_cube=max_cube)
+        return cls(
+            position=x_view,
+            cube_value=cube.value,
+            cube_owner=owner,
+            turn=turn,
+            dice=dice,
+            score=score,
+            crawford_jacoby=cj,
+            length=match.length,
+            max_cube=max_cube,
+        )

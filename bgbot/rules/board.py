@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from bgbot.errors import BgbotError
+
 NUM_CHECKERS = 15
 BAR = 25
 """Index of the bar of the side on roll."""
@@ -33,7 +35,7 @@ STARTING_POSITION[[1, 12, 17, 19]] = [-2, -5, -3, -5]
 STARTING_POSITION.setflags(write=False)
 
 
-class PositionError(ValueError):
+class PositionError(BgbotError):
     """A position array that breaks the rules of the board (wrong shape, counts, both sides on one point)."""
 
 

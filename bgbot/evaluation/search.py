@@ -3,12 +3,12 @@
 Definitions (GNU Backgammon's, cubeless):
 
 * **0-ply** value of an afterstate ``A`` (opponent on roll): the evaluator's probabilities of ``A``, flipped to the side
-  that moved (:func:`bgbot.evaluation.afterstate_probabilities`).
+  that moved (:func:`bgbot.evaluation.evaluator.afterstate_probabilities`).
 * **k-ply** value of ``A``: for each of the 21 rolls ``r`` (weighted 1/36 or 2/36), the opponent picks its best reply
   ``R(A, r)`` by its own 0-ply equity, and ``R`` is valued at (k-1)-ply from the opponent's side; the weighted mean
   is flipped back to the side that moved into ``A``. A finished game is valued exactly at every ply.
 
-All of it is batched: the replies of many afterstates × 21 rolls come from one :func:`bgbot.movegen.generate_all_rolls`
+All of it is batched: the replies of many afterstates × 21 rolls come from one :func:`bgbot.rules.movegen.generate_all_rolls`
 call and one evaluator call, in chunks that bound memory.
 
 **Move filtering** (as GNU Backgammon's ``movefilter``: at 0-ply keep up to 8 candidates within 0.16 equity of the
@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .board import game_result
-from .evaluation import PositionEvaluator, afterstate_probabilities
-from .movegen import ROLL_WEIGHTS, Plays, generate_all_rolls, generate_plays
-from .network import equity, flip_probabilities
-from .pubeval import segment_argmax
+from bgbot.errors import BgbotError
+from bgbot.evaluation.evaluator import PositionEvaluator, afterstate_probabilities
+from bgbot.evaluation.selection import segment_argmax
+from bgbot.rules.board import game_result
+from bgbot.rules.movegen import ROLL_WEIGHTS, Plays, generate_all_rolls, generate_plays
+from bgbot.rules.outcomes import equity, flip_probabilities
 
 FILTER_KEEP = 8
 """Candidates searched at ``plies >= 1`` (GNU Backgammon's default move filter keeps up to 8 ...)."""
@@ -38,7 +39,7 @@ MAX_PLIES = 2
 """The deepest lookahead served: 3-ply costs about 20 times 2-ply (seconds a move), too slow to be of use here."""
 
 
-class SearchError(ValueError):
+class SearchError(BgbotError):
     """A search request that cannot be served (plies not in 0 .. MAX_PLIES)."""
 
 
@@ -52,8 +53,8 @@ def afterstate_values(evaluator: PositionEvaluator, afterstates: np.ndarray, pli
     """k-ply probabilities of afterstates for the side that moved into them.
 
     Args:
-        evaluator: a :class:`bgbot.evaluation.PositionEvaluator`.
-        afterstates: ``(M, 26)`` int8, opponent on roll (as :func:`bgbot.movegen.generate_plays` returns them).
+        evaluator: a :class:`bgbot.evaluation.evaluator.PositionEvaluator`.
+        afterstates: ``(M, 26)`` int8, opponent on roll (as :func:`bgbot.rules.movegen.generate_plays` returns them).
         plies: lookahead depth, 0 = the evaluator itself.
 
     Returns:
@@ -141,17 +142,17 @@ def rank(evaluator: PositionEvaluator, position: np.ndarray, dice, plies: int) -
     """Rank one position's plays at ``plies`` lookahead (for ``bgbot move --ply N``).
 
     Args:
-        evaluator: a :class:`bgbot.evaluation.PositionEvaluator`.
+        evaluator: a :class:`bgbot.evaluation.evaluator.PositionEvaluator`.
         position: ``(26,)`` int8, side on roll. ``dice``: two ints 1..6. ``plies``: 0, 1, 2, ...
 
     Returns:
-        ``(plays, order, probabilities)``: all legal plays (:class:`bgbot.movegen.Plays`, one parent); ``order``
+        ``(plays, order, probabilities)``: all legal plays (:class:`bgbot.rules.movegen.Plays`, one parent); ``order``
         ``(M,)`` int64 row indices, best first; ``probabilities`` ``(M, 5)`` float32 for the mover (the side on roll
         of ``position``). At ``plies >= 1`` the plays the move filter dropped keep their 0-ply values and rank after
         every searched play (GNU Backgammon lists them the same way).
 
     Raises:
-        SearchError, bgbot.movegen.DiceError, bgbot.board.PositionError: on bad input.
+        SearchError, bgbot.rules.movegen.DiceError, bgbot.rules.board.PositionError: on bad input.
     """
     plays, probs, searched = _ranked_values(
         evaluator, np.asarray(position, dtype=np.int8)[None], np.asarray(dice).reshape(1, 2), plies

@@ -1,16 +1,16 @@
 """Cubeful games for tournaments: money sessions with the doubling cube, and matches to N points.
 
-The loop of :func:`bgbot.tournament.play_games`, with a cube phase before every roll (after the opening roll, which
+The loop of :func:`bgbot.arena.tournament.play_games`, with a cube phase before every roll (after the opening roll, which
 both sides throw). Everything stays batched over the games in flight:
 
-1. **Cube phase.** For each player, the games where it is on roll and may double (:func:`bgbot.cube.may_double`'s
+1. **Cube phase.** For each player, the games where it is on roll and may double (:func:`bgbot.cube.decision.may_double`'s
    rule, vectorised: cube centred or its own; in match play not the Crawford game and not when the current cube
-   already wins it the match) are evaluated in one call of :meth:`bgbot.players.Player.probabilities` (its cubeless
+   already wins it the match) are evaluated in one call of :meth:`bgbot.arena.players.Player.probabilities` (its cubeless
    probabilities of the position before the roll; ``None`` = the player never doubles). The cube efficiency is
-   :func:`bgbot.cube.cube_efficiency` of each position; No double, Double/Take and Double/Pass come from the
-   vectorised Janowski functions of :mod:`bgbot.janowski` (money: normalised equity; match: match winning chance
-   compared as normalised money equity, as :func:`bgbot.cube.decide` does), and the proper action from
-   :func:`bgbot.cube._action`, GNU Backgammon's rule, so a double is offered exactly when :func:`bgbot.cube.decide`
+   :func:`bgbot.evaluation.classes.cube_efficiency` of each position; No double, Double/Take and Double/Pass come from the
+   vectorised Janowski functions of :mod:`bgbot.cube.janowski` (money: normalised equity; match: match winning chance
+   compared as normalised money equity, as :func:`bgbot.cube.decision.decide` does), and the proper action from
+   :func:`bgbot.cube.decision._action`, GNU Backgammon's rule, so a double is offered exactly when :func:`bgbot.cube.decision.decide`
    says "Double", "Redouble" or "Optional double" (tests/test_cubeful.py checks the agreement). The opponent then
    decides with *its own* probabilities of the same position: it takes when Double/Take <= Double/Pass for the
    doubler (a player whose ``probabilities`` is ``None`` always takes). A take doubles the cube and gives it to the
@@ -24,8 +24,8 @@ backgammons single while the cube is centred. Match (``match_length`` N): a game
 Crawford rule: the game after a side first reaches N - 1 is the Crawford game (no doubling); later games are
 post-Crawford. Jacoby and automatic doubles do not apply in match play; automatic doubles are not played at all.
 
-**Dice.** Game 0 of every slot uses exactly the dice of cubeless play (:func:`bgbot.tournament.pair_dice`, opening
-by :func:`bgbot.tournament.opening_dice`); game ``k`` of a match uses the same functions with the pairing key
+**Dice.** Game 0 of every slot uses exactly the dice of cubeless play (:func:`bgbot.rules.dice.pair_dice`, opening
+by :func:`bgbot.rules.dice.opening_dice`); game ``k`` of a match uses the same functions with the pairing key
 ``pairing + k * 2**24``. Both matches of a duplicate pair (seats swapped) therefore get the same dice for their
 ``k``-th game; the dice never depend on the batch or the worker.
 """
@@ -36,11 +36,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import cube as cubemod
-from . import matfile
-from .board import game_result, starting_position
-from .janowski import MatchScore, emg_from_mwc, match_cubeful_mwc, money_cubeful
-from .met import kazaross_xg2
+from bgbot.cube import decision as cubemod
+from bgbot.cube.janowski import MatchScore, emg_from_mwc, match_cubeful_mwc, money_cubeful
+from bgbot.cube.met import kazaross_xg2
+from bgbot.errors import BgbotError
+from bgbot.evaluation.classes import cube_efficiency
+from bgbot.formats import matfile
+from bgbot.rules.board import game_result, starting_position
 
 GAME_KEY = 1 << 24
 """The dice of game ``k`` of a match use the pairing key ``pairing + k * GAME_KEY``."""
@@ -51,7 +53,7 @@ A_DOUBLES, A_TAKES, A_PASSES = 0, 1, 2
 """Columns of the cube-action counts ``(2, 3)``: row 0 = player A, row 1 = player B."""
 
 
-class CubefulError(ValueError):
+class CubefulError(BgbotError):
     """Bad cubeful settings (negative match length) or a game/match that ran away."""
 
 
@@ -67,8 +69,10 @@ class CubeRules:
         if not isinstance(self.match_length, (int, np.integer)) or self.match_length < 0:
             raise CubefulError(f"match length must be an integer >= 0 (0 = money), got {self.match_length!r}")
         if self.match_length > kazaross_xg2().max_length:
-            raise CubefulError(f"match length {self.match_length} is beyond the match equity table "
-                               f"({kazaross_xg2().max_length} points)")
+            raise CubefulError(
+                f"match length {self.match_length} is beyond the match equity table "
+                f"({kazaross_xg2().max_length} points)"
+            )
 
     @property
     def is_money(self) -> bool:
@@ -76,6 +80,7 @@ class CubeRules:
 
 
 # ------------------------------------------------------------------------------------------ batched cube decisions
+
 
 def sanitize(probabilities) -> np.ndarray:
     """Net outputs -> consistent cumulative probabilities ``(N, 5)`` float64 (clipped to [0, 1], then
@@ -89,12 +94,18 @@ def sanitize(probabilities) -> np.ndarray:
 
 
 def efficiencies(positions: np.ndarray) -> np.ndarray:
-    """:func:`bgbot.cube.cube_efficiency` of each position ``(N, 26)`` -> ``(N,)`` float64."""
-    return np.array([cubemod.cube_efficiency(p) for p in positions], dtype=np.float64)
+    """:func:`bgbot.evaluation.classes.cube_efficiency` of each position ``(N, 26)`` -> ``(N,)`` float64."""
+    return np.array([cube_efficiency(p) for p in positions], dtype=np.float64)
 
 
-def cube_values(p: np.ndarray, owner: np.ndarray, x: np.ndarray, rules: CubeRules,
-                away: np.ndarray | None = None, cube: np.ndarray | None = None) -> np.ndarray:
+def cube_values(
+    p: np.ndarray,
+    owner: np.ndarray,
+    x: np.ndarray,
+    rules: CubeRules,
+    away: np.ndarray | None = None,
+    cube: np.ndarray | None = None,
+) -> np.ndarray:
     """No double, Double/Take, Double/Pass for the side on roll, in comparable units, ``(N, 3)`` float64.
 
     Args:
@@ -106,7 +117,7 @@ def cube_values(p: np.ndarray, owner: np.ndarray, x: np.ndarray, rules: CubeRule
 
     Returns:
         Money: cubeful equities; match: normalised money equity of the match winning chances (gnubg's mwc2eq), the
-        units :func:`bgbot.cube.decide` compares them in.
+        units :func:`bgbot.cube.decision.decide` compares them in.
     """
     n = len(p)
     out = np.empty((n, 3), dtype=np.float64)
@@ -132,7 +143,7 @@ def cube_values(p: np.ndarray, owner: np.ndarray, x: np.ndarray, rules: CubeRule
 
 
 def offers_double(values: np.ndarray, p: np.ndarray, owner: np.ndarray, rules: CubeRules) -> np.ndarray:
-    """Whether the side on roll doubles, ``(N,)`` bool: GNU Backgammon's proper action (:func:`bgbot.cube._action`)
+    """Whether the side on roll doubles, ``(N,)`` bool: GNU Backgammon's proper action (:func:`bgbot.cube.decision._action`)
     from :func:`cube_values` is a double, redouble or optional double."""
     out = np.zeros(len(values), dtype=bool)
     nd, dt, dp = values[:, 0], values[:, 1], values[:, 2]
@@ -140,13 +151,15 @@ def offers_double(values: np.ndarray, p: np.ndarray, owner: np.ndarray, rules: C
     # _action doubles only where DT >= ND, or where ND > DT > DP and no gammon is possible ("the double wins").
     for i in np.flatnonzero((dt >= nd) | ((dt > dp) & ~gammon)):
         optional_pass = bool(gammon[i]) and (not rules.is_money or owner[i] != 0 or not rules.jacoby)
-        action = cubemod._action(float(nd[i]), float(dt[i]), float(dp[i]), bool(gammon[i]), optional_pass,
-                                 bool(owner[i] == 1))
+        action = cubemod._action(
+            float(nd[i]), float(dt[i]), float(dp[i]), bool(gammon[i]), optional_pass, bool(owner[i] == 1)
+        )
         out[i] = action.startswith(("Double", "Redouble", "Optional"))
     return out
 
 
 # -------------------------------------------------------------------------------------------------- game loop
+
 
 @dataclass
 class CubefulChunk:
@@ -159,7 +172,7 @@ class CubefulChunk:
     of the slot). ``counts`` ``(2, 3)`` int64: doubles, takes, passes of A (row 0) and B (row 1).
     ``final`` ``(2P, 26)`` last position of each slot's last game (seen by the side that would be on roll; after a
     pass, the position the double was offered in). ``game_cubes`` per slot, the final cube value of each game.
-    ``games_mat`` one list of :class:`bgbot.matfile.Game` per slot when recording.
+    ``games_mat`` one list of :class:`bgbot.formats.matfile.Game` per slot when recording.
     """
 
     pairing: int
@@ -177,22 +190,31 @@ class CubefulChunk:
     games_mat: list = field(default_factory=list)
 
 
-def play_games(player_a, player_b, seed: int, pairing: int, start: int, stop: int, rules: CubeRules,
-               record: bool = False, max_plies: int = 5000) -> CubefulChunk:
+def play_games(
+    player_a,
+    player_b,
+    seed: int,
+    pairing: int,
+    start: int,
+    stop: int,
+    rules: CubeRules,
+    record: bool = False,
+    max_plies: int = 5000,
+) -> CubefulChunk:
     """Play the cubeful duplicate pairs ``start .. stop - 1`` of a pairing (games or matches), all advancing together.
 
     Args:
-        player_a, player_b: :class:`bgbot.players.Player` objects (``choose`` and ``probabilities``).
+        player_a, player_b: :class:`bgbot.arena.players.Player` objects (``choose`` and ``probabilities``).
         seed, pairing: select the dice (module docstring).
         start, stop: the pair range.
         rules: :class:`CubeRules`.
-        record: also return the games as :class:`bgbot.matfile.Game` lists (left column = A), with cube lines.
+        record: also return the games as :class:`bgbot.formats.matfile.Game` lists (left column = A), with cube lines.
         max_plies: a single game longer than this raises.
 
     Raises:
         CubefulError: a game or match that does not end.
     """
-    from .tournament import opening_dice, pair_dice
+    from bgbot.rules.dice import opening_dice, pair_dice
 
     pairs = np.arange(start, stop)
     n = 2 * len(pairs)
@@ -275,8 +297,9 @@ def play_games(player_a, player_b, seed: int, pairing: int, start: int, stop: in
             roller_col = side_of(idx, seat[idx])
             doubled = np.zeros(len(idx), dtype=bool)
             own = (owner[idx] == seat[idx]).astype(np.int64)
-            away = None if money else np.column_stack([length - score[idx, seat[idx]],
-                                                       length - score[idx, 1 - seat[idx]]])
+            away = (
+                None if money else np.column_stack([length - score[idx, seat[idx]], length - score[idx, 1 - seat[idx]]])
+            )
             for col in (0, 1):
                 m = roller_col == col
                 if not m.any():
@@ -285,8 +308,9 @@ def play_games(player_a, player_b, seed: int, pairing: int, start: int, stop: in
                 if probs is None:
                     continue
                 p = sanitize(probs)
-                vals = cube_values(p, own[m], efficiencies(pos[idx[m]]), rules,
-                                   None if money else away[m], cube[idx[m]])
+                vals = cube_values(
+                    p, own[m], efficiencies(pos[idx[m]]), rules, None if money else away[m], cube[idx[m]]
+                )
                 doubled[m] = offers_double(vals, p, own[m], rules)
             if doubled.any():
                 d_idx = idx[doubled]
@@ -300,9 +324,14 @@ def play_games(player_a, player_b, seed: int, pairing: int, start: int, stop: in
                     probs = players[1 - col].probabilities(pos[d_idx[m]])
                     if probs is not None:
                         p = sanitize(probs)
-                        vals = cube_values(p, (owner[d_idx[m]] == seat[d_idx[m]]).astype(np.int64),
-                                           efficiencies(pos[d_idx[m]]), rules,
-                                           None if money else away[doubled][m], cube[d_idx[m]])
+                        vals = cube_values(
+                            p,
+                            (owner[d_idx[m]] == seat[d_idx[m]]).astype(np.int64),
+                            efficiencies(pos[d_idx[m]]),
+                            rules,
+                            None if money else away[doubled][m],
+                            cube[d_idx[m]],
+                        )
                         take[m] = vals[:, 1] <= vals[:, 2]
                     counts[1 - col, A_TAKES] += int(take[m].sum())
                     counts[1 - col, A_PASSES] += int((~take[m]).sum())
@@ -321,8 +350,11 @@ def play_games(player_a, player_b, seed: int, pairing: int, start: int, stop: in
             break
         if turn[idx].max() >= max_plies:
             raise CubefulError(f"a game of pairing {pairing}, pair range {start}..{stop} ran past {max_plies} plies")
-        dice = np.where((turn[idx] == 0)[:, None], opening[idx],
-                        pair_dice(seed, pairing + game_no[idx] * GAME_KEY, pair[idx], turn[idx]))
+        dice = np.where(
+            (turn[idx] == 0)[:, None],
+            opening[idx],
+            pair_dice(seed, pairing + game_no[idx] * GAME_KEY, pair[idx], turn[idx]),
+        )
         before = pos[idx]
         after = np.empty_like(before)
         mover_col = side_of(idx, seat[idx])
@@ -346,8 +378,21 @@ def play_games(player_a, player_b, seed: int, pairing: int, start: int, stop: in
         seat[idx] ^= 1
         turn[idx] += 1
         finish(d_idx, mover_seat, won * cube[d_idx], (-result[done]).astype(np.int8))
-    return CubefulChunk(pairing, start, stop, points_a, kind, final_cube, _by_column(score, a_seat), game_no + 1,
-                        plies, counts, pos, game_cubes, slot_games if record else [])
+    return CubefulChunk(
+        pairing,
+        start,
+        stop,
+        points_a,
+        kind,
+        final_cube,
+        _by_column(score, a_seat),
+        game_no + 1,
+        plies,
+        counts,
+        pos,
+        game_cubes,
+        slot_games if record else [],
+    )
 
 
 def _by_column(score: np.ndarray, a_seat: np.ndarray) -> np.ndarray:
@@ -360,18 +405,21 @@ def _by_column(score: np.ndarray, a_seat: np.ndarray) -> np.ndarray:
 
 # -------------------------------------------------------------------------------------------------- statistics
 
+
 def _actions(counts: np.ndarray) -> dict:
     """``(2, 3)`` counts -> ``{"a": {"doubles", "takes", "passes"}, "b": {...}}``."""
-    return {s: {"doubles": int(counts[r, A_DOUBLES]), "takes": int(counts[r, A_TAKES]),
-                "passes": int(counts[r, A_PASSES])} for r, s in ((0, "a"), (1, "b"))}
+    return {
+        s: {"doubles": int(counts[r, A_DOUBLES]), "takes": int(counts[r, A_TAKES]), "passes": int(counts[r, A_PASSES])}
+        for r, s in ((0, "a"), (1, "b"))
+    }
 
 
 def summarize_money(chunks: list[CubefulChunk]) -> dict:
-    """Statistics of a pairing's cubeful money games: :func:`bgbot.tournament.summarize`'s ppg and 95% t-interval
+    """Statistics of a pairing's cubeful money games: :func:`bgbot.arena.stats.summarize`'s ppg and 95% t-interval
     over duplicate pairs (points include the cube), each side's win / gammon / backgammon rates (games played out to
     a gammon or backgammon, whatever the cube) and pass-win rate, the cube actions of each player and the mean final
     cube value."""
-    from .tournament import summarize
+    from bgbot.arena.stats import summarize
 
     points = np.concatenate([c.points_a for c in chunks])
     kind = np.concatenate([c.kind for c in chunks])
@@ -380,14 +428,23 @@ def summarize_money(chunks: list[CubefulChunk]) -> dict:
 
     def side(s: int) -> dict:
         won = s * points > 0
-        return {"win_rate": float(won.mean()), "gammon_rate": float((won & (kind >= 2)).mean()),
-                "backgammon_rate": float((won & (kind >= 3)).mean()),
-                "won_by_pass_rate": float((won & (kind == 0)).mean())}
+        return {
+            "win_rate": float(won.mean()),
+            "gammon_rate": float((won & (kind >= 2)).mean()),
+            "backgammon_rate": float((won & (kind >= 3)).mean()),
+            "won_by_pass_rate": float((won & (kind == 0)).mean()),
+        }
 
     counts = sum(c.counts for c in chunks)
-    return {**out, "stats_a": side(1), "stats_b": side(-1), "cube_actions": _actions(counts),
-            "mean_final_cube": float(cubes.mean()), "max_cube": int(cubes.max()),
-            "mean_plies": float(np.concatenate([c.plies for c in chunks]).mean())}
+    return {
+        **out,
+        "stats_a": side(1),
+        "stats_b": side(-1),
+        "cube_actions": _actions(counts),
+        "mean_final_cube": float(cubes.mean()),
+        "max_cube": int(cubes.max()),
+        "mean_plies": float(np.concatenate([c.plies for c in chunks]).mean()),
+    }
 
 
 def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -418,12 +475,25 @@ def summarize_matches(chunks: list[CubefulChunk]) -> dict:
     games = np.concatenate([c.games for c in chunks])
     cubes = [v for c in chunks for g in c.game_cubes for v in g]
     counts = sum(c.counts for c in chunks)
-    return {"matches": int(len(won)), "pairs": n, "match_win_rate": rate, "stderr": se, "ci_low": rate - half,
-            "ci_high": rate + half, "ci_half_width": half, "wilson_low": lo, "wilson_high": hi,
-            "wins_a": int(won.sum()), "wins_b": int((~won).sum()), "games_played": int(games.sum()),
-            "mean_games_per_match": float(games.mean()), "cube_actions": _actions(counts),
-            "mean_cube": float(np.mean(cubes)), "max_cube": int(max(cubes)),
-            "final_scores": np.concatenate([c.score for c in chunks]).tolist()}
+    return {
+        "matches": int(len(won)),
+        "pairs": n,
+        "match_win_rate": rate,
+        "stderr": se,
+        "ci_low": rate - half,
+        "ci_high": rate + half,
+        "ci_half_width": half,
+        "wilson_low": lo,
+        "wilson_high": hi,
+        "wins_a": int(won.sum()),
+        "wins_b": int((~won).sum()),
+        "games_played": int(games.sum()),
+        "mean_games_per_match": float(games.mean()),
+        "cube_actions": _actions(counts),
+        "mean_cube": float(np.mean(cubes)),
+        "max_cube": int(max(cubes)),
+        "final_scores": np.concatenate([c.score for c in chunks]).tolist(),
+    }
 
 
 def format_table(results: dict) -> str:
@@ -433,30 +503,39 @@ def format_table(results: dict) -> str:
     w = max(len(n) for n in results["players"] + ["player"])
     acts = "D/T/P(A)  D/T/P(B)"
     if rules["match_length"]:
-        lines = [f"{results['games']} {rules['match_length']}-point matches per pairing (duplicate dice per match "
-                 f"pair, seed {results['seed']}, Crawford rule); {results['games_per_s']:.2f} matches/s with "
-                 f"{results['workers']} worker(s)", "",
-                 f"{'A':<{w}}  {'B':<{w}}  {'win(A)':>6}  {'95% CI':>16}  {'Wilson':>16}  {'games':>5}  {acts}"
-                 f"  {'cube':>5}"]
+        lines = [
+            f"{results['games']} {rules['match_length']}-point matches per pairing (duplicate dice per match "
+            f"pair, seed {results['seed']}, Crawford rule); {results['games_per_s']:.2f} matches/s with "
+            f"{results['workers']} worker(s)",
+            "",
+            f"{'A':<{w}}  {'B':<{w}}  {'win(A)':>6}  {'95% CI':>16}  {'Wilson':>16}  {'games':>5}  {acts}  {'cube':>5}",
+        ]
         for r in results["pairings"]:
             a, b = r["cube_actions"]["a"], r["cube_actions"]["b"]
-            lines.append(f"{r['a']:<{w}}  {r['b']:<{w}}  {r['match_win_rate']:6.1%}  "
-                         f"[{r['ci_low']:6.1%}, {r['ci_high']:6.1%}]  [{r['wilson_low']:6.1%}, {r['wilson_high']:6.1%}]"
-                         f"  {r['mean_games_per_match']:5.2f}  {_dtp(a):>8}  {_dtp(b):>8}  {r['mean_cube']:5.2f}")
+            lines.append(
+                f"{r['a']:<{w}}  {r['b']:<{w}}  {r['match_win_rate']:6.1%}  "
+                f"[{r['ci_low']:6.1%}, {r['ci_high']:6.1%}]  [{r['wilson_low']:6.1%}, {r['wilson_high']:6.1%}]"
+                f"  {r['mean_games_per_match']:5.2f}  {_dtp(a):>8}  {_dtp(b):>8}  {r['mean_cube']:5.2f}"
+            )
         head = "Ranking (mean match-win rate over its pairings, 95% CI half-width):"
         fmt = "{:6.1%} ± {:.1%}"
     else:
-        lines = [f"{results['games']} cubeful money games per pairing (duplicate dice, seed {results['seed']}, Jacoby "
-                 f"{'on' if rules['jacoby'] else 'off'}); {results['games_per_s']:.1f} games/s with "
-                 f"{results['workers']} worker(s)", "",
-                 f"{'A':<{w}}  {'B':<{w}}  {'ppg(A)':>7}  {'95% CI':>18}  {'winA':>6}  {'gamA':>6}  {'gamB':>6}"
-                 f"  {acts}  {'cube':>5}"]
+        lines = [
+            f"{results['games']} cubeful money games per pairing (duplicate dice, seed {results['seed']}, Jacoby "
+            f"{'on' if rules['jacoby'] else 'off'}); {results['games_per_s']:.1f} games/s with "
+            f"{results['workers']} worker(s)",
+            "",
+            f"{'A':<{w}}  {'B':<{w}}  {'ppg(A)':>7}  {'95% CI':>18}  {'winA':>6}  {'gamA':>6}  {'gamB':>6}"
+            f"  {acts}  {'cube':>5}",
+        ]
         for r in results["pairings"]:
             a, b = r["cube_actions"]["a"], r["cube_actions"]["b"]
-            lines.append(f"{r['a']:<{w}}  {r['b']:<{w}}  {r['ppg']:+7.3f}  [{r['ci_low']:+7.3f}, {r['ci_high']:+7.3f}]"
-                         f"  {r['stats_a']['win_rate']:6.1%}  {r['stats_a']['gammon_rate']:6.1%}"
-                         f"  {r['stats_b']['gammon_rate']:6.1%}  {_dtp(a):>8}  {_dtp(b):>8}"
-                         f"  {r['mean_final_cube']:5.2f}")
+            lines.append(
+                f"{r['a']:<{w}}  {r['b']:<{w}}  {r['ppg']:+7.3f}  [{r['ci_low']:+7.3f}, {r['ci_high']:+7.3f}]"
+                f"  {r['stats_a']['win_rate']:6.1%}  {r['stats_a']['gammon_rate']:6.1%}"
+                f"  {r['stats_b']['gammon_rate']:6.1%}  {_dtp(a):>8}  {_dtp(b):>8}"
+                f"  {r['mean_final_cube']:5.2f}"
+            )
         head = "Ranking (mean ppg over its pairings, 95% CI half-width):"
         fmt = "{:+7.3f} ± {:.3f}"
     cube_note = "mean cube value of the games played" if rules["match_length"] else "mean final cube value"

@@ -32,11 +32,14 @@ from itertools import combinations
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
 
-from . import cubeful, matfile
-from .board import game_result, starting_position
-from .players import Player, display_name, hash_words, make_player
+from bgbot.arena import cubeful
+from bgbot.arena.players import Player, display_name, make_player
+from bgbot.arena.stats import summarize
+from bgbot.errors import BgbotError
+from bgbot.formats import matfile
+from bgbot.rules.board import game_result, starting_position
+from bgbot.rules.dice import opening_dice, pair_dice
 
 CHUNK_PAIRS = 250
 """Duplicate pairs (2 games each) per work unit."""
@@ -49,40 +52,12 @@ CRASH_ENV = "BGBOT_TEST_CRASH_ONCE"
 exits abruptly (``os._exit``), as a killed worker would."""
 
 
-class TournamentError(ValueError):
+class TournamentError(BgbotError):
     """A tournament that cannot run: fewer than two players, an odd or non-positive game count, a chunk that
     kept dying."""
 
 
 # -- dice ---------------------------------------------------------------------------------------------------------
-
-_OPENING_TRIES = 64
-
-
-def _two_dice(h: np.ndarray) -> np.ndarray:
-    """Two dice 1..6 from each 64-bit hash (high and low 32 bits), ``(...)`` -> ``(..., 2)`` int8."""
-    hi = (h >> np.uint64(32)) % np.uint64(6)
-    lo = (h & np.uint64(0xFFFFFFFF)) % np.uint64(6)
-    return (np.stack([hi, lo], axis=-1) + 1).astype(np.int8)
-
-
-def pair_dice(seed: int, pairing: int, pair: np.ndarray, turn: np.ndarray) -> np.ndarray:
-    """The roll of ``turn`` (>= 1, counted after the opening) in each game of pair ``pair``.
-
-    ``pair``, ``turn`` ``(N,)`` ints -> ``(N, 2)`` int8 dice 1..6 (a hash of the arguments: :func:`hash_words`).
-    """
-    return _two_dice(hash_words(seed, pairing, pair, turn))
-
-
-def opening_dice(seed: int, pairing: int, pair: np.ndarray) -> np.ndarray:
-    """Each pair's opening roll ``(N,)`` -> ``(N, 2)`` int8: ``[:, 0]`` seat 0's die, ``[:, 1]`` seat 1's, never equal.
-
-    Ties are rolled again: tries ``0, 1, ...`` come from the hash, and the first unequal one counts.
-    """
-    pair = np.asarray(pair)
-    tries = _two_dice(hash_words(seed, pairing, pair[:, None], -1 - np.arange(_OPENING_TRIES)[None, :]))  # (N, T, 2)
-    first = np.argmax(tries[..., 0] != tries[..., 1], axis=1)
-    return tries[np.arange(len(pair)), first]
 
 
 # -- one chunk of games -------------------------------------------------------------------------------------------
@@ -94,7 +69,7 @@ class ChunkResult:
 
     ``points_a`` ``(2 * P,)`` int8: A's points in each game (game ``2k`` A in seat 0, ``2k + 1`` B in seat 0);
     ``plies`` ``(2 * P,)`` int32; ``final`` ``(2 * P, 26)`` int8 each game's last position, seen by the loser (the
-    side that would be on roll); ``games_mat`` the games as :class:`bgbot.matfile.Game` when recording, else empty.
+    side that would be on roll); ``games_mat`` the games as :class:`bgbot.formats.matfile.Game` when recording, else empty.
     """
 
     pairing: int
@@ -106,15 +81,16 @@ class ChunkResult:
     games_mat: list = field(default_factory=list)
 
 
-def play_games(player_a: Player, player_b: Player, seed: int, pairing: int, start: int, stop: int,
-               record: bool = False) -> ChunkResult:
+def play_games(
+    player_a: Player, player_b: Player, seed: int, pairing: int, start: int, stop: int, record: bool = False
+) -> ChunkResult:
     """Play the duplicate pairs ``start .. stop - 1`` of a pairing, all games advancing together.
 
     Args:
         player_a, player_b: the two players (``choose`` is called once per ply for each, batched).
         seed, pairing: select the dice (see :func:`pair_dice`).
         start, stop: the pair range.
-        record: also return each game as a :class:`bgbot.matfile.Game` (left column = A).
+        record: also return each game as a :class:`bgbot.formats.matfile.Game` (left column = A).
 
     Raises:
         TournamentError: a game ran past :data:`MAX_PLIES`.
@@ -158,7 +134,7 @@ def play_games(player_a: Player, player_b: Player, seed: int, pairing: int, star
 
 
 def _record_games(log, points_a: np.ndarray, n: int) -> list:
-    """Turn the ply log into one :class:`bgbot.matfile.Game` per game (left column = player A)."""
+    """Turn the ply log into one :class:`bgbot.formats.matfile.Game` per game (left column = player A)."""
     turns: list[list] = [[] for _ in range(n)]
     for idx, dice, before, after, a_to_move in log:
         for j, g in enumerate(idx):
@@ -224,8 +200,10 @@ def _run_tasks(tasks: list[tuple], workers: int) -> tuple[list[ChunkResult], int
             attempts[i] += 1
             if attempts[i] > MAX_ATTEMPTS:
                 t = tasks[i]
-                raise TournamentError(f"pairs {t[4]}..{t[5]} of pairing {t[3]} failed {MAX_ATTEMPTS} times "
-                                      "(a worker process died each time)")
+                raise TournamentError(
+                    f"pairs {t[4]}..{t[5]} of pairing {t[3]} failed {MAX_ATTEMPTS} times "
+                    "(a worker process died each time)"
+                )
         with ProcessPoolExecutor(min(workers, len(todo)), mp_context=ctx, initializer=_worker_init) as pool:
             futures = {pool.submit(_run_chunk, tasks[i]): i for i in todo}
             try:
@@ -242,25 +220,6 @@ def _run_tasks(tasks: list[tuple], workers: int) -> tuple[list[ChunkResult], int
 # -- statistics ---------------------------------------------------------------------------------------------------
 
 
-def summarize(points_a: np.ndarray) -> dict:
-    """Statistics of A's results in duplicate games ``(2P,)`` ints (pairs adjacent): ppg, 95% t-interval over the
-    pair means, and win / gammon / backgammon rates of each side (fractions of all games)."""
-    p = np.asarray(points_a, dtype=np.float64)
-    pair_means = (p[0::2] + p[1::2]) / 2.0
-    n = len(pair_means)
-    ppg = float(pair_means.mean())
-    se = float(pair_means.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
-    half = float(stats.t.ppf(0.975, n - 1) * se) if n > 1 else float("nan")
-
-    def side(s: float) -> dict:
-        won = s * p > 0
-        return {"win_rate": float(won.mean()), "gammon_rate": float((s * p >= 2).mean()),
-                "backgammon_rate": float((s * p >= 3).mean())}
-
-    return {"games": int(len(p)), "pairs": n, "ppg": ppg, "stderr": se, "ci_low": ppg - half, "ci_high": ppg + half,
-            "ci_half_width": half, "stats_a": side(1.0), "stats_b": side(-1.0)}
-
-
 # -- tournaments --------------------------------------------------------------------------------------------------
 
 
@@ -268,12 +227,21 @@ def _name(spec) -> str:
     return spec.name if isinstance(spec, Player) else display_name(spec)
 
 
-def run(players: list, games: int, seed: int = 0, workers: int = 1, out_dir: str | Path | None = None,
-        chunk_pairs: int = CHUNK_PAIRS, cube: bool = False, match_length: int = 0, jacoby: bool = True) -> dict:
+def run(
+    players: list,
+    games: int,
+    seed: int = 0,
+    workers: int = 1,
+    out_dir: str | Path | None = None,
+    chunk_pairs: int = CHUNK_PAIRS,
+    cube: bool = False,
+    match_length: int = 0,
+    jacoby: bool = True,
+) -> dict:
     """Round robin of every pairing of ``players``, ``games`` duplicate games (or matches) each.
 
     Args:
-        players: spec strings (see :func:`bgbot.players.make_player`) or :class:`Player` objects (picklable for
+        players: spec strings (see :func:`bgbot.arena.players.make_player`) or :class:`Player` objects (picklable for
             ``workers > 1``), at least two. In pairing (i, j), i < j, player i is A.
         games: games per pairing, even (``games / 2`` duplicate pairs), >= 2.
         seed: selects the dice (and the random player's choices).
@@ -281,7 +249,7 @@ def run(players: list, games: int, seed: int = 0, workers: int = 1, out_dir: str
         out_dir: when given, each pairing's games are written to ``out_dir/NN_A_vs_B.mat``.
         chunk_pairs: pairs per work unit (results do not depend on it only when players are deterministic functions
             of their input batch; keep the default to compare runs).
-        cube: play cubeful money games (:mod:`bgbot.cubeful`; ``jacoby`` sets the Jacoby rule).
+        cube: play cubeful money games (:mod:`bgbot.arena.cubeful`; ``jacoby`` sets the Jacoby rule).
         match_length: > 0 plays matches to that many points (cubeful, Crawford rule); ``games`` then counts matches
             and the ``.mat`` output is one file per match, ``out_dir/NN_A_vs_B_MMMM.mat``.
 
@@ -289,11 +257,11 @@ def run(players: list, games: int, seed: int = 0, workers: int = 1, out_dir: str
         A JSON-able dict: ``players`` (names), ``specs``, ``seed``, ``games``, ``pairings`` (one dict per pairing:
         ``a``, ``b``, :func:`summarize`'s fields, ``mean_plies``, ``mat_file``), ``ranking`` (players by mean ppg over
         their pairings, best first, with a 95% normal half-width), ``elapsed_s``, ``games_per_s``, ``worker_restarts``.
-        Cubeful: also ``cube`` (the rules); each pairing has :func:`bgbot.cubeful.summarize_money`'s or
-        :func:`bgbot.cubeful.summarize_matches`' fields (match-win rate instead of ppg) and ranks by that value.
+        Cubeful: also ``cube`` (the rules); each pairing has :func:`bgbot.arena.cubeful.summarize_money`'s or
+        :func:`bgbot.arena.cubeful.summarize_matches`' fields (match-win rate instead of ppg) and ranks by that value.
 
     Raises:
-        TournamentError: fewer than two players, or a bad game count; :class:`bgbot.players.PlayerSpecError`.
+        TournamentError: fewer than two players, or a bad game count; :class:`bgbot.arena.players.PlayerSpecError`.
     """
     if len(players) < 2:
         raise TournamentError(f"a tournament needs at least two players, got {players!r}")
@@ -303,12 +271,15 @@ def run(players: list, games: int, seed: int = 0, workers: int = 1, out_dir: str
     for spec in players:  # fail fast, in this process, on a bad spec
         _player(spec, seed)
     names = [_name(s) for s in players]
-    names = [n if names.count(n) == 1 else f"{n}#{names[:i + 1].count(n)}" for i, n in enumerate(names)]  # unique
+    names = [n if names.count(n) == 1 else f"{n}#{names[: i + 1].count(n)}" for i, n in enumerate(names)]  # unique
     pairings = list(combinations(range(len(players)), 2))
     n_pairs = games // 2
     record = out_dir is not None
-    tasks = [(players[i], players[j], seed, k, s, min(s + chunk_pairs, n_pairs), record, rules)
-             for k, (i, j) in enumerate(pairings) for s in range(0, n_pairs, chunk_pairs)]
+    tasks = [
+        (players[i], players[j], seed, k, s, min(s + chunk_pairs, n_pairs), record, rules)
+        for k, (i, j) in enumerate(pairings)
+        for s in range(0, n_pairs, chunk_pairs)
+    ]
     t0 = time.perf_counter()
     chunks, restarts = _run_tasks(tasks, workers)
     elapsed = time.perf_counter() - t0
@@ -326,21 +297,37 @@ def run(players: list, games: int, seed: int = 0, workers: int = 1, out_dir: str
         if record and (rules is None or rules.is_money):
             games_mat = [g for c in mine for g in c.games_mat]
             games_mat = [g for slot in games_mat for g in slot] if rules is not None else games_mat
-            row["mat_file"] = str(_write_mat(Path(out_dir), k, names[i], names[j], games_mat,
-                                             jacoby=None if rules is None else rules.jacoby))
+            row["mat_file"] = str(
+                _write_mat(
+                    Path(out_dir), k, names[i], names[j], games_mat, jacoby=None if rules is None else rules.jacoby
+                )
+            )
         elif record:
             matches = [slot for c in mine for slot in c.games_mat]
-            row["mat_files"] = [str(_write_mat(Path(out_dir), k, names[i], names[j], m, rules.match_length, n))
-                                for n, m in enumerate(matches, 1)]
+            row["mat_files"] = [
+                str(_write_mat(Path(out_dir), k, names[i], names[j], m, rules.match_length, n))
+                for n, m in enumerate(matches, 1)
+            ]
         rows.append(row)
     key = "match_win_rate" if rules is not None and not rules.is_money else "ppg"
-    out = {"players": names, "specs": [_spec_str(s) for s in players], "seed": int(seed), "games": int(games),
-           "workers": int(workers), "pairings": rows, "ranking": _ranking(names, pairings, rows, key),
-           "elapsed_s": elapsed, "games_per_s": games * len(pairings) / elapsed if elapsed > 0 else float("inf"),
-           "worker_restarts": restarts}
+    out = {
+        "players": names,
+        "specs": [_spec_str(s) for s in players],
+        "seed": int(seed),
+        "games": int(games),
+        "workers": int(workers),
+        "pairings": rows,
+        "ranking": _ranking(names, pairings, rows, key),
+        "elapsed_s": elapsed,
+        "games_per_s": games * len(pairings) / elapsed if elapsed > 0 else float("inf"),
+        "worker_restarts": restarts,
+    }
     if rules is not None:
-        out["cube"] = {"match_length": rules.match_length, "jacoby": rules.jacoby if rules.is_money else False,
-                       "crawford": not rules.is_money}
+        out["cube"] = {
+            "match_length": rules.match_length,
+            "jacoby": rules.jacoby if rules.is_money else False,
+            "crawford": not rules.is_money,
+        }
     return out
 
 
@@ -366,8 +353,16 @@ def _ranking(names, pairings, rows, key: str = "ppg") -> list[dict]:
     return sorted(out, key=lambda r: -r["value"])
 
 
-def _write_mat(out_dir: Path, k: int, a: str, b: str, games: list, match_length: int = 0,
-               match_no: int | None = None, jacoby: bool | None = None) -> Path:
+def _write_mat(
+    out_dir: Path,
+    k: int,
+    a: str,
+    b: str,
+    games: list,
+    match_length: int = 0,
+    match_no: int | None = None,
+    jacoby: bool | None = None,
+) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     names = (matfile.safe_name(a), matfile.safe_name(b))
     if names[0] == names[1]:
@@ -380,19 +375,24 @@ def _write_mat(out_dir: Path, k: int, a: str, b: str, games: list, match_length:
 
 def format_table(results: dict) -> str:
     """The printed report: one line per pairing (ppg of A with its 95% CI, win, gammon and backgammon rates of each
-    side as fractions of all games) and the ranking; cubeful results: :func:`bgbot.cubeful.format_table`."""
+    side as fractions of all games) and the ranking; cubeful results: :func:`bgbot.arena.cubeful.format_table`."""
     if "cube" in results:
         return cubeful.format_table(results)
     w = max(len(n) for n in results["players"] + ["player"])
-    lines = [f"{results['games']} games per pairing (duplicate dice, seed {results['seed']}); "
-             f"{results['games_per_s']:.1f} games/s with {results['workers']} worker(s)", "",
-             f"{'A':<{w}}  {'B':<{w}}  {'ppg(A)':>7}  {'95% CI':>18}  {'winA':>6}  {'gamA':>6}  {'bgA':>5}"
-             f"  {'gamB':>6}  {'bgB':>5}"]
+    lines = [
+        f"{results['games']} games per pairing (duplicate dice, seed {results['seed']}); "
+        f"{results['games_per_s']:.1f} games/s with {results['workers']} worker(s)",
+        "",
+        f"{'A':<{w}}  {'B':<{w}}  {'ppg(A)':>7}  {'95% CI':>18}  {'winA':>6}  {'gamA':>6}  {'bgA':>5}"
+        f"  {'gamB':>6}  {'bgB':>5}",
+    ]
     for r in results["pairings"]:
         a, b = r["stats_a"], r["stats_b"]
-        lines.append(f"{r['a']:<{w}}  {r['b']:<{w}}  {r['ppg']:+7.3f}  [{r['ci_low']:+7.3f}, {r['ci_high']:+7.3f}]"
-                     f"  {a['win_rate']:6.1%}  {a['gammon_rate']:6.1%}  {a['backgammon_rate']:5.1%}"
-                     f"  {b['gammon_rate']:6.1%}  {b['backgammon_rate']:5.1%}")
+        lines.append(
+            f"{r['a']:<{w}}  {r['b']:<{w}}  {r['ppg']:+7.3f}  [{r['ci_low']:+7.3f}, {r['ci_high']:+7.3f}]"
+            f"  {a['win_rate']:6.1%}  {a['gammon_rate']:6.1%}  {a['backgammon_rate']:5.1%}"
+            f"  {b['gammon_rate']:6.1%}  {b['backgammon_rate']:5.1%}"
+        )
     lines += ["", "Ranking (mean ppg over its pairings, 95% CI half-width):"]
     for k, r in enumerate(results["ranking"], 1):
         lines.append(f"{k:2d}. {r['player']:<{w}}  {r['ppg']:+7.3f} ± {r['ci_half_width']:.3f}")

@@ -1,6 +1,6 @@
 """Vectorised move generation: every legal play of many positions at once.
 
-Positions use the layout of :mod:`bgbot.board` (``(N, 26)`` int8, side on roll, index 25 = my bar, index 0 = the
+Positions use the layout of :mod:`bgbot.rules.board` (``(N, 26)`` int8, side on roll, index 25 = my bar, index 0 = the
 opponent's bar). :func:`generate_plays` returns every distinct resulting position (afterstate) of every legal play,
 already flipped so that the opponent is on roll, with the row of the position it came from.
 
@@ -20,7 +20,7 @@ checkers, only over the at most four dice of a roll):
    (:func:`position_keys`) and ``(parent, key)`` are de-duplicated with one value sort (:func:`_unique_rows`); only
    the surviving rows are materialised, already flipped.
 
-The scalar twin :mod:`bgbot.movegen_scalar` implements the same rules checker by checker and is the reference the
+The scalar twin :mod:`bgbot.rules.movegen_scalar` implements the same rules checker by checker and is the reference the
 tests compare against, together with GNU Backgammon (``gnubg_nn.moves``).
 """
 
@@ -30,13 +30,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .board import PositionError, flip
+from bgbot.rules.board import PositionError, flip
+from bgbot.rules.dice import DiceError
 
 _SOURCES = np.arange(1, 26, dtype=np.int8)  # (25,) source indices: points 1..24 and the bar (25)
-
-
-class DiceError(ValueError):
-    """Dice that are not two values in 1..6."""
 
 
 @dataclass(frozen=True)
@@ -216,7 +213,7 @@ class _Step:
     def children(self, select: np.ndarray | None = None, flipped: bool = False) -> np.ndarray:
         """The resulting positions ``(K, 26)`` int8 (or of the rows ``select`` only).
 
-        With ``flipped`` they are returned as the opponent sees them (:func:`bgbot.board.flip`), built from the
+        With ``flipped`` they are returned as the opponent sees them (:func:`bgbot.rules.board.flip`), built from the
         flipped base rows so that the large output is written once.
         """
         row = self.row if select is None else self.row[select]
@@ -428,8 +425,8 @@ def generate_plays(positions: np.ndarray, dice: np.ndarray) -> Plays:
     """Every legal play of every position, each distinct resulting position once.
 
     Args:
-        positions: ``(N, 26)`` int8 positions, side on roll (layout in :mod:`bgbot.board`). Positions are trusted
-            to be valid (see :func:`bgbot.board.validate` for user input).
+        positions: ``(N, 26)`` int8 positions, side on roll (layout in :mod:`bgbot.rules.board`). Positions are trusted
+            to be valid (see :func:`bgbot.rules.board.validate` for user input).
         dice: ``(N, 2)`` integers in 1..6, the roll of each position (order does not matter).
 
     Returns:
@@ -438,7 +435,7 @@ def generate_plays(positions: np.ndarray, dice: np.ndarray) -> Plays:
 
     Raises:
         DiceError: dice of the wrong shape or outside 1..6.
-        bgbot.board.PositionError: positions not of shape ``(N, 26)``.
+        bgbot.rules.board.PositionError: positions not of shape ``(N, 26)``.
     """
     positions = np.asarray(positions)
     if positions.ndim != 2 or positions.shape[1] != 26:

@@ -26,14 +26,15 @@ from pathlib import Path
 import torch
 
 import bgbot
-from bgbot import encoding
-from bgbot.network import NetConfig, ValueNet
+from bgbot.errors import BgbotError
+from bgbot.evaluation import encoding
+from bgbot.evaluation.network import NetConfig, ValueNet
 
 FORMAT = "bgbot-checkpoint"
 FORMAT_VERSION = 1
 
 
-class CheckpointError(ValueError):
+class CheckpointError(BgbotError):
     """A checkpoint that cannot be loaded: missing, corrupt or truncated, not a checkpoint, or a version mismatch."""
 
 
@@ -44,7 +45,7 @@ class CheckpointMeta:
     network: NetConfig
     """The network's config; ``load`` rebuilds the net from it."""
     encoding_version: str
-    """``bgbot.encoding.ENCODING_VERSION`` when it was saved."""
+    """``bgbot.evaluation.encoding.ENCODING_VERSION`` when it was saved."""
     games_trained: int
     """Self-play games trained so far."""
     training_config: dict
@@ -100,7 +101,7 @@ def save(
         "games_trained": int(games_trained),
         "training_config": training_config,
         "git_revision": git_revision(),
-        "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "bgbot_version": bgbot.__version__,
         "format_version": FORMAT_VERSION,
     }
@@ -147,8 +148,9 @@ def load(path: str | Path, *, expected_encoding: str = encoding.ENCODING_VERSION
     except Exception as e:  # torch raises RuntimeError, EOFError, UnpicklingError, ... for damaged files
         # torch's own message runs over several lines and suggests loading with weights_only=False, which would run
         # code from the file: name the failure only.
-        raise CheckpointError(f"{str(path)!r} is corrupt, truncated or not a bgbot checkpoint (torch.load failed "
-                              f"with {type(e).__name__})") from None
+        raise CheckpointError(
+            f"{str(path)!r} is corrupt, truncated or not a bgbot checkpoint (torch.load failed with {type(e).__name__})"
+        ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CheckpointError(f"{str(path)!r} is not a bgbot checkpoint (no 'format': {FORMAT!r} entry)")
     if data.get("format_version") != FORMAT_VERSION:

@@ -2,7 +2,7 @@
 
 Anything with ``evaluate(positions (M, 26) int8) -> (M, 5) float32`` (the side on roll's cumulative probabilities
 ``(win, win_gammon, win_backgammon, lose_gammon, lose_backgammon)``) is a *position evaluator*:
-:class:`bgbot.network.Evaluator` is one. This module turns it into values of afterstates for the side that just
+:class:`bgbot.evaluation.network.Evaluator` is one. This module turns it into values of afterstates for the side that just
 moved, with finished games scored exactly instead of by the net, and picks the best play per position.
 """
 
@@ -12,10 +12,10 @@ from typing import Protocol
 
 import numpy as np
 
-from .board import game_result
-from .movegen import Plays, generate_plays
-from .network import equity, flip_probabilities
-from .pubeval import segment_argmax
+from bgbot.evaluation.selection import segment_argmax
+from bgbot.rules.board import game_result
+from bgbot.rules.movegen import Plays, generate_plays
+from bgbot.rules.outcomes import equity, flip_probabilities
 
 
 class PositionEvaluator(Protocol):
@@ -27,7 +27,7 @@ class PositionEvaluator(Protocol):
 def terminal_probabilities(result: np.ndarray) -> np.ndarray:
     """Exact probabilities of finished games for the side on roll: ``(M,)`` int8 results -> ``(M, 5)`` float32.
 
-    ``result`` is :func:`bgbot.board.game_result`: +1/+2/+3 the side on roll has won a single game / gammon /
+    ``result`` is :func:`bgbot.rules.board.game_result`: +1/+2/+3 the side on roll has won a single game / gammon /
     backgammon, -1/-2/-3 it has lost one; 0 is not a finished game (and gets zeros: callers mask those rows).
     """
     r = np.asarray(result)
@@ -60,7 +60,7 @@ def position_probabilities(evaluator: PositionEvaluator, positions: np.ndarray) 
 
 def afterstate_probabilities(evaluator: PositionEvaluator, afterstates: np.ndarray) -> np.ndarray:
     """Probabilities ``(M, 5)`` float32 for the side that just moved, of afterstates ``(M, 26)`` int8 as
-    :func:`bgbot.movegen.generate_plays` returns them (opponent on roll). This is 0-ply in GNU Backgammon's sense."""
+    :func:`bgbot.rules.movegen.generate_plays` returns them (opponent on roll). This is 0-ply in GNU Backgammon's sense."""
     return flip_probabilities(position_probabilities(evaluator, afterstates))
 
 
@@ -75,12 +75,12 @@ def best_plays(
         dice: ``(N, 2)`` ints in 1..6.
 
     Returns:
-        ``(plays, chosen, probabilities)``: all legal plays (:class:`bgbot.movegen.Plays`), ``chosen`` ``(N,)``
+        ``(plays, chosen, probabilities)``: all legal plays (:class:`bgbot.rules.movegen.Plays`), ``chosen`` ``(N,)``
         int64 rows of ``plays.afterstates`` (ties go to the first row), and ``probabilities`` ``(M, 5)`` float32 of
         every afterstate for the side that moved.
 
     Raises:
-        bgbot.movegen.DiceError, bgbot.board.PositionError: on malformed input.
+        bgbot.rules.movegen.DiceError, bgbot.rules.board.PositionError: on malformed input.
     """
     plays = generate_plays(positions, dice)
     probs = afterstate_probabilities(evaluator, plays.afterstates)

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from bgbot.board import BAR, NUM_CHECKERS, flip
+from bgbot.errors import BgbotError
+from bgbot.rules.board import BAR, NUM_CHECKERS, flip
 
 ENCODING_VERSION = "tesauro196+expert7/v1"
 
@@ -50,7 +51,7 @@ FEATURE_NAMES: tuple[str, ...] = tuple(
 """Name of each input, for inspection and model cards."""
 
 
-class EncodingError(ValueError):
+class EncodingError(BgbotError):
     """Positions that cannot be encoded (wrong shape or dtype)."""
 
 

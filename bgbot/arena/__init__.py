@@ -1,0 +1,1 @@
+"""Playing games: players, the game engine, tournaments, statistics and the gate."""

@@ -1,0 +1,1 @@
+"""Evaluating positions: encodings, networks, checkpoints, pubeval, position classes, search."""

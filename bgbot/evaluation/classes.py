@@ -1,0 +1,47 @@
+"""Position classes (GNU Backgammon's ``ClassifyPosition``) and the cube efficiency of each class (its
+``EvalEfficiency``), for positions ``(26,)`` int8 seen from the side on roll."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bgbot.rules import board
+
+
+def classify(position: np.ndarray) -> str:
+    """GNU Backgammon's position class, as far as it matters for the cube efficiency, ``(26,)`` -> str.
+
+    "over": a side has no checkers left; "contact": some checker of one side still has to pass a checker of the other
+    (gnubg's CLASS_CONTACT and CLASS_CRASHED, same efficiency); "bearoff": no contact and every checker of both sides
+    in its home board (gnubg's one-sided bear-off classes; gnubg's small two-sided databases value their positions
+    exactly instead, which 0-ply Janowski cannot reproduce); "race": no contact otherwise.
+    """
+    p = board.validate(position).astype(np.int16)
+    mine, theirs = np.maximum(p, 0), np.maximum(-p, 0)
+    if mine.sum() == 0 or theirs.sum() == 0:
+        return "over"
+    my_back = int(np.nonzero(mine)[0].max())  # my farthest checker, my numbering (25 = bar)
+    their_back = int(np.nonzero(theirs)[0].min())  # their farthest checker, in my numbering (0 = their bar)
+    if my_back > their_back:
+        return "contact"
+    return "bearoff" if my_back <= 6 and their_back >= 19 else "race"
+
+
+def efficiency_for(position_class: str, pips_on_roll: int = 0) -> float:
+    """Cube efficiency x of gnubg's defaults: contact/crashed 0.68; race 0.55 + 0.00125 * pips of the side on roll
+    clamped to [0.6, 0.7]; bear-off 0.6; game over 0 (eval.c EvalEfficiency)."""
+    if position_class == "contact":
+        return 0.68
+    if position_class == "race":
+        return float(min(max(0.55 + 0.00125 * pips_on_roll, 0.6), 0.7))
+    if position_class == "bearoff":
+        return 0.6
+    if position_class == "over":
+        return 0.0
+    raise KeyError(f"unknown position class {position_class!r}")
+
+
+def cube_efficiency(position: np.ndarray) -> float:
+    """Cube efficiency of a position ``(26,)`` int8 seen from the side on roll (:func:`classify`,
+    :func:`efficiency_for`)."""
+    return efficiency_for(classify(position), int(board.pip_counts(np.asarray(position))[0]))
