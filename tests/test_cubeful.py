@@ -6,6 +6,7 @@ import json
 import os
 import re
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ from bgbot.rules import board
 from bgbot.rules.state import CubeState, MatchState
 
 GNUBG = "/usr/games/gnubg"
+MODELS = Path(__file__).resolve().parents[1] / "models"
 MONEY = cubeful.CubeRules(0, True)
 
 
@@ -156,7 +158,7 @@ def test_matches_crawford_and_scores():
 
 
 def test_same_seed_one_or_two_workers_identical(tmp_path):
-    players = ["models/bgbot-0.pt", "pubeval"] if os.path.exists("models/bgbot-0.pt") else ["pubeval", "random"]
+    players = [str(MODELS / "bgbot-0.pt"), "pubeval"]  # a net that doubles, found wherever pytest runs
     kw = dict(seed=2, chunk_pairs=1, match_length=3)
     one = tournament.run(players, 4, workers=1, **kw)
     two = tournament.run(players, 4, workers=2, **kw)
