@@ -22,7 +22,6 @@ from bgbot.errors import BgbotError
 from bgbot.evaluation import checkpoint
 from bgbot.evaluation.network import NetConfig, ValueNet
 from bgbot.formats import matfile
-from bgbot.rules.board import starting_position
 from tests.positions import position
 
 ROOT = Path(__file__).resolve().parents[1]

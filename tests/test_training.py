@@ -109,7 +109,9 @@ def test_tiny_preset_trains_checkpoints_resumes_and_evaluates(tmp_path, capsys):
     assert bench["games_trained"] == state["games_trained"]
     assert {k: bench[k] for k in ("ppg", "ci_low", "ci_high")} == {k: again[k] for k in ("ppg", "ci_low", "ci_high")}
     half = scipy_stats.t.ppf(0.975, config.eval_games // 2 - 1) * bench["stderr"]
-    assert bench["ci_low"] == pytest.approx(bench["ppg"] - half) and bench["ci_high"] == pytest.approx(bench["ppg"] + half)
+    assert bench["ci_low"] == pytest.approx(bench["ppg"] - half) and bench["ci_high"] == pytest.approx(
+        bench["ppg"] + half
+    )
     assert (run / "progress.png").stat().st_size > 1000
     state = RunState(**state)
     net, meta = checkpoint.load(run / "latest.pt")

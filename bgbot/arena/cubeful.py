@@ -233,7 +233,7 @@ def summarize_money(chunks: list[CubefulChunk]) -> dict:
             "won_by_pass_rate": float((won & (kind == 0)).mean()),
         }
 
-    counts = sum(c.counts for c in chunks)
+    counts = np.sum([c.counts for c in chunks], axis=0)
     return {
         **out,
         "stats_a": side(1),
@@ -252,7 +252,7 @@ def summarize_matches(chunks: list[CubefulChunk]) -> dict:
     won = np.concatenate([c.points_a for c in chunks]) > 0
     games = np.concatenate([c.games for c in chunks])
     cubes = [v for c in chunks for g in c.game_cubes for v in g]
-    counts = sum(c.counts for c in chunks)
+    counts = np.sum([c.counts for c in chunks], axis=0)
     return {
         **stats.summarize_wins(won),
         "games_played": int(games.sum()),

@@ -54,7 +54,14 @@ def t_interval(samples: np.ndarray, confidence: float = CONFIDENCE) -> dict:
     mean = float(x.mean())
     se = float(x.std(ddof=1) / math.sqrt(n))
     half = float(stats.t.ppf(0.5 + confidence / 2, n - 1) * se)
-    return {"mean": mean, "stderr": se, "ci_low": mean - half, "ci_high": mean + half, "ci_half_width": half, "df": n - 1}
+    return {
+        "mean": mean,
+        "stderr": se,
+        "ci_low": mean - half,
+        "ci_high": mean + half,
+        "ci_half_width": half,
+        "df": n - 1,
+    }
 
 
 def wilson(k: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:

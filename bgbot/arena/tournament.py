@@ -32,13 +32,12 @@ from itertools import combinations
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 from tqdm import tqdm
 
 from bgbot.arena import cubeful, stats
 from bgbot.arena.engine import DuplicateDice, EngineError, Table, play_ply
 from bgbot.arena.players import Player, display_name, make_player
-from bgbot.arena.report import format_table
 from bgbot.errors import BgbotError
 from bgbot.formats import matfile
 
@@ -160,7 +159,11 @@ def _one_thread() -> None:
         torch.set_num_threads(1)
 
 
-def _run_chunk(task: tuple):
+Chunk = ChunkResult | cubeful.CubefulChunk
+"""What a work unit returns: a cubeless :class:`ChunkResult` or a :class:`bgbot.arena.cubeful.CubefulChunk`."""
+
+
+def _run_chunk(task: tuple) -> Chunk:
     spec_a, spec_b, seed, pairing, start, stop, record, rules = task
     marker = os.environ.get(CRASH_ENV)
     if marker and multiprocessing.parent_process() is not None and not os.path.exists(marker):
@@ -174,13 +177,13 @@ def _run_chunk(task: tuple):
     return cubeful.play_games(a, b, seed, pairing, start, stop, rules, record, max_plies=MAX_PLIES)
 
 
-def _run_tasks(tasks: list[tuple], workers: int, progress: bool = False) -> tuple[list[ChunkResult], int]:
+def _run_tasks(tasks: list[tuple], workers: int, progress: bool = False) -> tuple[list[Chunk], int]:
     """Run chunk tasks in this process (``workers <= 1``) or a spawn pool -> (results in task order, pool restarts).
     ``progress``: a tqdm bar of games played on stderr. Each chunk's final positions are dropped (bounded memory)."""
     total = sum(2 * (t[5] - t[4]) for t in tasks)
     bar = tqdm(total=total, unit="game", file=sys.stderr, disable=not progress, leave=False, dynamic_ncols=True)
 
-    def done(r: ChunkResult) -> ChunkResult:
+    def done(r: Chunk) -> Chunk:
         r.final = r.final[:0]
         bar.update(2 * (r.stop - r.start))
         return r
@@ -195,7 +198,7 @@ def _run_tasks(tasks: list[tuple], workers: int, progress: bool = False) -> tupl
                 return [done(_run_chunk(t)) for t in tasks], 0
             finally:
                 torch.set_num_threads(threads)
-        results: dict[int, ChunkResult] = {}
+        results: dict[int, Chunk] = {}
         attempts = dict.fromkeys(range(len(tasks)), 0)
         restarts = 0
         ctx = multiprocessing.get_context("spawn")
@@ -255,7 +258,9 @@ def check_settings(
             + f"), got {games!r}"
         )
     if games > MAX_GAMES:
-        raise TournamentError(f"games per pairing must be at most {MAX_GAMES:,} (results are held in memory), got {games}")
+        raise TournamentError(
+            f"games per pairing must be at most {MAX_GAMES:,} (results are held in memory), got {games}"
+        )
     if not is_int(seed) or not 0 <= seed <= MAX_SEED:
         raise TournamentError(f"the seed must be an integer in 0 .. 2**63 - 1, got {seed!r}")
     if not is_int(workers) or not 1 <= workers <= MAX_WORKERS:
@@ -361,8 +366,10 @@ def play(
         mine = [c for c in chunks if c.pairing == k]
         row: dict = {"a": names[i], "b": names[j], "spec_a": _spec_str(players[i]), "spec_b": _spec_str(players[j])}
         if rules is None:
-            points = np.concatenate([c.points_a for c in mine])
-            row |= {**stats.summarize(points), "mean_plies": float(np.concatenate([c.plies for c in mine]).mean())}
+            cubeless = [c for c in mine if isinstance(c, ChunkResult)]
+            points = np.concatenate([c.points_a for c in cubeless])
+            mean_plies = float(np.concatenate([c.plies for c in cubeless]).mean())
+            row |= {**stats.summarize(points), "mean_plies": mean_plies}
         elif rules.is_money:
             row |= cubeful.summarize_money([c for c in mine if isinstance(c, cubeful.CubefulChunk)])
         else:

@@ -50,7 +50,9 @@ def check_probabilities(probabilities, backgammons: bool = True, repair: bool = 
         raise ProbabilityError(f"probabilities are (w, wg, wbg, lg, lbg) rows, got shape {p.shape}: {probabilities!r}")
     if not np.all(np.isfinite(p)):
         bad = int(np.flatnonzero(~np.isfinite(p).all(axis=1))[0])
-        raise ProbabilityError(f"probabilities must be finite numbers, row {bad} is {p[bad].tolist()} (a damaged model?)")
+        raise ProbabilityError(
+            f"probabilities must be finite numbers, row {bad} is {p[bad].tolist()} (a damaged model?)"
+        )
     if repair:
         p = np.clip(p, 0.0, 1.0)
         p[:, 1] = np.minimum(p[:, 1], p[:, 0])
