@@ -71,10 +71,18 @@ def test_summarize_pair_statistics():
     assert s["stats_b"]["gammon_rate"] == pytest.approx(1 / 8)
 
 
-def test_same_seed_any_workers_same_results(tiny_model, tmp_path, monkeypatch):
+def test_same_seed_any_workers_same_results(tiny_model):
     players = [tiny_model, "pubeval", "random"]
     one = tournament.run(players, 12, seed=3, workers=1, chunk_pairs=2)
     assert len(one["pairings"]) == 3 and one["pairings"][2]["ppg"] > 0  # pubeval beats random
+    two = tournament.run(players, 12, seed=3, workers=2, chunk_pairs=2)  # a net batched differently per worker
+    assert _strip(two) == _strip(one)
+
+
+def test_a_dying_worker_is_replayed_and_changes_nothing(tmp_path, monkeypatch):
+    # pubeval and random: the workers need no torch, so the two pools start in a fraction of a second.
+    players = ["pubeval", "random"]
+    one = tournament.run(players, 12, seed=3, workers=1, chunk_pairs=2)
     # Two workers, one of which dies once: its chunk is replayed, nothing is lost, the results do not change.
     monkeypatch.setenv(tournament.CRASH_ENV, str(tmp_path / "crashed"))
     crashed = tournament.run(players, 12, seed=3, workers=2, chunk_pairs=2)

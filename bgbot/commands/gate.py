@@ -6,7 +6,7 @@ import argparse
 import json
 import os
 
-from bgbot.arena import benchmark
+from bgbot.arena import benchmark, tournament
 
 
 def add_parser(subparsers) -> None:
@@ -23,7 +23,12 @@ def add_parser(subparsers) -> None:
     p.add_argument("--against", required=True, metavar="PATH", help="the current model, e.g. models/current.pt")
     p.add_argument("--games", type=int, required=True, help=f"games (even, at least {benchmark.MIN_GATE_GAMES})")
     p.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="worker processes (default: all CPUs)")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=min(os.cpu_count() or 1, tournament.MAX_WORKERS),
+        help="worker processes (default: all CPUs)",
+    )
     p.add_argument("--ply", type=int, default=0, help="lookahead of both players (default 0)")
     p.add_argument("--json", action="store_true", help="print the decision as JSON")
     p.set_defaults(func=run)

@@ -36,7 +36,7 @@ def add_parser(subparsers) -> None:
     p.add_argument(
         "--workers",
         type=int,
-        default=os.cpu_count() or 1,
+        default=min(os.cpu_count() or 1, tournament.MAX_WORKERS),
         help="worker processes (default: all CPUs); results do not depend on it",
     )
     p.add_argument("--json", action="store_true", help="print the results as JSON")

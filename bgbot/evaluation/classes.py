@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bgbot.evaluation.encoding import is_race
 from bgbot.rules import board
 
 
@@ -16,14 +17,13 @@ def classify(position: np.ndarray) -> str:
     in its home board (gnubg's one-sided bear-off classes; gnubg's small two-sided databases value their positions
     exactly instead, which 0-ply Janowski cannot reproduce); "race": no contact otherwise.
     """
-    p = board.validate(position).astype(np.int16)
-    mine, theirs = np.maximum(p, 0), np.maximum(-p, 0)
-    if mine.sum() == 0 or theirs.sum() == 0:
+    p = board.validate(position)
+    if board.game_result(p) != 0:  # the one game-over test
         return "over"
-    my_back = int(np.nonzero(mine)[0].max())  # my farthest checker, my numbering (25 = bar)
-    their_back = int(np.nonzero(theirs)[0].min())  # their farthest checker, in my numbering (0 = their bar)
-    if my_back > their_back:
+    if not is_race(p):  # the one race test
         return "contact"
+    my_back = int(np.flatnonzero(p > 0).max())  # my farthest checker, my numbering (25 = bar)
+    their_back = int(np.flatnonzero(p < 0).min())  # their farthest checker, in my numbering (0 = their bar)
     return "bearoff" if my_back <= 6 and their_back >= 19 else "race"
 
 
