@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -156,7 +156,7 @@ def test_matches_crawford_and_scores():
 
 
 def test_same_seed_one_or_two_workers_identical(tmp_path):
-    players = ["models/bgbot-0.pt", "pubeval"] if os.path.exists("models/bgbot-0.pt") else ["pubeval", "random"]
+    players = [str(Path(__file__).resolve().parents[1] / "models" / "bgbot-0.pt"), "pubeval"]  # a net and pubeval
     kw = dict(seed=2, chunk_pairs=1, match_length=3)
     one = tournament.run(players, 4, workers=1, **kw)
     two = tournament.run(players, 4, workers=2, **kw)
