@@ -7,7 +7,7 @@ import json
 import os
 import sys
 
-from bgbot.arena import tournament
+from bgbot.arena import report, tournament
 
 
 def add_parser(subparsers) -> None:
@@ -94,6 +94,6 @@ def run(args: argparse.Namespace) -> int:
         jacoby=args.jacoby != "off",
         progress=not args.quiet and sys.stderr.isatty(),
     )
-    print(json.dumps(results, indent=2) if args.json else tournament.format_table(results), flush=True)
+    print(json.dumps(results, indent=2) if args.json else report.format_table(results), flush=True)
     tournament.write_files(results, files)
     return 0
