@@ -26,7 +26,7 @@ text's are an error, as on the command line). ``dice`` is a pair ``(d1, d2)`` or
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -35,11 +35,11 @@ import numpy as np
 from bgbot.cube import decision as cube_lib
 from bgbot.errors import BgbotError
 from bgbot.evaluation import checkpoint, evaluator
-from bgbot.evaluation.classes import cube_efficiency
+from bgbot.evaluation.classes import cube_efficiencies, cube_efficiency
 from bgbot.evaluation.network import Evaluator, ValueNet
 from bgbot.formats.plays import LegalPlay, as_context, as_position, legal_plays
 from bgbot.rules.outcomes import equity, flip_probabilities
-from bgbot.rules.state import CubeState, MatchState, Owner
+from bgbot.rules.state import CubeState, MatchState
 
 __all__ = ["ApiError", "Bot", "DEFAULT_MODEL", "LegalPlay", "Probabilities", "RankedPlay", "legal_plays"]
 
@@ -121,13 +121,6 @@ class RankedPlay(LegalPlay):
         return out
 
 
-def _opponent_view(c: CubeState, m: MatchState) -> tuple[CubeState, MatchState]:
-    """The cube and match seen by the other side."""
-    flip_owner: dict[Owner, Owner] = {"centre": "centre", "me": "opponent", "opponent": "me"}
-    owner = flip_owner[c.owner]
-    return CubeState(c.value, owner), replace(m, score=(m.score[1], m.score[0]))
-
-
 class Bot:
     """A value network ready to answer requests; see the module docstring."""
 
@@ -170,9 +163,10 @@ class Bot:
 
         At 0 ply each resulting position gets the net's own evaluation (GNU Backgammon's 0-ply); at ``ply`` N >= 1 the
         cubeless N-ply lookahead of :func:`bgbot.evaluation.search.rank` with its move filter (plays the filter drops keep
-        their 0-ply values and come after the searched ones). Money play ranks by cubeless equity; at a match score
-        by the mover's match winning chance (cubeful with Janowski's model where the cube is alive,
-        :func:`bgbot.cube.decision.cubeful_values`, from the cubeless probabilities). Ties keep notation order.
+        their 0-ply values and come after the searched ones). Plays rank by :func:`bgbot.cube.decision.play_values`, as
+        tournament players do: money play by cubeless equity (a backgammon worth a gammon when
+        ``match.backgammons`` is False); at a match score by the mover's match winning chance (cubeful with
+        Janowski's model where the cube is alive, from the cubeless probabilities). Ties keep notation order.
 
         Args:
             position, dice: see the module docstring.
@@ -204,18 +198,13 @@ class Bot:
             rank = np.empty(len(order), dtype=np.int64)
             rank[order] = np.arange(len(order))
             priority = rank[rows]  # (M,) the search's order
-        equities = equity(mine.astype(np.float64))  # (M,) float64
-        opp = flip_probabilities(mine)  # (M, 5) float32, opponent's view
-        mwc = None
-        if not match.is_money:
-            opp_cube, opp_match = _opponent_view(cube, match)
-            x = np.array([cube_efficiency(a) for a in after])
-            mwc = np.array(
-                [1.0 - cube_lib.cubeful_values(o[None, :], opp_cube, opp_match, xi)[0] for o, xi in zip(opp, x)]
-            )
+        x = 0.0 if match.is_money else cube_efficiencies(after)  # (M,) opponent on roll
+        values = cube_lib.play_values(mine, x, cube, match)  # (M,) float64: money equity, or the mover's MWC
+        equities = values if match.is_money else equity(mine.astype(np.float64))  # (M,) float64
+        mwc = None if match.is_money else values
         order = (
-            np.lexsort((priority, -equities if mwc is None else -mwc, ~searched))
-            if ply == 0 or mwc is not None
+            np.lexsort((priority, -values, ~searched))
+            if ply == 0 or mwc is not None or not match.backgammons
             else np.argsort(priority)
         )
         return [

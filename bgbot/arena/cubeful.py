@@ -78,6 +78,7 @@ class CubefulChunk:
     of the slot). ``counts`` ``(2, 3)`` int64: doubles, takes, passes of A (row 0) and B (row 1).
     ``final`` ``(2P, 26)`` last position of each slot's last game (seen by the side that would be on roll; after a
     pass, the position the double was offered in). ``game_cubes`` per slot, the final cube value of each game.
+    ``start_cube`` ``(2P,)`` money: the cube value the game started with (automatic doubles).
     ``games_mat`` one list of :class:`bgbot.formats.matfile.Game` per slot when recording.
     """
 
@@ -94,6 +95,7 @@ class CubefulChunk:
     final: np.ndarray
     game_cubes: list = field(default_factory=list)
     games_mat: list = field(default_factory=list)
+    start_cube: np.ndarray = field(default_factory=lambda: np.ones(0, dtype=np.int64))
 
 
 def play_games(
@@ -127,7 +129,7 @@ def play_games(
     length = rules.match_length
     a_seat = np.tile([0, 1], len(pairs))
     table = Table.create(n, seats=np.column_stack([a_seat, 1 - a_seat]), record=record)
-    dice = DuplicateDice(seed, pairing, np.repeat(pairs, 2))
+    dice = DuplicateDice(seed, pairing, np.repeat(pairs, 2), rules)
     phase = CubePhase(rules, np.zeros((n, 2), dtype=np.int64), np.zeros(n, dtype=bool))
     score, crawford_now = phase.score, phase.crawford
     assert score is not None and crawford_now is not None
@@ -135,6 +137,7 @@ def play_games(
     points_a = np.zeros(n, dtype=np.int64)
     kind = np.zeros(n, dtype=np.int8)
     final_cube = np.ones(n, dtype=np.int64)
+    start_cube = np.ones(n, dtype=np.int64)
     plies = np.zeros(n, dtype=np.int64)
     counts = np.zeros((2, 3), dtype=np.int64)
     done_slot = np.zeros(n, dtype=bool)
@@ -151,6 +154,7 @@ def play_games(
             points_a[idx] = np.where(win_col == 0, pts, -pts)
             kind[idx] = how
             final_cube[idx] = t.cube[idx]
+            start_cube[idx] = dice.start_cube[idx]
             done_slot[idx] = True
             return
         score[idx, winner_seat] += pts
@@ -192,6 +196,7 @@ def play_games(
         table.positions,
         game_cubes,
         slot_games if record else [],
+        start_cube,
     )
 
 
@@ -236,6 +241,7 @@ def summarize_money(chunks: list[CubefulChunk]) -> dict:
     counts = np.sum([c.counts for c in chunks], axis=0)
     return {
         **out,
+        "starting_cubes": starting_cubes(np.concatenate([c.start_cube for c in chunks])),
         "stats_a": side(1),
         "stats_b": side(-1),
         "cube_actions": _actions(counts),
@@ -243,6 +249,25 @@ def summarize_money(chunks: list[CubefulChunk]) -> dict:
         "max_cube": int(cubes.max()),
         "mean_plies": float(np.concatenate([c.plies for c in chunks]).mean()),
     }
+
+
+def starting_cubes(start_cube: np.ndarray) -> dict:
+    """The distribution of starting cube values of duplicate games ``(2P,)`` (pairs adjacent; both games of a pair
+    share the opening roll, so the pairs are the samples): ``{value: {"games", "share", "ci_low", "ci_high"}}`` with
+    the share's 95% Wilson interval over pairs (:func:`bgbot.arena.stats.wilson`). With one automatic double allowed
+    the share at 2 should be 1/6 (the chance of a tied opening roll)."""
+    pairs = np.asarray(start_cube)[0::2]
+    out = {}
+    for v in np.unique(start_cube):
+        k = int((pairs == v).sum())
+        low, high = stats.wilson(k, len(pairs))
+        out[str(int(v))] = {
+            "games": int((start_cube == v).sum()),
+            "share": k / len(pairs),
+            "ci_low": low,
+            "ci_high": high,
+        }
+    return out
 
 
 def summarize_matches(chunks: list[CubefulChunk]) -> dict:

@@ -8,7 +8,8 @@ opening play is never a double; seat 0's die stays with seat 0, so the opening r
 the other, and every later roll one player got in the first game the other gets in the second. A pair of equal players
 sums to exactly 0 (tests/test_tournament.py checks pubeval against itself).
 
-**Scoring.** Cubeless money: 1 point a single game, 2 a gammon, 3 a backgammon. Points per game (ppg) of A is the mean
+**Scoring.** Cubeless money: 1 point a single game, 2 a gammon, 3 a backgammon (2 with ``backgammon_value`` 2,
+backgammons counted as gammons). Points per game (ppg) of A is the mean
 over pairs of (A's points in both games) / 2, with a 95% Student-t interval over the pair means: the two games of a
 pair are strongly (negatively) correlated, so the pairs, not the games, are the independent samples.
 
@@ -36,7 +37,7 @@ from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 from tqdm import tqdm
 
 from bgbot.arena import cubeful, stats
-from bgbot.arena.engine import DuplicateDice, EngineError, Table, play_ply
+from bgbot.arena.engine import CubePhase, CubeRules, DuplicateDice, EngineError, Table, play_ply
 from bgbot.arena.players import Player, display_name, make_player
 from bgbot.errors import BgbotError
 from bgbot.formats import matfile
@@ -89,7 +90,14 @@ class ChunkResult:
 
 
 def play_games(
-    player_a: Player, player_b: Player, seed: int, pairing: int, start: int, stop: int, record: bool = False
+    player_a: Player,
+    player_b: Player,
+    seed: int,
+    pairing: int,
+    start: int,
+    stop: int,
+    record: bool = False,
+    rules: CubeRules | None = None,
 ) -> ChunkResult:
     """Play the duplicate pairs ``start .. stop - 1`` of a pairing, all games advancing together (each ply by
     :func:`bgbot.arena.engine.play_ply`, dice by :class:`bgbot.arena.engine.DuplicateDice`).
@@ -99,6 +107,7 @@ def play_games(
         seed, pairing: select the dice (see :func:`bgbot.rules.dice.pair_dice`).
         start, stop: the pair range.
         record: also return each game as a :class:`bgbot.formats.matfile.Game` (left column = A).
+        rules: how games score without a cube (backgammons as gammons); ``None``: 1, 2, 3 points.
 
     Raises:
         TournamentError: a game ran past :data:`MAX_PLIES`.
@@ -109,6 +118,7 @@ def play_games(
     table = Table.create(n, seats=np.column_stack([a_seat, 1 - a_seat]), record=record)
     dice = DuplicateDice(seed, pairing, np.repeat(pairs, 2))
     dice.start(table, np.arange(n))
+    phase = None if rules is None else CubePhase(rules, doubling=False)
     points_a = np.zeros(n, dtype=np.int8)
     games: list = [None] * n
 
@@ -121,7 +131,7 @@ def play_games(
 
     while table.active.any():
         try:
-            play_ply(table, dice, (player_a, player_b), on_end=on_end, max_plies=MAX_PLIES)
+            play_ply(table, dice, (player_a, player_b), phase, on_end=on_end, max_plies=MAX_PLIES)
         except EngineError as e:
             raise TournamentError(f"pairing {pairing}, pair range {start}..{stop}: {e}") from e
     return ChunkResult(
@@ -164,7 +174,7 @@ Chunk = ChunkResult | cubeful.CubefulChunk
 
 
 def _run_chunk(task: tuple) -> Chunk:
-    spec_a, spec_b, seed, pairing, start, stop, record, rules = task
+    spec_a, spec_b, seed, pairing, start, stop, record, rules, doubling = task
     marker = os.environ.get(CRASH_ENV)
     if marker and multiprocessing.parent_process() is not None and not os.path.exists(marker):
         Path(marker).touch()
@@ -172,8 +182,8 @@ def _run_chunk(task: tuple) -> Chunk:
     a, b = _player(spec_a, seed), _player(spec_b, seed)
     if multiprocessing.parent_process() is not None:
         _one_thread()
-    if rules is None:
-        return play_games(a, b, seed, pairing, start, stop, record)
+    if not doubling:
+        return play_games(a, b, seed, pairing, start, stop, record, rules)
     return cubeful.play_games(a, b, seed, pairing, start, stop, rules, record, max_plies=MAX_PLIES)
 
 
@@ -235,14 +245,23 @@ def _name(spec) -> str:
 
 
 def check_settings(
-    players: list, games: int, seed: int, workers: int, out_dir: str | Path | None, match_length: int = 0
+    players: list,
+    games: int,
+    seed: int,
+    workers: int,
+    out_dir: str | Path | None,
+    match_length: int = 0,
+    cube: bool = False,
+    auto_doubles: int = 0,
+    backgammon_value: int = 3,
 ) -> None:
     """Refuse settings a tournament cannot run with, before anything is played.
 
     Raises:
         TournamentError: fewer than two players; ``games`` not an even integer in :data:`MIN_GAMES` ..
             :data:`MAX_GAMES` (2 .. for matches); ``seed`` outside 0 .. :data:`MAX_SEED`; ``workers`` outside 1 .. :data:`MAX_WORKERS`;
-            an empty ``out_dir``; ``match_length`` not an integer >= 0.
+            an empty ``out_dir``; ``match_length`` not an integer >= 0; ``backgammon_value`` not 2 or 3;
+            ``auto_doubles`` not an integer >= 0, or > 0 in match play or without the cube.
     """
     if len(players) < 2:
         raise TournamentError(f"a tournament needs at least two players, got {players!r}")
@@ -269,6 +288,24 @@ def check_settings(
         raise TournamentError("the output directory is empty; give a directory name (or leave --out out)")
     if not is_int(match_length) or match_length < 0:
         raise TournamentError(f"the match length must be an integer >= 0 (0 = money play), got {match_length!r}")
+    check_variants(auto_doubles, backgammon_value, match_length)
+    if auto_doubles and not cube:
+        raise TournamentError("automatic doubles need the cube: add --cube (cubeful money games)")
+
+
+def check_variants(auto_doubles: int, backgammon_value: int, match_length: int = 0) -> None:
+    """Refuse a backgammon value other than 2 or 3, automatic doubles that are not an integer >= 0, and automatic
+    doubles in match play (they do not apply there), as :class:`TournamentError` (the chouette checks the same)."""
+    if not isinstance(backgammon_value, (int, np.integer)) or backgammon_value not in (2, 3):
+        raise TournamentError(
+            f"the backgammon value must be 3 (the standard) or 2 (backgammons count as gammons), got {backgammon_value!r}"
+        )
+    if not isinstance(auto_doubles, (int, np.integer)) or isinstance(auto_doubles, bool) or auto_doubles < 0:
+        raise TournamentError(
+            f"automatic doubles must be an integer >= 0 (0 = off, 1 = the usual), got {auto_doubles!r}"
+        )
+    if auto_doubles and match_length:
+        raise TournamentError("automatic doubles apply to money play only, not to matches (drop --auto-doubles)")
 
 
 class OutputError(TournamentError):
@@ -291,6 +328,8 @@ def run(
     match_length: int = 0,
     jacoby: bool = True,
     progress: bool = False,
+    auto_doubles: int = 0,
+    backgammon_value: int = 3,
 ) -> dict:
     """Round robin of every pairing of ``players``, ``games`` duplicate games (or matches) each; then, with
     ``out_dir``, the games written as ``.mat`` files (:func:`play` then :func:`write_files`).
@@ -298,7 +337,20 @@ def run(
     Raises:
         OutputError: files that could not be written (the results ride on the error); :func:`play`'s errors.
     """
-    results, files = play(players, games, seed, workers, out_dir, chunk_pairs, cube, match_length, jacoby, progress)
+    results, files = play(
+        players,
+        games,
+        seed,
+        workers,
+        out_dir,
+        chunk_pairs,
+        cube,
+        match_length,
+        jacoby,
+        progress,
+        auto_doubles,
+        backgammon_value,
+    )
     write_files(results, files)
     return results
 
@@ -314,6 +366,8 @@ def play(
     match_length: int = 0,
     jacoby: bool = True,
     progress: bool = False,
+    auto_doubles: int = 0,
+    backgammon_value: int = 3,
 ) -> tuple[dict, list[tuple[Path, str]]]:
     """Round robin of every pairing of ``players``, ``games`` duplicate games (or matches) each, writing nothing.
 
@@ -331,6 +385,9 @@ def play(
         match_length: > 0 plays matches to that many points (cubeful, Crawford rule); ``games`` then counts matches
             and the ``.mat`` output is one file per match, ``out_dir/NN_A_vs_B_MMMM.mat``.
         progress: show a tqdm progress bar on stderr.
+        auto_doubles: money games with the cube only: the most automatic doubles a game may have (an opening tie
+            doubles the centred cube), 0 = off.
+        backgammon_value: 3, or 2 (backgammons count as gammons: scoring, cube decisions, checker play).
 
     Returns:
         ``(results, files)``. ``results`` is a JSON-able dict: ``players`` (names), ``specs``, ``seed``, ``games``,
@@ -343,8 +400,14 @@ def play(
     Raises:
         TournamentError: bad settings (:func:`check_settings`); :class:`bgbot.arena.players.PlayerSpecError`.
     """
-    check_settings(players, games, seed, workers, out_dir, match_length)
-    rules = cubeful.CubeRules(int(match_length), bool(jacoby)) if (cube or match_length) else None
+    check_settings(players, games, seed, workers, out_dir, match_length, cube, auto_doubles, backgammon_value)
+    doubling = bool(cube or match_length)
+    backgammons = backgammon_value == 3
+    rules: CubeRules | None = None
+    if doubling:
+        rules = CubeRules(int(match_length), bool(jacoby), backgammons, int(auto_doubles))
+    elif not backgammons:
+        rules = CubeRules(0, False, backgammons)
     for spec in players:  # fail fast, in this process, on a bad spec
         _player(spec, seed)
     names = [_name(s) for s in players]
@@ -353,7 +416,7 @@ def play(
     n_pairs = games // 2
     record = out_dir is not None
     tasks = [
-        (players[i], players[j], seed, k, s, min(s + chunk_pairs, n_pairs), record, rules)
+        (players[i], players[j], seed, k, s, min(s + chunk_pairs, n_pairs), record, rules, doubling)
         for k, (i, j) in enumerate(pairings)
         for s in range(0, n_pairs, chunk_pairs)
     ]
@@ -365,20 +428,20 @@ def play(
     for k, (i, j) in enumerate(pairings):
         mine = [c for c in chunks if c.pairing == k]
         row: dict = {"a": names[i], "b": names[j], "spec_a": _spec_str(players[i]), "spec_b": _spec_str(players[j])}
-        if rules is None:
+        if not doubling:
             cubeless = [c for c in mine if isinstance(c, ChunkResult)]
             points = np.concatenate([c.points_a for c in cubeless])
             mean_plies = float(np.concatenate([c.plies for c in cubeless]).mean())
             row |= {**stats.summarize(points), "mean_plies": mean_plies}
-        elif rules.is_money:
+        elif rules is not None and rules.is_money:
             row |= cubeful.summarize_money([c for c in mine if isinstance(c, cubeful.CubefulChunk)])
         else:
             row |= cubeful.summarize_matches([c for c in mine if isinstance(c, cubeful.CubefulChunk)])
         if record and out_dir is not None:
             games_mat = [g for c in mine for g in c.games_mat]
             if rules is None or rules.is_money:
-                games_mat = [g for slot in games_mat for g in slot] if rules is not None else games_mat
-                jac = None if rules is None else rules.jacoby
+                games_mat = [g for slot in games_mat for g in slot] if doubling else games_mat
+                jac = rules.jacoby if doubling and rules is not None else None
                 path = _mat_path(Path(out_dir), k, names[i], names[j])
                 files.append((path, _mat_text(names[i], names[j], games_mat, jacoby=jac)))
                 row["mat_file"] = str(path)
@@ -386,12 +449,13 @@ def play(
                 row["mat_files"] = []
                 for no, m in enumerate(games_mat, 1):
                     path = _mat_path(Path(out_dir), k, names[i], names[j], no)
-                    files.append((path, _mat_text(names[i], names[j], m, rules.match_length)))
+                    files.append((path, _mat_text(names[i], names[j], m, rules.match_length if rules else 0)))
                     row["mat_files"].append(str(path))
         for c in mine:  # the games are in ``files`` now
             c.games_mat = []
         rows.append(row)
     key = "match_win_rate" if rules is not None and not rules.is_money else "ppg"
+    variants = {"backgammon_value": int(backgammon_value)}
     out = {
         "players": names,
         "specs": [_spec_str(s) for s in players],
@@ -403,12 +467,14 @@ def play(
         "elapsed_s": elapsed,
         "games_per_s": games * len(pairings) / elapsed if elapsed > 0 else float("inf"),
         "worker_restarts": restarts,
+        **variants,
     }
-    if rules is not None:
+    if doubling and rules is not None:
         out["cube"] = {
             "match_length": rules.match_length,
             "jacoby": rules.jacoby if rules.is_money else False,
             "crawford": not rules.is_money,
+            "auto_doubles": rules.auto_doubles,
         }
     return out, files
 

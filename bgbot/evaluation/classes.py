@@ -45,3 +45,22 @@ def cube_efficiency(position: np.ndarray) -> float:
     """Cube efficiency of a position ``(26,)`` int8 seen from the side on roll (:func:`classify`,
     :func:`efficiency_for`)."""
     return efficiency_for(classify(position), int(board.pip_counts(np.asarray(position))[0]))
+
+
+def cube_efficiencies(positions: np.ndarray) -> np.ndarray:
+    """:func:`cube_efficiency` of many positions at once, ``(N, 26)`` int8 -> ``(N,)`` float64 (the same classes and
+    values, batched: checker play at a match score needs one per play of every game in flight)."""
+    p = np.asarray(positions, dtype=np.int8).reshape(-1, 26)
+    n = len(p)
+    out = np.full(n, efficiency_for("contact"))
+    over = board.game_result(p) != 0
+    race = is_race(p) & ~over
+    idx = np.arange(26)
+    my_back = np.where(p > 0, idx, -1).max(axis=1)  # (N,) my farthest checker (25 = bar)
+    their_back = np.where(p < 0, idx, 26).min(axis=1)  # (N,) theirs, in my numbering (0 = their bar)
+    bearoff = race & (my_back <= 6) & (their_back >= 19)
+    pips = board.pip_counts(p)[:, 0].astype(np.float64)
+    out[race] = np.clip(0.55 + 0.00125 * pips[race], 0.6, 0.7)
+    out[bearoff] = efficiency_for("bearoff")
+    out[over] = efficiency_for("over")
+    return out

@@ -121,13 +121,17 @@ def choose(
     Returns:
         ``(plays, chosen)``: all legal plays and ``(N,)`` int64 rows of ``plays.afterstates``.
     """
-    plays, probs, searched = _ranked_values(evaluator, positions, dice, plies)
+    plays, probs, searched = ranked_values(evaluator, positions, dice, plies)
     eq = np.where(searched, equity(probs), -np.inf)
     return plays, segment_argmax(eq, plays.parent)
 
 
-def _ranked_values(evaluator, positions, dice, plies):
-    """Plays, their values ``(M, 5)`` (searched rows at ``plies``, the others at 0-ply) and the searched mask."""
+def ranked_values(
+    evaluator: PositionEvaluator, positions: np.ndarray, dice: np.ndarray, plies: int
+) -> tuple[Plays, np.ndarray, np.ndarray]:
+    """All legal plays of ``positions`` ``(N, 26)`` with ``dice`` ``(N, 2)``, their probabilities for the mover
+    ``(M, 5)`` float32 (the move filter's candidates at ``plies``, the others at 0-ply) and the searched mask ``(M,)``
+    bool. Checker play at a match score ranks these by :func:`bgbot.cube.decision.play_values`."""
     plies = _check_plies(plies)
     plays = generate_plays(np.asarray(positions, dtype=np.int8), dice)
     probs = afterstate_probabilities(evaluator, plays.afterstates)
@@ -154,7 +158,7 @@ def rank(evaluator: PositionEvaluator, position: np.ndarray, dice, plies: int) -
     Raises:
         SearchError, bgbot.rules.movegen.DiceError, bgbot.rules.board.PositionError: on bad input.
     """
-    plays, probs, searched = _ranked_values(
+    plays, probs, searched = ranked_values(
         evaluator, np.asarray(position, dtype=np.int8)[None], np.asarray(dice).reshape(1, 2), plies
     )
     order = np.lexsort((np.arange(len(plays)), -equity(probs), ~searched)).astype(np.int64)
