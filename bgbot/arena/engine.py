@@ -70,6 +70,9 @@ __all__ = [
     "start_games",
     "cube_values",
     "offers_double",
+    "wants_double",
+    "takes",
+    "game_value",
     "efficiencies",
     "DuplicateDice",
     "GAME_KEY",
@@ -390,16 +393,10 @@ def _cube_phase(
     doubled = np.zeros(len(idx), dtype=bool)
     for p in range(len(players)):
         m = roller == p
-        if not m.any():
-            continue
-        probs = players[p].probabilities(table.positions[idx[m]])
-        if probs is None:
-            continue
-        q = check_probabilities(probs, rules.backgammons, repair=True)
-        vals = cube_values(
-            q, own[m], efficiencies(table.positions[idx[m]]), rules, None if away is None else away[m], cube[idx[m]]
-        )
-        doubled[m] = offers_double(vals, q, own[m], rules)
+        if m.any():
+            doubled[m] = wants_double(
+                players[p], table.positions[idx[m]], own[m], rules, None if away is None else away[m], cube[idx[m]]
+            )
     d_idx = idx[doubled]
     if len(d_idx) == 0:
         return _EMPTY_I, _EMPTY_I, np.zeros(0, dtype=bool)
@@ -408,21 +405,15 @@ def _cube_phase(
     take = np.ones(len(d_idx), dtype=bool)
     for p in range(len(players)):
         m = taker == p
-        if not m.any():
-            continue
-        probs = players[p].probabilities(table.positions[d_idx[m]])
-        if probs is None:
-            continue
-        q = check_probabilities(probs, rules.backgammons, repair=True)
-        vals = cube_values(
-            q,
-            (owner[d_idx[m]] == seat[d_idx[m]]).astype(np.int64),
-            efficiencies(table.positions[d_idx[m]]),
-            rules,
-            None if away is None else away[doubled][m],
-            cube[d_idx[m]],
-        )
-        take[m] = vals[:, 1] <= vals[:, 2]
+        if m.any():
+            take[m] = takes(
+                players[p],
+                table.positions[d_idx[m]],
+                (owner[d_idx[m]] == seat[d_idx[m]]).astype(np.int64),
+                rules,
+                None if away is None else away[doubled][m],
+                cube[d_idx[m]],
+            )
     if table.log is not None:
         for j, g in enumerate(d_idx):
             table.log[g].append(matfile.CubeAction(int(d_player[j]), "double", int(2 * cube[g])))
@@ -472,6 +463,51 @@ def start_games(
     cube = np.ones(len(idx), dtype=np.int64) if rules is None else rules.opening_cube(ties)
     table.start(idx, seat=(dice[:, 1] > dice[:, 0]).astype(np.int64), cube=cube)
     return dice, cube
+
+
+def _values(player, positions: np.ndarray, own: np.ndarray, rules: CubeRules, away, cube):
+    """(cube_values, probabilities) from ``player``'s view of ``positions`` (side on roll), or None."""
+    probs = player.probabilities(positions)
+    if probs is None:
+        return None
+    q = check_probabilities(probs, rules.backgammons, repair=True)
+    return cube_values(q, own, efficiencies(positions), rules, away, cube), q
+
+
+def wants_double(
+    player,
+    positions: np.ndarray,
+    own: np.ndarray,
+    rules: CubeRules,
+    away: np.ndarray | None = None,
+    cube: np.ndarray | None = None,
+) -> np.ndarray:
+    """Whether ``player``, on roll in ``positions`` ``(K, 26)``, doubles: :func:`offers_double` of its own
+    probabilities (``None`` from the player: never) -> ``(K,)`` bool. ``own`` ``(K,)`` 1 where it owns the cube, 0
+    centred; ``away``, ``cube`` as :func:`cube_values` (match play)."""
+    got = _values(player, positions, own, rules, away, cube)
+    if got is None:
+        return np.zeros(len(positions), dtype=bool)
+    vals, q = got
+    return offers_double(vals, q, own, rules)
+
+
+def takes(
+    player,
+    positions: np.ndarray,
+    own: np.ndarray,
+    rules: CubeRules,
+    away: np.ndarray | None = None,
+    cube: np.ndarray | None = None,
+) -> np.ndarray:
+    """Whether ``player`` takes a double offered in ``positions`` ``(K, 26)`` (the doubler on roll; ``own`` whether
+    the doubler owned the cube): Double/Take <= Double/Pass for the doubler in ``player``'s own probabilities (``None``
+    from the player: always takes) -> ``(K,)`` bool."""
+    got = _values(player, positions, own, rules, away, cube)
+    if got is None:
+        return np.ones(len(positions), dtype=bool)
+    vals, _ = got
+    return vals[:, 1] <= vals[:, 2]
 
 
 def efficiencies(positions: np.ndarray) -> np.ndarray:
