@@ -443,13 +443,15 @@ def play(
                 games_mat = [g for slot in games_mat for g in slot] if doubling else games_mat
                 jac = rules.jacoby if doubling and rules is not None else None
                 path = _mat_path(Path(out_dir), k, names[i], names[j])
-                files.append((path, _mat_text(names[i], names[j], games_mat, jacoby=jac)))
+                files.append((path, _mat_text(names[i], names[j], games_mat, 0, jac, rules)))
                 row["mat_file"] = str(path)
             else:
                 row["mat_files"] = []
                 for no, m in enumerate(games_mat, 1):
                     path = _mat_path(Path(out_dir), k, names[i], names[j], no)
-                    files.append((path, _mat_text(names[i], names[j], m, rules.match_length if rules else 0)))
+                    files.append(
+                        (path, _mat_text(names[i], names[j], m, rules.match_length if rules else 0, None, rules))
+                    )
                     row["mat_files"].append(str(path))
         for c in mine:  # the games are in ``files`` now
             c.games_mat = []
@@ -494,8 +496,17 @@ def _mat_path(out_dir: Path, k: int, a: str, b: str, match_no: int | None = None
     return out_dir / f"{k + 1:02d}_{names[0]}_vs_{names[1]}{suffix}.mat"
 
 
-def _mat_text(a: str, b: str, games: list, match_length: int = 0, jacoby: bool | None = None) -> str:
-    return matfile.match_text(_mat_names(a, b), games, match_length, jacoby=jacoby)
+def _mat_text(
+    a: str, b: str, games: list, match_length: int = 0, jacoby: bool | None = None, rules: CubeRules | None = None
+) -> str:
+    return matfile.match_text(
+        _mat_names(a, b),
+        games,
+        match_length,
+        jacoby=jacoby,
+        backgammon_value=rules.backgammon_value if rules else 3,
+        auto_doubles=rules.auto_doubles if rules else 0,
+    )
 
 
 def write_files(results: dict, files: list[tuple[Path, str]]) -> None:

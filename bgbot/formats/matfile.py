@@ -150,6 +150,8 @@ def match_text(
     match_length: int = 0,
     date: dt.date | None = None,
     jacoby: bool | None = None,
+    backgammon_value: int = 3,
+    auto_doubles: int = 0,
 ) -> str:
     """A whole ``.mat`` file: the header, then every game with cumulative scores (money session by default).
 
@@ -157,11 +159,19 @@ def match_text(
     ``jacoby`` (money sessions) adds a ``; [Jacoby "On"|"Off"]`` header line. GNU Backgammon's import ignores it and
     scores money games by its own setting (on by default): ``set jacoby off`` before importing a session played
     without the Jacoby rule.
+
+    The variants: each game's ``Wins N points`` line records the points as scored under the rules played (a
+    backgammon counted as a gammon: 2 times the cube; a cube that automatic doubles raised: that cube), and GNU
+    Backgammon's import takes a game's points and the running score from that line (tests/test_rules_variants.py
+    checks it). ``backgammon_value`` 2 adds a ``; [BackgammonValue "2"]`` header line and ``auto_doubles`` N > 0 a
+    ``; [AutoDoubles "N"]`` line, for readers; importers ignore both (the format has no field for them).
     """
     date = date or dt.date.today()
     parts = [
         f'; [EventDate "{date:%Y.%m.%d}"]\n'
-        + (f'; [Jacoby "{"On" if jacoby else "Off"}"]\n' if jacoby is not None and not match_length else ""),
+        + (f'; [Jacoby "{"On" if jacoby else "Off"}"]\n' if jacoby is not None and not match_length else "")
+        + (f'; [BackgammonValue "{backgammon_value}"]\n' if backgammon_value != 3 else "")
+        + (f'; [AutoDoubles "{auto_doubles}"]\n' if auto_doubles else ""),
         f" {match_length} point match\n",
     ]
     scores = [0, 0]
