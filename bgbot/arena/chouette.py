@@ -35,6 +35,7 @@ a chouette are sequential (the rotation depends on each result), one game in fli
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -456,9 +457,17 @@ def run(
     c = Chouette(players, names, rules, dice or RandomDice(seed))
     first = [names[i] for i in c.draw_order()]
     records = []
-    for k in tqdm(range(games), unit="game", disable=not progress, leave=False):
-        rec = c.play_game()
-        records.append({"game": k + 1, **rec})
+    torch = sys.modules.get("torch")  # one game in flight: small batches run fastest on one thread
+    threads = torch.get_num_threads() if torch is not None else 0
+    try:
+        if torch is not None:
+            torch.set_num_threads(1)
+        for k in tqdm(range(games), unit="game", disable=not progress, leave=False):
+            rec = c.play_game()
+            records.append({"game": k + 1, **rec})
+    finally:
+        if torch is not None:
+            torch.set_num_threads(threads)
     return {
         "players": names,
         "specs": [s.name if isinstance(s, Player) else str(s) for s in specs],

@@ -160,11 +160,14 @@ def match_text(
     scores money games by its own setting (on by default): ``set jacoby off`` before importing a session played
     without the Jacoby rule.
 
-    The variants: each game's ``Wins N points`` line records the points as scored under the rules played (a
-    backgammon counted as a gammon: 2 times the cube; a cube that automatic doubles raised: that cube), and GNU
-    Backgammon's import takes a game's points and the running score from that line (tests/test_rules_variants.py
-    checks it). ``backgammon_value`` 2 adds a ``; [BackgammonValue "2"]`` header line and ``auto_doubles`` N > 0 a
-    ``; [AutoDoubles "N"]`` line, for readers; importers ignore both (the format has no field for them).
+    The variants: each game's ``Wins N points`` line and the running score in each game's header record the points
+    as scored under the rules played (a backgammon counted as a gammon: 2 times the cube; a cube that automatic
+    doubles raised: that cube). ``backgammon_value`` 2 adds a ``; [BackgammonValue "2"]`` header line and
+    ``auto_doubles`` N > 0 a ``; [AutoDoubles "N"]`` line, for readers; the format has no field for either and
+    importers ignore them. GNU Backgammon imports such files without complaint and keeps the running score of each
+    game's header, but scores each game itself from its final board by its own rules (a backgammon 3; it has no
+    setting for backgammons as gammons): its re-export says 3 points, and a match it imports may end a game early
+    (tests/test_rules_variants.py shows both).
     """
     date = date or dt.date.today()
     parts = [
