@@ -3,6 +3,7 @@ rule with an automatic double, match-aware checker play, the .mat record GNU Bac
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -16,7 +17,7 @@ from bgbot.arena.engine import CubePhase, CubeRules, DuplicateDice, EngineError,
 from bgbot.arena.players import PubevalPlayer, RandomPlayer, make_player
 from bgbot.arena.stats import wilson
 from bgbot.cli import main
-from bgbot.formats import matfile
+from bgbot.formats import matfile, positionid
 from bgbot.rules.board import starting_position
 from bgbot.rules.state import CubeState, MatchState
 
@@ -122,7 +123,9 @@ def test_cubeless_tournament_counts_backgammons_as_gammons():
     assert np.array_equal(two.points_a, np.sign(three.points_a) * np.minimum(np.abs(three.points_a), 2))
 
 
-@pytest.mark.parametrize(("n", "probs"), [(1, {1: 5 / 6, 2: 1 / 6}), (3, {1: 5 / 6, 2: 5 / 36, 4: 5 / 216, 8: 1 / 216})])
+@pytest.mark.parametrize(
+    ("n", "probs"), [(1, {1: 5 / 6, 2: 1 / 6}), (3, {1: 5 / 6, 2: 5 / 36, 4: 5 / 216, 8: 1 / 216})]
+)
 def test_duplicate_dice_starting_cube_shares(n, probs):
     pairs = 20000
     dice = DuplicateDice(1, 0, np.arange(pairs), CubeRules(auto_doubles=n))
@@ -235,3 +238,30 @@ def test_engine_refuses_automatic_doubles_in_matches():
         CubeRules(match_length=5, auto_doubles=1)
     with pytest.raises(EngineError, match=">= 0"):
         CubeRules(auto_doubles=-1)
+
+
+def test_backgammons_as_gammons_change_money_checker_play(capsys):
+    # Money, 4-4: with backgammons worth 3 the net hits three times (more backgammons); worth 2 it plays safer.
+    position, dice = "gxM8QFqwZ+QBBQ", "44"
+    bot = Bot.load(MODEL)
+    three = bot.rank_plays(position, dice)[0]
+    two = bot.rank_plays(position, dice, match=MatchState(0, backgammons=False))[0]
+    assert (three.play, two.play) == ("21/17* 8/4*(2) 6/2*", "8/4*(2) 6/2*(2)")
+    assert main(["move", position, dice, "--backgammon-value", "2", "--json", "--model", MODEL]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["plays"][0]["play"] == two.play and out["match"]["backgammons"] is False
+    # the tournament player, in a game scored with backgammons as gammons, makes the same play
+    net = make_player(MODEL)
+    table = Table.create(1)
+    table.start(ONE, seat=0, positions=positionid.decode(position)[None])
+    table.turn[0] = 9
+    rules = CubeRules(0, jacoby=False, backgammons=False)
+    after = play_ply(table, _fixed((4, 4)), [net, net], CubePhase(rules, doubling=False)).after[0]
+    assert np.array_equal(after, two.afterstate)
+
+
+def test_money_cube_above_one_centred_is_valid(capsys):
+    # What automatic doubles leave: a centred cube of 2 in money play (XGID cube field 1, position 0).
+    assert main(["cube", "XGID=-b----E-C---eE---c-e----B-:1:0:1:00:0:0:0:0:10", "--json", "--model", MODEL]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["cube"]["value"] == 2 and out["cube"]["owner"] == "centre" and out["match"]["length"] == 0

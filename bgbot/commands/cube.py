@@ -54,12 +54,13 @@ def add_parser(subparsers) -> None:
         choices=["on", "off"],
         help="Jacoby rule for money play (default: on, unless the Match ID or XGID says otherwise)",
     )
+    common.add_backgammon_argument(p)
     p.set_defaults(func=run)
 
 
 def answer(bot: Bot | None, position: str, args: argparse.Namespace) -> dict:
     """``bgbot.cube.decision.to_json`` of the decision, with ``"position_id"`` first."""
-    ctx = common.resolve(position, None, need_dice=False)
+    ctx = common.with_variants(common.resolve(position, None, need_dice=False), args)
     if args.jacoby is not None:
         ctx = ctx.with_jacoby(args.jacoby == "on")
     probabilities: list[float] | np.ndarray
@@ -85,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         common.print_json(result)
         return 0
-    ctx = common.resolve(position, None, need_dice=False)
+    ctx = common.with_variants(common.resolve(position, None, need_dice=False), args)
     if args.jacoby is not None:
         ctx = ctx.with_jacoby(args.jacoby == "on")
     print_decision(result, common.describe(ctx))

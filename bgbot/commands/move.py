@@ -23,13 +23,17 @@ def add_parser(subparsers) -> None:
     common.add_position_arguments(p, dice=True)
     common.add_model_argument(p)
     p.add_argument("--ply", type=int, default=0, metavar="N", help="search depth (0 = the net's own evaluation)")
+    common.add_backgammon_argument(p)
     p.set_defaults(func=run)
 
 
-def answer(bot: Bot, position: str, dice: str | None, ply: int) -> dict:
+def answer(bot: Bot, position: str, dice: str | None, ply: int, backgammons: bool = True) -> dict:
     """``{"position_id", "dice", "plays": [{"play", "position_id", "equity", "probabilities"[, "mwc"]}]}``, best
-    first; a match score adds ``"cube"`` and ``"match"``."""
+    first; a match score adds ``"cube"`` and ``"match"`` (so does ``backgammons`` False: backgammons count as
+    gammons, in the equities and the ranking)."""
     ctx = common.resolve(position, dice, need_dice=True)
+    if not backgammons:
+        ctx = ctx.with_backgammons(False)
     assert ctx.dice is not None  # need_dice=True
     plays = bot.rank_plays(ctx.position, ctx.dice, ctx.cube, ctx.match, ply=ply)
     out: dict[str, object] = {
@@ -37,7 +41,7 @@ def answer(bot: Bot, position: str, dice: str | None, ply: int) -> dict:
         "dice": list(ctx.dice),
         "plays": [p.to_json() for p in plays],
     }
-    if not ctx.match.is_money:
+    if not ctx.match.is_money or not backgammons:
         out["cube"] = {"value": ctx.cube.value, "owner": ctx.cube.owner}
         out["match"] = cube_lib.match_json(ctx.match)
     return out
@@ -46,13 +50,16 @@ def answer(bot: Bot, position: str, dice: str | None, ply: int) -> dict:
 def run(args: argparse.Namespace) -> int:
     position, dice = common.request(args, dice=True)
     bot = common.load_bot(args)
+    bg = args.backgammon_value == 3
     if args.batch is not None:
-        return common.run_batch(args.batch, lambda line: answer(bot, *common.split_line(line, dice=True), args.ply))
-    result = answer(bot, position, dice, args.ply)
+        return common.run_batch(args.batch, lambda line: answer(bot, *common.split_line(line, dice=True), args.ply, bg))
+    result = answer(bot, position, dice, args.ply, bg)
     if args.json:
         common.print_json(result)
         return 0
-    print_table(result, common.describe(common.resolve(position, dice, need_dice=True)), args.ply)
+    print_table(
+        result, common.describe(common.with_variants(common.resolve(position, dice, need_dice=True), args)), args.ply
+    )
     return 0
 
 

@@ -3,7 +3,7 @@
 Public API::
 
     Context(position, dice=None, cube=CubeState(), match=MatchState(), source="")   # frozen
-        .position_id -> str;  .with_dice(dice) -> Context;  .with_jacoby(on) -> Context
+        .position_id -> str;  .with_dice(dice) -> Context;  .with_jacoby(on) -> Context;  .with_backgammons(on)
     parse_position(text) -> Context      # "4HPwATDgc/ABMA", "4HPwATDgc/ABMA:cAkAAAAAAAAA", "XGID=..."
     parse_dice(text) -> (d1, d2)         # "31", "3-1", "3 1", "3,1", or a pair of ints
     resolve(position_text, dice_text=None) -> Context                  # both together, checked against each other
@@ -150,6 +150,10 @@ class Context:
                 f"{self.source or self.position_id!r} is a {self.match.length}-point match"
             )
         return dataclasses.replace(self, match=dataclasses.replace(self.match, jacoby=bool(on)))
+
+    def with_backgammons(self, on: bool) -> Context:
+        """This context with backgammons counting triple (``on``) or as gammons (``--backgammon-value 2``)."""
+        return dataclasses.replace(self, match=dataclasses.replace(self.match, backgammons=bool(on)))
 
 
 def _text(dice) -> str:
