@@ -129,7 +129,7 @@ class RandomDice:
         return int(self.rng.integers(1, 7))
 
     def opening(self) -> np.ndarray:
-        tries = []
+        tries: list[np.ndarray] = []
         while not tries or tries[-1][0] == tries[-1][1]:
             tries.append(self.rng.integers(1, 7, 2))
         return np.array(tries, dtype=np.int8)

@@ -4,14 +4,19 @@ The games advance by :func:`bgbot.arena.engine.play_ply` with its cube phase (th
 cube decisions: each player's own cubeless probabilities, Janowski's cubeful equities from :mod:`bgbot.cube.janowski`,
 GNU Backgammon's proper action from :func:`bgbot.cube.decision._action`, so a double is offered exactly when
 :func:`bgbot.cube.decision.decide` says "Double", "Redouble" or "Optional double"; tests/test_cubeful.py checks the
-agreement). Checker play stays cubeless (0-ply or the player's lookahead by cubeless money equity, also at a match
-score). This module keeps the sessions and matches: scores, the Crawford rule, the next game of a match, statistics.
+agreement). Checker play: cubeless money equity in money play (a backgammon worth 2 when backgammons count as
+gammons); in matches a net player ranks its plays by match winning chance at the score and cube
+(:meth:`bgbot.arena.players.Player.choose_at`, as ``bgbot move`` does). This module keeps the sessions and matches:
+scores, the Crawford rule, the next game of a match, statistics.
 
-**Scoring.** A game scores 1, 2 or 3 times the cube value. Money: the Jacoby rule (when on) makes gammons and
-backgammons single while the cube is centred. Match (``match_length`` N): a game's points go to the winner's score
+**Scoring.** A game scores 1, 2 or 3 times the cube value (a backgammon 2 times when backgammons count as gammons,
+:attr:`CubeRules.backgammons`). Money: the Jacoby rule (when on) makes gammons and backgammons single while the cube
+is centred, automatic doubles included (they leave it centred: the rule applies until a player doubles). Automatic
+doubles (money, :attr:`CubeRules.auto_doubles` N): each tied opening roll doubles the centred cube, at most N times a
+game (:func:`bgbot.arena.engine.start_games`); the summary gives the distribution of starting cubes. Match (``match_length`` N): a game's points go to the winner's score
 (the full points are written in the ``.mat`` file, as GNU Backgammon does); the first to reach N wins the match.
 Crawford rule: the game after a side first reaches N - 1 is the Crawford game (no doubling); later games are
-post-Crawford. Jacoby and automatic doubles do not apply in match play; automatic doubles are not played at all.
+post-Crawford. Jacoby and automatic doubles do not apply in match play.
 
 **Dice.** :class:`bgbot.arena.engine.DuplicateDice`: game 0 of every slot uses exactly the dice of cubeless play
 (:func:`bgbot.rules.dice.pair_dice`, opening by :func:`bgbot.rules.dice.opening_dice`); game ``k`` of a match uses
