@@ -79,7 +79,7 @@ def test_xgid_start_and_fields():
     c = parse_position("XGID=-b----E-C---eE---c-e----B-:1:1:-1:52:2:4:0:7:10")
     assert c.dice == (5, 2)
     assert c.cube == CubeState(2, "opponent")
-    assert c.match == MatchState(length=7, score=(4, 2), jacoby=False)
+    assert c.match == MatchState(length=7, score=(4, 2), jacoby=False, max_cube=1024)
 
 
 def test_dice_argument_against_position_dice():

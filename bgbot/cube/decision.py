@@ -37,7 +37,7 @@ import numpy as np
 from bgbot.cube.janowski import MatchScore, emg_from_mwc, match_cubeful_mwc, match_cubeless_mwc, money_cubeful
 from bgbot.cube.met import MatchEquityTable, kazaross_xg2
 from bgbot.rules.outcomes import ProbabilityError, check_probabilities
-from bgbot.rules.state import CubeState, CubeStateError, MatchState
+from bgbot.rules.state import CubeState, CubeStateError, MatchState, may_double
 
 NOT_AVAILABLE = "No double (cube not available)"
 
@@ -108,16 +108,6 @@ def janowski_take_point(W: float, L: float, x: float) -> float:
     """Janowski's take point (L - 1/2) / (W + L + x/2): the taker's minimum winning chance, where W and L are the
     taker's average win and loss (in cubes) and x the cube efficiency. 0.25 at x = 0, 0.2 at x = 1 for W = L = 1."""
     return (L - 0.5) / (W + L + 0.5 * x)
-
-
-def may_double(cube: CubeState, match: MatchState) -> bool:
-    """The side on roll may double now (gnubg GetDPEq): cube centred or mine; in match play also not the Crawford
-    game and the current cube does not already win me the match (which also bars the post-Crawford leader)."""
-    if cube.owner == "opponent":
-        return False
-    if match.is_money:
-        return True
-    return not match.crawford and match.away[0] > cube.value
 
 
 def _action(nd: float, dt: float, dp: float, gammon_possible: bool, optional_pass: bool, recube: bool) -> str:
@@ -222,15 +212,37 @@ def decide(
     gammon_possible = bool(p[0, 1] > 0.0)
     optional_pass = gammon_possible and (not match.is_money or cube.owner != "centre" or not match.jacoby)
     action = _action(*cmp, gammon_possible, optional_pass, recube)
+    if match.is_money and match.beavers and action.endswith(", take") and dt < 0.0:
+        action = action[: -len("take")] + "beaver"  # gnubg's NODOUBLE_BEAVER / NO_REDOUBLE_BEAVER
     double = min(dt, dp)
     best = max(nd, double)
     errors = {"no_double": best - nd, "double": best - double, "take": max(dt - dp, 0.0), "pass": max(dp - dt, 0.0)}
     return CubeDecision(action, equities, unit, _take_point(dt_of, dp, p), errors, True, efficiency)
 
 
+def take_answer(decision: CubeDecision, match: MatchState) -> dict:
+    """The taker's answer to a double that awaits it (GNU Backgammon's ``hint`` while a double is pending).
+
+    Returns:
+        ``{"action": "Take" | "Pass" | "Beaver", "take": value, "pass": value}`` from the taker's side, in the
+        decision's unit: money equity normalised to the cube before the double (Pass = -1.0), or the taker's match
+        winning chance. "Beaver" where beavers are allowed (money) and taking is worth more than 0 to the taker.
+    """
+    dt, dp = decision.equities["double_take"], decision.equities["double_pass"]
+    if decision.unit == "mwc":
+        take, drop = 1.0 - dt, 1.0 - dp
+    else:
+        take, drop = -dt, -dp
+    action = "Take" if take >= drop else "Pass"
+    if action == "Take" and match.is_money and match.beavers and take > 0.0:
+        action = "Beaver"
+    return {"action": action, "take": round(take, 6), "pass": round(drop, 6)}
+
+
 def match_json(match: MatchState) -> dict:
-    """A match state as the CLI's JSON shows it (``bgbot cube`` and ``bgbot move`` alike)."""
-    return {
+    """A match state as the CLI's JSON shows it (``bgbot cube`` and ``bgbot move`` alike); ``"beavers"`` and
+    ``"max_cube"`` appear only when set (an XGID's beaver bit and maximum cube)."""
+    out = {
         "length": match.length,
         "score": list(match.score),
         "crawford": match.crawford,
@@ -238,6 +250,11 @@ def match_json(match: MatchState) -> dict:
         "jacoby": match.jacoby,
         "backgammons": match.backgammons,
     }
+    if match.beavers:
+        out["beavers"] = True
+    if match.max_cube is not None:
+        out["max_cube"] = match.max_cube
+    return out
 
 
 def to_json(decision: CubeDecision, probabilities, cube: CubeState, match: MatchState) -> dict:

@@ -50,6 +50,9 @@ class MatchState:
         backgammons: backgammons count triple (False: as gammons).
         automatic_doubles: money only; how many automatic doubles a game may have (0 = off). Bookkeeping for the
             game loop; the cube decision itself only sees the cube value.
+        beavers: money only; the taker of a double may beaver (redouble at once, keeping the cube). bgbot's own rules
+            have none (False); an XGID's beaver bit sets it.
+        max_cube: the largest cube value the session allows (XG's maximum cube), None for no limit: no double past it.
     """
 
     length: int = 0
@@ -58,9 +61,15 @@ class MatchState:
     jacoby: bool = True
     backgammons: bool = True
     automatic_doubles: int = 0
+    beavers: bool = False
+    max_cube: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "score", (int(self.score[0]), int(self.score[1])))
+        if self.max_cube is not None and (self.max_cube < 1 or self.max_cube & (self.max_cube - 1)):
+            raise CubeStateError(f"the maximum cube must be a power of 2, got {self.max_cube!r}")
+        if self.beavers and self.length:
+            raise CubeStateError("beavers are a money-play rule; this is a match")
         if self.length < 0 or min(self.score) < 0:
             raise CubeStateError(f"match length and scores must be >= 0, got {self.length!r}, {self.score!r}")
         if self.length and max(self.score) >= self.length:
@@ -82,3 +91,47 @@ class MatchState:
     def post_crawford(self) -> bool:
         """A game after the Crawford game: a side is 1-away and this is not the Crawford game."""
         return bool(self.length) and not self.crawford and self.length - 1 in self.score
+
+
+def check_cube(cube: CubeState, match: MatchState) -> None:
+    """Refuse a cube that cannot occur in ``match``.
+
+    The rule (bgbot's, built on GNU Backgammon's doubling rule, ``GetDPEq`` in eval.c: in match play a side may double
+    only while the cube it would turn does not already win it the match, i.e. its away > the cube value):
+
+    * money play: any power of 2, also centred above 1 (automatic doubles make one; GNU Backgammon writes such IDs);
+    * match play: a cube above 1 is owned (no automatic doubles in a match), never in the Crawford game, and the side
+      that turned it (the owner's opponent) needed more than half of it: value < 2 x that side's away. So a 1-point
+      match has cube 1 only, and a 3-point match at 0-0 a cube of at most 4;
+    * a cube above :attr:`MatchState.max_cube`.
+
+    Raises:
+        CubeStateError: naming the state and the rule it breaks.
+    """
+    if match.max_cube is not None and cube.value > match.max_cube:
+        raise CubeStateError(f"cube {cube.value} is above the maximum cube {match.max_cube}")
+    if match.is_money or cube.value == 1:
+        return
+    if match.crawford:
+        raise CubeStateError(f"cube {cube.value} in the Crawford game, where nobody may double")
+    if cube.owner == "centre":
+        raise CubeStateError(f"a centred cube of {cube.value} in match play (automatic doubles are money only)")
+    doubler_away = match.away[1] if cube.owner == "me" else match.away[0]
+    if cube.value >= 2 * doubler_away:
+        raise CubeStateError(
+            f"cube {cube.value} cannot occur at {match.away[0]}-away, {match.away[1]}-away in a {match.length}-point "
+            f"match: the doubler, {doubler_away}-away, could turn the cube only to less than {2 * doubler_away}"
+        )
+
+
+def may_double(cube: CubeState, match: MatchState) -> bool:
+    """The side on roll may double now (gnubg GetDPEq): cube centred or mine; in match play also not the Crawford
+    game and the current cube does not already win me the match (which also bars the post-Crawford leader); never
+    past the session's maximum cube (:attr:`MatchState.max_cube`, XG's setting)."""
+    if cube.owner == "opponent":
+        return False
+    if match.max_cube is not None and 2 * cube.value > match.max_cube:
+        return False
+    if match.is_money:
+        return True
+    return not match.crawford and match.away[0] > cube.value
