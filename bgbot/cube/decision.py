@@ -17,7 +17,8 @@ Public API::
 
 Perspective: everything is seen from the side on roll, who is considering a double before rolling. Money equities
 are normalised to the current cube value (as GNU Backgammon shows them: Double/Pass = +1.0); match values are match
-winning chances (0..1) from the Kazaross-XG2 table unless another :class:`~bgbot.cube.met.MatchEquityTable` is given.
+winning chances (0..1) from the Kazaross-XG2 table (extended past 25 points to 64 as GNU Backgammon extends it,
+:func:`bgbot.cube.met.kazaross_xg2_extended`) unless another :class:`~bgbot.cube.met.MatchEquityTable` is given.
 
 The proper action follows GNU Backgammon's FindBestCubeDecision (eval.c), comparing No double (ND), Double/Take
 (DT), Double/Pass (DP) from the doubler's side; for match play the comparison is made in normalised money equity,
@@ -35,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bgbot.cube.janowski import MatchScore, emg_from_mwc, match_cubeful_mwc, match_cubeless_mwc, money_cubeful
-from bgbot.cube.met import MatchEquityTable, kazaross_xg2
+from bgbot.cube.met import MatchEquityTable, kazaross_xg2_extended
 from bgbot.rules.outcomes import ProbabilityError, check_probabilities
 from bgbot.rules.state import CubeState, CubeStateError, MatchState, may_double
 
@@ -75,7 +76,7 @@ class CubeDecision:
 
 def _match_score(cube: CubeState, match: MatchState, met: MatchEquityTable | None) -> MatchScore:
     a_me, a_opp = match.away
-    return MatchScore(a_me, a_opp, cube.value, match.crawford, met or kazaross_xg2())
+    return MatchScore(a_me, a_opp, cube.value, match.crawford, met or kazaross_xg2_extended())
 
 
 def cubeful_values(

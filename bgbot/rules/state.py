@@ -15,6 +15,11 @@ Owner = Literal["centre", "me", "opponent"]
 _OWNER_CODE = {"centre": 0, "me": 1, "opponent": -1}
 
 
+MAX_MATCH_LENGTH = 64
+"""The longest match at a score bgbot analyses: GNU Backgammon's MAXSCORE, the reach of its extended match equity
+table (:func:`bgbot.cube.met.kazaross_xg2_extended`)."""
+
+
 class CubeStateError(BgbotError):
     """A cube or match state that cannot occur (cube not a power of 2, score past the match length, ...)."""
 
@@ -72,6 +77,11 @@ class MatchState:
             raise CubeStateError("beavers are a money-play rule; this is a match")
         if self.length < 0 or min(self.score) < 0:
             raise CubeStateError(f"match length and scores must be >= 0, got {self.length!r}, {self.score!r}")
+        if self.length > MAX_MATCH_LENGTH:
+            raise CubeStateError(
+                f"a {self.length}-point match is longer than the {MAX_MATCH_LENGTH} points bgbot's match equity "
+                "table covers (GNU Backgammon's limit too)"
+            )
         if self.length and max(self.score) >= self.length:
             raise CubeStateError(f"score {self.score!r} has already won a {self.length}-point match")
         if self.crawford and (not self.length or self.length - 1 not in self.score):
