@@ -78,8 +78,15 @@ def split_line(line: str, dice: bool) -> tuple[str, str | None]:
 
 
 def resolve(position: str, dice: str | None, need_dice: bool) -> context.Context:
-    """Parse POSITION and DICE (:func:`bgbot.formats.context.resolve`); with ``need_dice``, dice must come from one of them."""
-    ctx = context.resolve(position, dice)
+    """Parse POSITION and DICE (:func:`bgbot.formats.context.resolve`); with ``need_dice``, dice must come from one of
+    them and no double may be pending (:class:`bgbot.formats.context.DoublePendingError`)."""
+    ctx = context.parse_position(position)
+    if need_dice and ctx.double_offered:
+        raise context.DoublePendingError(
+            f"a double awaits an answer in {position!r}: there is no roll to play yet "
+            "(ask 'bgbot cube' for the take/pass decision)"
+        )
+    ctx = ctx if dice is None else ctx.with_dice(dice)
     if need_dice and ctx.dice is None:
         raise context.DiceSyntaxError(
             f"no dice: give DICE after POSITION {position!r} (e.g. 31), or a position that carries dice"

@@ -221,6 +221,20 @@ def decide(
     return CubeDecision(action, equities, unit, _take_point(dt_of, dp, p), errors, True, efficiency)
 
 
+def normalised_equity(mwc, cube: CubeState, match: MatchState, met: MatchEquityTable | None = None) -> np.ndarray:
+    """GNU Backgammon's normalised equity (``mwc2eq``, eval.c) of match winning chances: the linear map that sends
+    the MWC of losing the current cube value (a single game) to -1 and of winning it to +1; in money-equity units.
+
+    Args:
+        mwc: ``(N,)`` match winning chances of the side on roll.
+        cube, match: the cube and the match, seen from the side on roll (match play).
+
+    Returns:
+        ``(N,)`` float64.
+    """
+    return emg_from_mwc(np.asarray(mwc, dtype=np.float64), _match_score(cube, match, met))
+
+
 def take_answer(decision: CubeDecision, match: MatchState) -> dict:
     """The taker's answer to a double that awaits it (GNU Backgammon's ``hint`` while a double is pending).
 
