@@ -51,10 +51,17 @@ def add_model_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def load_bot(args: argparse.Namespace) -> Bot:
-    """The bot of ``--model`` (default model when absent). Raises bgbot.evaluation.checkpoint.CheckpointError."""
+    """The bot of ``--model`` (default model when absent); a note on stderr when the checkpoint predates weight
+    checksums (its weights could not be verified). Raises bgbot.evaluation.checkpoint.CheckpointError."""
     from bgbot.api import Bot
 
-    return Bot.load(args.model)
+    bot = Bot.load(args.model)
+    if bot.meta is not None and not bot.meta.checksum_verified:
+        sys.stderr.write(
+            f"note: {bot.path} has no weights checksum (saved before checksums existed): its weights were not "
+            "verified; 'python scripts/add_checksum.py PATH' adds one\n"
+        )
+    return bot
 
 
 def request(args: argparse.Namespace, dice: bool) -> tuple[str, str | None]:
