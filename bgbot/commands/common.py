@@ -119,11 +119,13 @@ def run_batch(path: str, answer: Callable[[str], dict]) -> int:
     Raises:
         OSError: the file cannot be opened.
     """
-    # Undecodable bytes become U+FFFD, so a binary line is one bad request, not the end of the session.
+    # Undecodable bytes become U+FFFD, so a binary line is one bad request, not the end of the session. Only "\n"
+    # ends a request: a bare carriage return (or another Unicode line break) inside a line stays part of that one
+    # request, which gets one answer, so a client never falls out of step ("\r\n" endings are stripped as blanks).
     if path != "-":
-        stream = open(path, encoding="utf-8", errors="replace")
+        stream = open(path, encoding="utf-8", errors="replace", newline="\n")
     elif hasattr(sys.stdin, "buffer"):
-        stream = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+        stream = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace", newline="\n")
     else:  # a text stream without bytes underneath (e.g. replaced in tests)
         stream = sys.stdin
     try:
