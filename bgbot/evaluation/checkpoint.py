@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import io
 import json
 import os
 import subprocess
@@ -186,9 +187,11 @@ def write_atomic(path: Path, payload: dict) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as err:
         raise CheckpointWriteError(f"cannot write checkpoint {str(path)!r}: {err.strerror or err}") from err
+    buffer = io.BytesIO()
+    torch.save(payload, buffer)  # in memory first: a write error is then the OS's own (ENOSPC, EACCES, ...)
     try:
         with os.fdopen(fd, "wb") as f:
-            torch.save(payload, f)
+            f.write(buffer.getbuffer())
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)  # mkstemp makes 0600; a shipped model must be readable by every user

@@ -161,8 +161,9 @@ class Evaluator:
         """Probabilities ``(M, 5)`` float32 (win, wg, wbg, lg, lbg) for positions ``(M, 26)`` int8 (side on roll)."""
         x = encoding.encode(positions)  # (M, F) float32
         out = np.empty((len(x), 5), dtype=np.float32)
-        for i in range(0, len(x), self.batch_size):
-            out[i : i + self.batch_size] = self._forward(x[i : i + self.batch_size])
+        with np.errstate(invalid="ignore", over="ignore"):  # damaged weights: reported below, not as warnings
+            for i in range(0, len(x), self.batch_size):
+                out[i : i + self.batch_size] = self._forward(x[i : i + self.batch_size])
         if self.check and not np.isfinite(out).all():
             raise EvaluationError(
                 f"the network gave NaN or infinite probabilities for {int((~np.isfinite(out)).any(axis=1).sum())} "
