@@ -35,7 +35,7 @@ from tqdm import tqdm
 
 from bgbot.errors import BgbotError
 from bgbot.evaluation import checkpoint, encoding
-from bgbot.evaluation.network import Evaluator, NetConfig, ValueNet, set_threads
+from bgbot.evaluation.network import EvaluationError, Evaluator, NetConfig, ValueNet, set_threads
 
 from .config import TrainConfig
 from .selfplay import SelfPlay
@@ -212,7 +212,10 @@ def train(
 
     bar = tqdm(total=config.games, initial=games, unit="game", disable=not progress, smoothing=0.05)
     while games < config.games:
-        positions, targets = selfplay.step(evaluator)
+        try:
+            positions, targets = selfplay.step(evaluator)
+        except EvaluationError as err:
+            raise RunError(f"training diverged at {games} games: {err}; {kept()}") from err
         if len(positions):
             for group in opt.param_groups:
                 group["lr"] = _learning_rate(config, games)
