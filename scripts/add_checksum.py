@@ -25,8 +25,18 @@ def main() -> None:
         written = checkpoint.add_checksum(path)
         _, meta = checkpoint.load(path)
         after = checkpoint.weights_checksum(torch.load(path, map_location="cpu", weights_only=True)["state_dict"])
-        print(json.dumps({"path": path, "written": written, "before": before, "after": after,
-                          "identical": before == after == meta.checksum, "verified": meta.checksum_verified}))
+        print(
+            json.dumps(
+                {
+                    "path": path,
+                    "written": written,
+                    "before": before,
+                    "after": after,
+                    "identical": before == after == meta.checksum,
+                    "verified": meta.checksum_verified,
+                }
+            )
+        )
 
 
 if __name__ == "__main__":

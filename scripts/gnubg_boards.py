@@ -49,7 +49,9 @@ def main() -> None:
             raise SystemExit(f"unexpected gnubg output for {pid}")
         boards[pid] = [line[1:45] for line in lines[k : k + 13]]
     path = DATA / "gnubg_boards.json"
-    path.write_text(json.dumps({"source": "gnubg 1.07 show board, scripts/gnubg_boards.py", "boards": boards}, indent=1))
+    path.write_text(
+        json.dumps({"source": "gnubg 1.07 show board, scripts/gnubg_boards.py", "boards": boards}, indent=1)
+    )
     print(json.dumps({"written": str(path), "boards": len(boards)}))
 
 

@@ -133,8 +133,14 @@ def test_xgids(capsys, xgid):
         check(capsys, ["cube", xgid, "--json"])
 
 
-@settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(play=st.one_of(text, st.from_regex(r"(bar|\d{1,3})([/-](\d{1,3}|off|o|b)\*?){1,3}(\(\d{1,5}\))?( \d{1,2}/\d{1,2}){0,3}")))
+@settings(
+    max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    play=st.one_of(
+        text, st.from_regex(r"(bar|\d{1,3})([/-](\d{1,3}|off|o|b)\*?){1,3}(\(\d{1,5}\))?( \d{1,2}/\d{1,2}){0,3}")
+    )
+)
 def test_play_notation(capsys, play):
     check(capsys, ["move", START, "31", "--play", play, "--json"])
 
@@ -167,10 +173,14 @@ toml_values = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     body=st.lists(
-        st.tuples(st.sampled_from(["games", "lr", "n_hidden", "td_lambda", "seed", "activation", "bogus"]), toml_values),
+        st.tuples(
+            st.sampled_from(["games", "lr", "n_hidden", "td_lambda", "seed", "activation", "bogus"]), toml_values
+        ),
         max_size=4,
     ),
     garbage=st.one_of(st.just(""), text),
@@ -187,7 +197,9 @@ def test_training_configs(capsys, tmp_path_factory, body, garbage):
 line_text = st.text(st.characters(codec="utf-8"), max_size=60)
 
 
-@settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     lines=st.lists(
         st.one_of(
@@ -195,7 +207,9 @@ line_text = st.text(st.characters(codec="utf-8"), max_size=60)
             position_ids().map(lambda p: p + " 31"),
             match_ids().map(lambda m: f"{START}:{m}"),
             xgids(),
-            st.sampled_from([f"{START} 31\rjunk", f"{START}\r31", "\x00\x01\x02", " " * 5, f"{START} 31 " + "9" * 5000]),
+            st.sampled_from(
+                [f"{START} 31\rjunk", f"{START}\r31", "\x00\x01\x02", " " * 5, f"{START} 31 " + "9" * 5000]
+            ),
         ),
         max_size=8,
     ),

@@ -159,8 +159,16 @@ def test_config_errors(tmp_path):
 
 @pytest.mark.parametrize(
     "text, field",
-    [('games = "ten"', "games"), ('lr = "fast"', "lr"), ("n_hidden = 16.5", "n_hidden"), ("games = true", "games"),
-     ("games = 0", "games"), ("lr = nan", "lr"), ("seed = -1", "seed"), ('activation = "softmax"', "activation")],
+    [
+        ('games = "ten"', "games"),
+        ('lr = "fast"', "lr"),
+        ("n_hidden = 16.5", "n_hidden"),
+        ("games = true", "games"),
+        ("games = 0", "games"),
+        ("lr = nan", "lr"),
+        ("seed = -1", "seed"),
+        ('activation = "softmax"', "activation"),
+    ],
 )
 def test_config_types_and_ranges_are_clean_errors(tmp_path, capsys, text, field):
     bad = tmp_path / "bad.toml"

@@ -68,14 +68,14 @@ class TrainConfig:
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
-            kind = _KINDS[f.type]
+            kind = _KINDS[str(f.type)]
             if isinstance(value, bool) or not isinstance(value, kind):
                 wanted = {int: "an integer", float: "a number", str: "a string"}[kind[0]]
                 raise ConfigError(f"training config field {f.name} must be {wanted}, got {value!r}")
-            if kind[0] is float and not math.isfinite(value):
+            if isinstance(value, float) and not math.isfinite(value):
                 raise ConfigError(f"training config field {f.name} must be finite, got {value!r}")
             low, high = _LIMITS.get(f.name, (0, MAX_INT))
-            if kind[0] is int and not low <= value <= high:
+            if kind[0] is int and isinstance(value, int) and not low <= value <= high:
                 raise ConfigError(f"training config field {f.name} must be in {low}..{high}, got {value!r}")
         from bgbot.evaluation.network import ACTIVATIONS
 

@@ -63,7 +63,7 @@ def answer(bot: Bot, position: str, dice: str | None, ply: int, wanted: list[str
             p["emg"] = round(float(e), 6)
     if wanted:
         plays = _select(ctx, plays, wanted)
-    out = {"position_id": ctx.position_id, "dice": list(ctx.dice), "plays": plays}
+    out: dict = {"position_id": ctx.position_id, "dice": list(ctx.dice or ()), "plays": plays}
     if not ctx.match.is_money:
         out["cube"] = {"value": ctx.cube.value, "owner": ctx.cube.owner}
         out["match"] = cube_lib.match_json(ctx.match)

@@ -199,7 +199,9 @@ def write_atomic(path: Path, payload: dict) -> None:
     except (OSError, RuntimeError) as err:  # torch reports a full disk as RuntimeError
         Path(tmp).unlink(missing_ok=True)
         reason = getattr(err, "strerror", None) or str(err).splitlines()[0][:200]
-        raise CheckpointWriteError(f"cannot write checkpoint {str(path)!r}: {reason}; {path.name} was not changed") from err
+        raise CheckpointWriteError(
+            f"cannot write checkpoint {str(path)!r}: {reason}; {path.name} was not changed"
+        ) from err
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -261,8 +261,12 @@ def parse_position(text: str) -> Context:
     return ctx
 
 
-_GAME_STATES = {0: "no game is in progress", 2: "the game is over", 3: "the game ended by a resignation",
-                4: "the game ended by a dropped double"}
+_GAME_STATES = {
+    0: "no game is in progress",
+    2: "the game is over",
+    3: "the game ended by a resignation",
+    4: "the game ended by a dropped double",
+}
 _RESIGNATIONS = {1: "a single game", 2: "a gammon", 3: "a backgammon"}
 
 
