@@ -122,6 +122,7 @@ def run_batch(path: str, answer: Callable[[str], dict]) -> int:
     # Undecodable bytes become U+FFFD, so a binary line is one bad request, not the end of the session. Only "\n"
     # ends a request: a bare carriage return (or another Unicode line break) inside a line stays part of that one
     # request, which gets one answer, so a client never falls out of step ("\r\n" endings are stripped as blanks).
+    stream: TextIO
     if path != "-":
         stream = open(path, encoding="utf-8", errors="replace", newline="\n")
     elif hasattr(sys.stdin, "buffer"):

@@ -55,6 +55,7 @@ def answer(bot: Bot, position: str, dice: str | None, ply: int, wanted: list[str
     legal plays (1 = best); ``emg`` (match score only) is GNU Backgammon's normalised equity of the play's match
     winning chance (its "Eq." at a match score). With ``wanted`` plays, only the best and those are listed."""
     ctx = common.resolve(position, dice, need_dice=True)
+    assert ctx.dice is not None  # need_dice=True
     ranked = bot.rank_plays(ctx.position, ctx.dice, ctx.cube, ctx.match, ply=ply)
     plays = [{**p.to_json(), "rank": i} for i, p in enumerate(ranked, 1)]
     if not ctx.match.is_money:
@@ -63,7 +64,7 @@ def answer(bot: Bot, position: str, dice: str | None, ply: int, wanted: list[str
             p["emg"] = round(float(e), 6)
     if wanted:
         plays = _select(ctx, plays, wanted)
-    out: dict = {"position_id": ctx.position_id, "dice": list(ctx.dice or ()), "plays": plays}
+    out: dict = {"position_id": ctx.position_id, "dice": list(ctx.dice), "plays": plays}
     if not ctx.match.is_money:
         out["cube"] = {"value": ctx.cube.value, "owner": ctx.cube.owner}
         out["match"] = cube_lib.match_json(ctx.match)
