@@ -1,5 +1,6 @@
 """The command line, run in-process (``cli.main``) plus one run of the installed ``bgbot`` console script."""
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -276,20 +277,60 @@ def test_pending_double_answered_from_the_takers_side_as_gnubg(capsys, case):
     assert status == 2 and "double awaits" in err and out == ""
 
 
-def test_cube_options_best_first_and_ply(capsys, bot):
-    for argv in (["cube", "t7MxABBs20YEBA:cAngAAAAAAAE"], ["cube", START], ["cube", START, "--ply", "1"]):
-        result = run_json(capsys, *argv)
-        eq, options = result["equities"], result["options"]
-        best = max(eq["no_double"], min(eq["double_take"], eq["double_pass"]))
-        assert options[0]["value"] == pytest.approx(best, abs=1e-6) and options[0]["diff"] == 0.0
-        assert options[1]["value"] <= options[0]["value"] and {o["option"] for o in options} == set(eq)
-        assert result["action"].startswith(options[0]["name"].split(",")[0]) or options[0]["option"] != "no_double"
-    assert result["ply"] == 1
+# gnubg 1.07 `hint` (0-ply cube decisions) on the first case of each action in tests/data/gnubg_cube_cases.json:
+# the order of its "Cubeful equities" list depends on the proper action only.
+GNUBG_ORDER = {
+    "No double, take": ["No double", "Double, pass", "Double, take"],
+    "No redouble, take": ["No double", "Double, pass", "Double, take"],
+    "Too good to double, pass": ["No double", "Double, take", "Double, pass"],
+    "Too good to redouble, pass": ["No double", "Double, take", "Double, pass"],
+    "Double, take": ["Double, take", "Double, pass", "No double"],
+    "Redouble, take": ["Double, take", "Double, pass", "No double"],
+    "Double, pass": ["Double, pass", "Double, take", "No double"],
+    "Redouble, pass": ["Double, pass", "Double, take", "No double"],
+}
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c['position_id']}:{c['match_id']}")
+def test_cube_options_in_gnubgs_order(capsys, case):
+    probabilities = ",".join(str(v) for v in case["probabilities"])
+    result = run_json(capsys, "cube", f"{case['position_id']}:{case['match_id']}", "--probabilities", probabilities)
+    assert result["action"] == case["action"]
+    names = [o["name"] for o in result["options"]]
+    if case["action"] in GNUBG_ORDER:
+        assert names == GNUBG_ORDER[case["action"]]
+    assert result["options"][0]["diff"] == 0.0
+
+
+def test_cube_ply_and_the_proper_action_first(capsys, bot):
+    result = run_json(capsys, "cube", START, "--ply", "1")
+    assert (
+        result["ply"] == 1 and result["action"] == "No double, take" and result["options"][0]["option"] == "no_double"
+    )
     one = bot.evaluate(START, ply=1)
     assert result["probabilities"]["win"] == pytest.approx(one.win, abs=1e-6)
     assert abs(one.win - bot.evaluate(START).win) > 1e-4  # a real lookahead, not the 0-ply value
     status, out, _ = run(capsys, "cube", START, "--ply", "1")
     assert status == 0 and "1-ply" in out and out.index("1. ") < out.index("2. ") < out.index("3. ")
+    at_max = run_json(
+        capsys, "cube", "XGID=-b----E-C---eE---c-e----B-:3:1:1:00:0:0:1:0:3", "--probabilities", "0.8,0.3,0.01,0.05,0"
+    )  # cube 8 at the XGID's maximum of 8
+    assert at_max["action"] == "No double (cube not available)" and [o["option"] for o in at_max["options"]] == [
+        "no_double"
+    ]
+
+
+def test_beaver_bit_gives_gnubgs_no_double_beaver(capsys):
+    # gnubg 1.07 with `set beavers 3` on tnk4AAO6eQYCAw (the first cube case): "No double, beaver"
+    case = CASES[0]
+    assert case["position_id"] == "tnk4AAO6eQYCAw" and case["action"] == "No double, take"
+    from bgbot.formats.context import parse_position
+    from bgbot.formats.xgid import XGID
+
+    ctx = parse_position(f"{case['position_id']}:{case['match_id']}")
+    with_beavers = XGID.from_states(ctx.position, ctx.cube, dataclasses.replace(ctx.match, beavers=True)).to_string()
+    probabilities = ",".join(str(v) for v in case["probabilities"])
+    assert run_json(capsys, "cube", with_beavers, "--probabilities", probabilities)["action"] == "No double, beaver"
 
 
 def test_normalised_equity_at_a_match_score(capsys):

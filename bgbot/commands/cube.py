@@ -1,7 +1,7 @@
 """``bgbot cube POSITION [--json] [--model PATH] [--ply N] [--probabilities W,WG,WBG,LG,LBG] [--jacoby on|off]``:
 the cube action of the side on roll before rolling, with the equities of No double, Double/Take and Double/Pass,
-listed best first. While a double awaits an answer (a GNUbg ID or XGID says so) the answer is the taker's, Take or
-Pass, as GNU Backgammon's ``hint`` gives it then."""
+listed as GNU Backgammon lists them, the proper action first. While a double awaits an answer (a GNUbg ID or XGID
+says so) the answer is the taker's, Take or Pass, as GNU Backgammon's ``hint`` gives it then."""
 
 from __future__ import annotations
 
@@ -69,18 +69,27 @@ def add_parser(subparsers) -> None:
 OPTION_NAMES = {"no_double": "No double", "double_take": "Double, take", "double_pass": "Double, pass"}
 
 
-def options(equities: dict[str, float], unit: str, emg: dict[str, float] | None) -> list[dict]:
-    """The three cube options best first, from the doubler's side: each option valued as the doubler gets it when
-    the taker answers correctly (the double worth ``min(take, pass)``), the double with the wrong answer last.
-    Each ``{"option", "name", "value", "diff"[, "emg"]}``, ``diff`` from the best in ``unit``."""
-    take_right = equities["double_take"] <= equities["double_pass"]
-    right, wrong = ("double_take", "double_pass") if take_right else ("double_pass", "double_take")
-    first = sorted(["no_double", right], key=lambda k: -equities[k])
-    best = equities[first[0]]
+def options(equities: dict[str, float], emg: dict[str, float] | None, available: bool = True) -> list[dict]:
+    """The cube options in GNU Backgammon's order (its ``hint``): the proper action first. When doubling is right,
+    the double with the right answer (the lower of Double/Take and Double/Pass for the doubler), then the other
+    double, then No double; when not doubling is right (also "too good"), No double, then the two doubles from the
+    higher value down. Checked against gnubg 1.07 for every kind of action. Only No double where the side on roll
+    may not double. Each ``{"option", "name", "value", "diff"[, "emg"]}``, ``diff`` from the first, in the unit of
+    the equities.
+    """
+    nd, dt, dp = equities["no_double"], equities["double_take"], equities["double_pass"]
+    right, wrong = ("double_take", "double_pass") if dt <= dp else ("double_pass", "double_take")
+    if not available:
+        order = ["no_double"]
+    elif min(dt, dp) >= nd:
+        order = [right, wrong, "no_double"]
+    else:
+        order = ["no_double", *sorted(("double_take", "double_pass"), key=lambda k: -equities[k])]
+    first = equities[order[0]]
     out = []
-    for key in [*first, wrong]:
+    for key in order:
         item = {"option": key, "name": OPTION_NAMES[key], "value": round(equities[key], 6)}
-        item["diff"] = round(equities[key] - best, 6)
+        item["diff"] = round(equities[key] - first, 6)
         if emg is not None:
             item["emg"] = emg[key]
         out.append(item)
@@ -88,7 +97,7 @@ def options(equities: dict[str, float], unit: str, emg: dict[str, float] | None)
 
 
 def answer(bot: Bot | None, position: str, args: argparse.Namespace) -> dict:
-    """``bgbot.cube.decision.to_json`` of the decision, with ``"position_id"`` first, ``"options"`` best first and
+    """``bgbot.cube.decision.to_json`` of the decision, with ``"position_id"`` first, ``"options"`` in GNU Backgammon's order (the proper action first) and
     ``"ply"``; at a match score ``"emg"``, the equities as GNU Backgammon's normalised equity; while a double awaits
     an answer, ``"double_offered": true``, ``"action"`` the taker's answer (Take, Pass or Beaver), ``"doubler_action"``
     the doubler's proper action and ``"taker"`` the taker's values."""
@@ -111,7 +120,7 @@ def answer(bot: Bot | None, position: str, args: argparse.Namespace) -> dict:
         values = cube_lib.normalised_equity([decision.equities[k] for k in keys], ctx.cube, ctx.match)
         emg = {k: round(float(v), 6) for k, v in zip(keys, values)}
         out["emg"] = emg
-    out["options"] = options(decision.equities, decision.unit, emg)
+    out["options"] = options(decision.equities, emg, decision.cube_available)
     out["ply"] = 0 if args.probabilities is not None else args.ply
     if ctx.double_offered:
         taker = cube_lib.take_answer(decision, ctx.match)
@@ -143,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def print_decision(result: dict, game: str) -> None:
-    """The decision as GNU Backgammon's hint shows it: the options best first with their differences, the proper
+    """The decision as GNU Backgammon's hint shows it: the options in its order (the proper action first) with their differences, the proper
     action; at a match score the normalised equity beside the match winning chance; the taker's answer while a double
     awaits it."""
     q = result["probabilities"]
