@@ -5,6 +5,7 @@ data that the formats read and write, the cube layer decides on and the arena pl
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral  # numpy integers register as numbers.Integral (this module is numpy-free)
 from typing import Literal
 
 from bgbot.errors import BgbotError
@@ -24,6 +25,11 @@ class CubeStateError(BgbotError):
     """A cube or match state that cannot occur (cube not a power of 2, score past the match length, ...)."""
 
 
+def _is_int(value: object) -> bool:
+    """An integer (Python or numpy), not a bool."""
+    return isinstance(value, Integral) and not isinstance(value, bool)
+
+
 @dataclass(frozen=True)
 class CubeState:
     """The doubling cube: its value (1, 2, 4, ...) and owner seen from the side on roll."""
@@ -32,8 +38,9 @@ class CubeState:
     owner: Owner = "centre"
 
     def __post_init__(self) -> None:
-        if self.value < 1 or self.value & (self.value - 1):
+        if not _is_int(self.value) or self.value < 1 or self.value & (self.value - 1):
             raise CubeStateError(f"cube value must be a power of 2, got {self.value!r}")
+        object.__setattr__(self, "value", int(self.value))
         if self.owner not in _OWNER_CODE:
             raise CubeStateError(f"cube owner must be 'centre', 'me' or 'opponent', got {self.owner!r}")
 
@@ -70,7 +77,20 @@ class MatchState:
     max_cube: int | None = None
 
     def __post_init__(self) -> None:
+        if (
+            not _is_int(self.length)
+            or not _is_int(self.automatic_doubles)
+            or self.automatic_doubles < 0
+            or not isinstance(self.score, (tuple, list))
+            or len(self.score) != 2
+            or not all(_is_int(s) for s in self.score)
+        ):
+            raise CubeStateError(
+                f"match length, automatic doubles and the two scores are integers >= 0, got {self.length!r}, "
+                f"{self.automatic_doubles!r}, {self.score!r}"
+            )
         object.__setattr__(self, "score", (int(self.score[0]), int(self.score[1])))
+        object.__setattr__(self, "length", int(self.length))
         if self.max_cube is not None and (self.max_cube < 1 or self.max_cube & (self.max_cube - 1)):
             raise CubeStateError(f"the maximum cube must be a power of 2, got {self.max_cube!r}")
         if self.beavers and self.length:
