@@ -83,30 +83,64 @@ def position_ids(draw) -> str:
 
 @st.composite
 def match_ids(draw) -> str:
-    """Any 12-character base64 string: random values of every Match ID field, also the impossible ones."""
-    bits = draw(st.integers(0, 2**66 - 1))
-    if draw(st.booleans()):  # keep the game state "playing" and small lengths more often
-        bits = (bits & ~(0b111 << 8)) | (1 << 8)
-        bits &= ~((2**15 - 1) << 21) & (2**66 - 1)
-        bits |= draw(st.integers(0, 70)) << 21
+    """Any 12-character base64 string (random values of every Match ID field, also the impossible ones), or, as often,
+    a plausible Match ID (a game in progress, a small cube, a score within the match) with a few bits flipped."""
+    if draw(st.booleans()):
+        return base64.b64encode(draw(st.integers(0, 2**66 - 1)).to_bytes(9, "little")).decode()
+    on_roll = draw(st.integers(0, 1))
+    length = draw(st.sampled_from([0, 1, 3, 5, 7, 25, 40, 64, 65]))
+    dice = draw(st.sampled_from([(0, 0), (0, 0)]) | st.tuples(st.integers(1, 6), st.integers(1, 6)))
+    fields = [  # (value, width) from bit 0, GNU Backgammon's layout (bgbot.formats.matchid)
+        (draw(st.integers(0, 3)), 4),
+        (draw(st.sampled_from([0, 1, 3, 3])), 2),
+        (on_roll, 1),
+        (draw(st.sampled_from([False, False, False, True])), 1),
+        (1, 3),
+        (on_roll, 1),
+        (0, 1),
+        (0, 2),
+        (dice[0], 3),
+        (dice[1], 3),
+        (length, 15),
+        (draw(st.integers(0, max(length - 1, 0))), 15),
+        (draw(st.integers(0, max(length - 1, 0))), 15),
+        (draw(st.integers(0, 1)), 1),
+    ]
+    bits, shift = 0, 0
+    for value, width in fields:
+        bits |= int(value) << shift
+        shift += width
+    for flip in draw(st.lists(st.integers(0, 65), max_size=1)):
+        bits ^= 1 << flip
     return base64.b64encode(bits.to_bytes(9, "little")).decode()
 
 
 @st.composite
 def xgids(draw) -> str:
-    """XGIDs with each field drawn from around its valid range, sometimes replaced by noise."""
-    cube = draw(st.integers(-1, 16))
-    owner = draw(st.integers(-2, 2))
-    turn = draw(st.sampled_from([-1, 1, 0, 2]))
-    dice = draw(st.sampled_from(["00", "D", "B", "R", "52", "66", "70", "x", "123"]))
-    s1, s2 = draw(st.integers(-1, 70)), draw(st.integers(-1, 70))
-    cj = draw(st.integers(-1, 4))
-    length = draw(st.sampled_from([0, 1, 3, 5, 7, 25, 40, 64, 65, 1000000]))
-    max_cube = draw(st.integers(-1, 14))
-    fields = [XSTART, cube, owner, turn, dice, s1, s2, cj, length, max_cube]
+    """Plausible XGIDs (small cube within the maximum, a score within the match, Crawford/Jacoby in range), with
+    one field in two replaced by a value from around (or far outside) its range, or by noise."""
+    length = draw(st.sampled_from([0, 0, 1, 3, 5, 7, 25, 40, 64]))
+    fields: list[object] = [
+        XSTART,
+        draw(st.integers(0, 3)),
+        draw(st.integers(-1, 1)),
+        draw(st.sampled_from([-1, 1])),
+        draw(st.sampled_from(["00", "52", "66", "31", "D"])),
+        draw(st.integers(0, max(length - 1, 0))),
+        draw(st.integers(0, max(length - 1, 0))),
+        draw(st.integers(0, 1 if length else 3)),
+        length,
+        10,
+    ]
     if draw(st.booleans()):
         k = draw(st.integers(0, 9))
-        fields[k] = draw(text)
+        fields[k] = draw(
+            st.one_of(
+                st.integers(-2, 70),
+                st.sampled_from(["D", "B", "R", "70", "x", "123", "", "1000000", "-0"]),
+                text,
+            )
+        )
     return "XGID=" + ":".join(str(f) for f in fields)
 
 
