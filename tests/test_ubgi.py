@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from bgbot.api import Bot
+from bgbot.arena import tournament
 from bgbot.formats.notation import parse_play
 from bgbot.formats.positionid import decode, encode
 from bgbot.protocols.ubgi import Engine
@@ -174,19 +175,22 @@ def test_subprocess_engine_and_tournament_through_the_protocol(tmp_path):
     assert done.returncode == 0 and "ubgiok" in lines and "readyok" in lines
     assert lines[-2].startswith("bestmove 24/18 24/18 13/7 13/7") and lines[-1].startswith("error unknown_command")
 
-    def tournament(*players):
-        argv = [*BGBOT, "tournament", "--games", "200", "--workers", "2", "--json"]
-        for p in players:
-            argv += ["--player", p]
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=600)
-        assert done.returncode == 0, done.stderr
-        return json.loads(done.stdout)["pairings"][0]
-
-    via = tournament(f"ubgi:{sys.executable} -m bgbot.cli ubgi", "models/bgbot-1.pt")
-    direct = tournament("models/bgbot-1.pt:0", "models/bgbot-1.pt")
+    argv = [*BGBOT, "tournament", "--games", "200", "--workers", "1", "--json", "--out", str(tmp_path / "ubgi")]
+    argv += ["--player", f"ubgi:{sys.executable} -m bgbot.cli ubgi", "--player", "models/bgbot-1.pt"]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr
+    via = json.loads(done.stdout)["pairings"][0]
+    direct = tournament.run(["models/bgbot-1.pt:0", "models/bgbot-1.pt"], 200, workers=1, out_dir=tmp_path / "direct")
+    direct = direct["pairings"][0]
     keys = ("ppg", "stats_a", "stats_b", "mean_plies", "games")
     assert {k: via[k] for k in keys} == {k: direct[k] for k in keys}
     assert via["ppg"] == 0.0  # the same player on both sides with duplicate dice
+
+    def games(folder):  # the move lines of every game, names left out
+        (path,) = (tmp_path / folder).glob("*.mat")
+        return [line for line in path.read_text().splitlines() if ")" in line or "Wins" in line]
+
+    assert games("ubgi") == games("direct")  # move for move
 
 
 def test_ubgi_player_rejects_a_broken_engine():
