@@ -249,9 +249,9 @@ class UbgiPlayer(Player):
         positions = np.asarray(positions, dtype=np.int8)
         out = np.empty_like(positions)
         for i, (pos, (d1, d2)) in enumerate(zip(positions, np.asarray(dice))):
-            self._send(f"position gnubgid {encode(pos)}")
-            self._send(f"dice {int(d1)} {int(d2)}")
-            move = self._ask("go role chequer", "bestmove")[-1][len("bestmove") :].strip()
+            # one write for the three commands: a round trip per position, not three
+            ask = f"position gnubgid {encode(pos)}\ndice {int(d1)} {int(d2)}\ngo role chequer"
+            move = self._ask(ask, "bestmove")[-1][len("bestmove") :].strip()
             try:
                 play = parse_play(pos, (int(d1), int(d2)), move)
             except BgbotError as e:
@@ -265,8 +265,8 @@ class UbgiPlayer(Player):
 
         out = np.empty((len(positions), 5))
         for i, pos in enumerate(positions):
-            self._send(f"position gnubgid {encode(pos)}")
-            info = [w for w in self._ask("go role cube", "bestcube") if w.startswith("info ") and " probs " in w]
+            lines = self._ask(f"position gnubgid {encode(pos)}\ngo role cube", "bestcube")
+            info = [w for w in lines if w.startswith("info ") and " probs " in w]
             if not info:
                 raise PlayerSpecError(
                     f"UBGI engine {self.command!r} gives no 'info ... probs W WG WBG LG LBG' for cube decisions; "
@@ -275,20 +275,13 @@ class UbgiPlayer(Player):
             out[i] = [float(v) for v in info[-1].split(" probs ", 1)[1].split()[:5]]
         return out
 
-    def _send(self, line: str) -> None:
-        """A command without an answer. An ``error`` line in reply is read by the next :meth:`_ask`."""
-        assert self._proc.stdin is not None
-        try:
-            self._proc.stdin.write(line + "\n")
-            self._proc.stdin.flush()
-        except OSError as e:
-            raise PlayerSpecError(f"UBGI engine {self.command!r} is gone ({e}) after {line!r}") from e
-
     def close(self) -> None:
         """Send ``quit`` and wait for the engine to exit."""
         if self._proc.poll() is None:
             try:
-                self._send("quit")
+                assert self._proc.stdin is not None
+                self._proc.stdin.write("quit\n")
+                self._proc.stdin.close()
                 self._proc.wait(timeout=5)
             except Exception:
                 self._proc.kill()
