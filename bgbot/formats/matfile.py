@@ -318,6 +318,8 @@ def read_match(text: str, source: str = "match file") -> Match:
             }
             continue
         if current is None:
+            if length is None:
+                raise MatFileError(f"{where}: no 'N point match' line before {line[:80]!r}: not a .mat file")
             raise MatFileError(f"{where}: cannot read {line[:80]!r} before the first game")
         m = re.match(r"\s*(\d+)\)(.*)$", raw)
         body, offset = (m.group(2), 0) if m else (raw, -1)
