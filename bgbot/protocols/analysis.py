@@ -94,6 +94,7 @@ class _Decision:
 
 
 def _checker(bot: Bot, d: matfile.Decision, ply: int) -> tuple[str, str, float, bool]:
+    assert d.dice is not None and d.afterstate is not None
     ranked = bot.rank_plays(d.position, d.dice, d.cube, d.match, ply=ply)
     target = bytes(np.asarray(d.afterstate, dtype=np.int8))
     chosen = next(r for r in ranked if bytes(r.afterstate) == target)
@@ -101,6 +102,7 @@ def _checker(bot: Bot, d: matfile.Decision, ply: int) -> tuple[str, str, float, 
     if d.match.is_money:
         error = best.equity - chosen.equity
     else:
+        assert best.mwc is not None and chosen.mwc is not None
         error = (best.mwc - chosen.mwc) * _emg_scale(d.cube, d.match)
     counted = len(legal_plays(d.position, *d.dice)) > 1
     return chosen.play, best.play, max(float(error), 0.0), counted

@@ -33,7 +33,7 @@ import numpy as np
 from bgbot.errors import BgbotError
 from bgbot.protocols.ubgi import format_steps
 from bgbot.rules import board as board_lib
-from bgbot.rules.state import CubeState, MatchState
+from bgbot.rules.state import CubeState, MatchState, Owner
 
 if TYPE_CHECKING:
     from bgbot.api import Bot
@@ -118,11 +118,11 @@ def parse_board(line: str) -> FibsBoard:
     try:
         position = board_lib.validate(pos.astype(np.int8))
         may_me, may_opp = may_double[me], may_double[1 - me]
-        owner = "centre" if may_me == may_opp else ("me" if may_me else "opponent")
+        owner: Owner = "centre" if may_me == may_opp else ("me" if may_me else "opponent")
         money = length <= 0 or length >= 9999
         crawford = not money and not (may_me or may_opp) and cube_value == 1 and (length - 1) in score
         match = MatchState(0 if money else length, (0, 0) if money else score, crawford)
-        cube = CubeState(max(cube_value, 1), owner)  # type: ignore[arg-type]
+        cube = CubeState(max(cube_value, 1), owner)
     except BgbotError as err:
         raise ExternalError(f"impossible FIBS board {text[:200]!r}: {err}") from None
     dice = dice_fields if dice_fields[0] > 0 and dice_fields[1] > 0 else None
@@ -132,8 +132,9 @@ def parse_board(line: str) -> FibsBoard:
 
 
 def _view_of_opponent(cube: CubeState, match: MatchState) -> tuple[CubeState, MatchState]:
-    owner = {"centre": "centre", "me": "opponent", "opponent": "me"}[cube.owner]
-    return CubeState(cube.value, owner), MatchState(match.length, match.score[::-1], match.crawford, match.jacoby)
+    owner: dict[str, Owner] = {"centre": "centre", "me": "opponent", "opponent": "me"}
+    score = (match.score[1], match.score[0])
+    return CubeState(cube.value, owner[cube.owner]), MatchState(match.length, score, match.crawford, match.jacoby)
 
 
 def decide(bot: Bot, fb: FibsBoard, ply: int = 0) -> str:

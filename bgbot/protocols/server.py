@@ -62,6 +62,7 @@ def _position_text(text: str) -> str:
 
 
 def _resolve(position: str, dice: str | None, need_dice: bool) -> context.Context:
+    """POSITION and DICE as the CLI reads them; with ``need_dice`` the context has dice."""
     ctx = context.resolve(_position_text(position), dice)
     if need_dice and ctx.dice is None:
         raise context.DiceSyntaxError(
@@ -91,6 +92,7 @@ def answer(bot: "Bot", endpoint: str, request: dict[str, Any]) -> dict:
         raise ServerError("a request needs a position (Position ID, PositionID:MatchID or XGID=...)")
     if endpoint == "moves":
         ctx = _resolve(position, dice, need_dice=True)
+        assert ctx.dice is not None
         found = plays.legal_plays(ctx.position, ctx.dice)
         return {"position_id": ctx.position_id, "dice": list(ctx.dice), "plays": [p.to_json() for p in found]}
     if endpoint == "move":
@@ -98,8 +100,13 @@ def answer(bot: "Bot", endpoint: str, request: dict[str, Any]) -> dict:
         if not isinstance(ply, int) or isinstance(ply, bool):
             raise ServerError(f"ply is a search depth 0, 1, 2, got {ply!r}")
         ctx = _resolve(position, dice, need_dice=True)
+        assert ctx.dice is not None
         ranked = bot.rank_plays(ctx.position, ctx.dice, ctx.cube, ctx.match, ply=ply)
-        out = {"position_id": ctx.position_id, "dice": list(ctx.dice), "plays": [p.to_json() for p in ranked]}
+        out: dict[str, Any] = {
+            "position_id": ctx.position_id,
+            "dice": list(ctx.dice),
+            "plays": [p.to_json() for p in ranked],
+        }
         if not ctx.match.is_money:
             out["cube"] = {"value": ctx.cube.value, "owner": ctx.cube.owner}
             out["match"] = cube_lib.match_json(ctx.match)
@@ -111,6 +118,7 @@ def answer(bot: "Bot", endpoint: str, request: dict[str, Any]) -> dict:
             if jacoby not in ("on", "off"):
                 raise ServerError(f"jacoby is 'on' or 'off', got {jacoby!r}")
             ctx = ctx.with_jacoby(jacoby == "on")
+        probabilities: Any
         if request.get("probabilities") is not None:
             probabilities = _probabilities(request["probabilities"])
             decision = cube_lib.decide(probabilities, ctx.cube, ctx.match, cube_efficiency(ctx.position))
@@ -154,6 +162,7 @@ def _fast_move(ctx: context.Context, after: np.ndarray, mine: np.ndarray, ids: l
     """
     from bgbot.api import RankedPlay
 
+    assert ctx.dice is not None
     pos, (d1, d2) = ctx.position, ctx.dice
     scalar = movegen_scalar.legal_plays(pos, d1, d2)
     row = {bytes(a): i for i, a in enumerate(after)}
@@ -249,7 +258,7 @@ class _Batcher:
             try:
                 results = await loop.run_in_executor(self.pool, answer_many, self.bot, [(e, r) for e, r, _ in items])
             except Exception as err:  # a bug: every waiting request gets it (500), the loop goes on
-                results = [err] * len(items)
+                results = [err] * len(items)  # type: ignore[list-item]
             for (_, _, future), result in zip(items, results):
                 if future.done():
                     continue
@@ -319,7 +328,7 @@ def create_app(bot: "Bot"):
         """The cube action of the side on roll before rolling (``bgbot cube --json``)."""
         return await batcher.submit("cube", {"position": position, "jacoby": jacoby, "probabilities": probabilities})
 
-    class BatchRequest(pydantic.BaseModel):
+    class BatchRequest(pydantic.BaseModel):  # type: ignore[name-defined]
         endpoint: Literal["moves", "move", "cube"]
         position: str
         dice: str | None = None
@@ -327,13 +336,13 @@ def create_app(bot: "Bot"):
         jacoby: Literal["on", "off"] | None = None
         probabilities: str | None = None
 
-    class Batch(pydantic.BaseModel):
+    class Batch(pydantic.BaseModel):  # type: ignore[name-defined]
         requests: list[BatchRequest] = pydantic.Field(..., max_length=MAX_BATCH)
 
     @app.post("/v1/batch")
     async def batch(body: Batch) -> dict:
         """Many requests, one answer each (``{"error": message}`` for a bad one), evaluated in one batch."""
-        reqs = [(r.endpoint, r.model_dump(exclude={"endpoint"})) for r in body.requests]
+        reqs: list[tuple[str, dict]] = [(r.endpoint, r.model_dump(exclude={"endpoint"})) for r in body.requests]
         loop = asyncio.get_running_loop()
         results = await loop.run_in_executor(batcher.pool, answer_many, bot, reqs)
         return {"answers": [{"error": str(r)} if isinstance(r, BgbotError) else r for r in results]}

@@ -56,7 +56,7 @@ import bgbot
 from bgbot.errors import BgbotError
 from bgbot.formats import context, positionid
 from bgbot.rules.movegen_scalar import legal_plays as scalar_plays
-from bgbot.rules.state import CubeState, MatchState
+from bgbot.rules.state import CubeState, MatchState, Owner
 
 if TYPE_CHECKING:
     from bgbot.api import Bot
@@ -394,7 +394,7 @@ class Engine:
         score = (self._score[me], self._score[1 - me]) if kind == "match" else (0, 0)
         match = MatchState(length=length, score=score, crawford=crawford and kind == "match", jacoby=jacoby)
         value, owner = self._cube
-        who = "centre" if owner == "center" else ("me" if int(owner[1]) == me else "opponent")
+        who: Owner = "centre" if owner == "center" else ("me" if int(owner[1]) == me else "opponent")
         return CubeState(value, who), match
 
     def _cmd_position(self, args):
@@ -460,6 +460,7 @@ class Engine:
 
     def _chequer(self, ply: int, start: float, role: str = "chequer") -> list[str]:
         ctx = self._context(need_dice=True)
+        assert ctx.dice is not None
         match = ctx.match if self.options.evalmode == "cubeful" else MatchState()
         bot = self._bot()
         if ply == 0 and match.is_money:
@@ -472,6 +473,7 @@ class Engine:
             eq = float(equity(q.astype(np.float64)))
         else:
             best = bot.rank_plays(ctx.position, ctx.dice, ctx.cube, match, ply=ply)[0]
+            assert best.probabilities is not None
             after, q, mwc, eq = best.afterstate, best.probabilities.to_array(), best.mwc, best.equity
             ply = best.ply
         steps = format_steps(ctx.position, ctx.dice, after)
