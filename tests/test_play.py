@@ -30,6 +30,9 @@ def test_a_short_money_game(tmp_path):
     child.expect("24/18 is not a move with 3-1")
     child.sendline("8/5 6/5")
     child.expect("dice for bgbot's roll")
+    child.sendline("79")  # bad dice: explained, asked again
+    child.expect("impossible dice '79'")
+    child.expect("dice for bgbot's roll")
     child.sendline("62")
     child.expect(r"bgbot rolls 6-2 and plays (\S+ ?)+\.")
     child.expect("your turn")
