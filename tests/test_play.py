@@ -5,6 +5,7 @@ import sys
 
 import pexpect
 
+from bgbot import cli
 from bgbot.formats import matfile
 
 BGBOT = [sys.executable, "-m", "bgbot.cli"]
@@ -81,10 +82,12 @@ def test_bgbot_doubles_and_you_take(tmp_path):
     child.expect(pexpect.EOF)
 
 
-def test_bad_options(tmp_path):
-    child = spawn("--ply", "7", cwd=tmp_path)
-    child.expect("error: --ply must be 0..2")
-    child.expect(pexpect.EOF)
-    child = spawn("--bgbot-first", cwd=tmp_path)
-    child.expect("error: --bgbot-first needs --position")
-    child.expect(pexpect.EOF)
+def test_bad_options(capsys):
+    for argv, message in (
+        (["play", "--ply", "7"], "--ply must be 0..2"),
+        (["play", "--bgbot-first"], "--bgbot-first needs --position"),
+        (["play", "--match-length", "-1"], "--match-length must be >= 0"),
+    ):
+        assert cli.main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and message in err and err.count("\n") == 1

@@ -32,6 +32,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.bgbot_first and not args.position:
         raise play.PlayError("--bgbot-first needs --position")
+    if not 0 <= args.ply <= 2:
+        raise play.PlayError(f"--ply must be 0..2, got {args.ply}")
+    if args.match_length < 0:
+        raise play.PlayError(f"--match-length must be >= 0, got {args.match_length}")
     return play.run(
         common.load_bot(args),
         match_length=args.match_length,
