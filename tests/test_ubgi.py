@@ -202,3 +202,38 @@ def test_ubgi_player_rejects_a_broken_engine():
         make_player("ubgi:true")
     with pytest.raises(PlayerSpecError, match="ubgi:COMMAND"):
         make_player("ubgi:")
+
+
+FAKE = """
+import sys
+for line in sys.stdin:
+    cmd = line.split()
+    if not cmd:
+        continue
+    if cmd[0] == "ubgi":
+        print("id name fake"); print("ubgiok")
+    elif cmd[0] == "isready":
+        print("readyok")
+    elif cmd[:2] == ["go", "role"] and cmd[2] == "cube":
+        print("bestcube nodouble")
+    elif cmd[0] == "go":
+        print("bestmove 24/18 24/18 24/18")
+    elif cmd[0] == "quit":
+        break
+    sys.stdout.flush()
+"""
+
+
+def test_ubgi_player_checks_every_move_and_needs_probabilities_for_the_cube(tmp_path):
+    from bgbot.arena.players import PlayerSpecError, make_player
+    from bgbot.rules.board import starting_position
+
+    script = tmp_path / "fake_engine.py"
+    script.write_text(FAKE)
+    player = make_player(f"ubgi:{sys.executable} {script}")
+    start = starting_position()[None, :]
+    with pytest.raises(PlayerSpecError, match="played '24/18 24/18 24/18'"):
+        player.choose(start, np.array([[3, 1]]))
+    with pytest.raises(PlayerSpecError, match="gives no 'info ... probs"):
+        player.probabilities(start)
+    player.close()
