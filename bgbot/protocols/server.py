@@ -352,8 +352,8 @@ def create_app(bot: "Bot"):
 
 def check_port(host: str, port: int) -> None:
     """Raise ServerError when ``host:port`` cannot be listened on (in use, bad address)."""
-    if not 0 <= port < 65536:
-        raise ServerError(f"--port must be 0..65535, got {port}")
+    if not 0 < port < 65536:
+        raise ServerError(f"--port must be 1..65535, got {port}")
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
