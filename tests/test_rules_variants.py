@@ -167,6 +167,22 @@ def test_match_aware_checker_play_in_tournament_matches():
     assert np.array_equal(first_play(CubeRules(match_length=1), [0, 0]), dmp.afterstate)
     assert np.array_equal(first_play(CubeRules(), None), money.afterstate)
     assert np.array_equal(net.choose(starting_position()[None], np.array([[3, 2]]))[0], money.afterstate)
+    # and tournament matches (cubeful.play_games) reach it: every checker play of the net goes through choose_at
+    calls = {"at": 0, "plain": 0}
+
+    class Spy(type(net)):  # type: ignore[misc]
+        def choose(self, positions, dice):
+            calls["plain"] += 1
+            return super().choose(positions, dice)
+
+        def choose_at(self, positions, dice, states):
+            calls["at"] += 1
+            assert all(not m.is_money and m.length == 3 for _, m in states)
+            return super().choose_at(positions, dice, states)
+
+    spy = Spy(net.evaluator, 0, "spy")
+    cubeful.play_games(spy, PubevalPlayer(), 1, 0, 0, 1, CubeRules(3))
+    assert calls["at"] > 10 and calls["plain"] == 0
     states = [(CubeState(), MatchState(1, (0, 0)))]
     assert np.array_equal(net.choose_at(starting_position()[None], np.array([[3, 2]]), states)[0], dmp.afterstate)
 

@@ -37,8 +37,9 @@ Backgammon's ``set automatic doubles N`` does. The cube stays centred and nobody
 Ended games are reported to ``on_end`` at once (after the cube phase for passes, after the move for played-out
 games), so a caller can restart a slot and the new game plays in the same call, and in the returned :class:`Ply`.
 
-A chouette (:mod:`bgbot.arena.chouette`) drives :func:`play_ply` without a cube phase and keeps each team member's
-cube on top.
+A chouette (:mod:`bgbot.arena.chouette`) drives :func:`play_ply` with a :class:`CubePhase` that never doubles (its
+rules still score the games and reach checker play) and keeps each team member's cube on top, deciding with
+:func:`wants_double` and :func:`takes`.
 """
 
 from __future__ import annotations
