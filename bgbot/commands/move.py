@@ -71,7 +71,7 @@ def answer(
     if wanted:
         plays = _select(ctx, plays, wanted)
     out: dict = {"position_id": ctx.position_id, "dice": list(ctx.dice), "plays": plays}
-    if not ctx.match.is_money:
+    if not ctx.match.is_money or not backgammons:
         out["cube"] = {"value": ctx.cube.value, "owner": ctx.cube.owner}
         out["match"] = cube_lib.match_json(ctx.match)
     return out
