@@ -38,8 +38,26 @@ from tqdm import tqdm
 from bgbot.arena import cubeful, stats
 from bgbot.arena.engine import DuplicateDice, EngineError, Table, play_ply
 from bgbot.arena.players import Player, display_name, make_player
+from bgbot.arena.report import format_table
 from bgbot.errors import BgbotError
 from bgbot.formats import matfile
+
+__all__ = [
+    "CHUNK_PAIRS",
+    "MAX_GAMES",
+    "MIN_GAMES",
+    "MAX_SEED",
+    "MAX_WORKERS",
+    "TournamentError",
+    "OutputError",
+    "ChunkResult",
+    "play_games",
+    "check_settings",
+    "run",
+    "play",
+    "write_files",
+    "format_table",
+]
 
 CHUNK_PAIRS = 250
 """Duplicate pairs (2 games each) per work unit."""
