@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
+from threadpoolctl import threadpool_limits
 
 from bgbot.arena import cubeful
 from bgbot.arena.engine import DuplicateDice, EngineError, Table, play_ply
