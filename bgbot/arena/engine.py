@@ -46,7 +46,7 @@ from bgbot.cube import decision as cubemod
 from bgbot.cube.janowski import MatchScore, emg_from_mwc, match_cubeful_mwc, money_cubeful
 from bgbot.cube.met import kazaross_xg2
 from bgbot.errors import BgbotError
-from bgbot.evaluation.classes import cube_efficiency
+from bgbot.evaluation.classes import cube_efficiencies
 from bgbot.formats import matfile
 from bgbot.rules.board import game_result, starting_position
 from bgbot.rules.dice import opening_dice, pair_dice
@@ -363,8 +363,8 @@ def _cube_phase(
 
 
 def efficiencies(positions: np.ndarray) -> np.ndarray:
-    """:func:`bgbot.evaluation.classes.cube_efficiency` of each position ``(N, 26)`` -> ``(N,)`` float64."""
-    return np.array([cube_efficiency(p) for p in positions], dtype=np.float64)
+    """:func:`bgbot.evaluation.classes.cube_efficiency` of each position ``(N, 26)`` -> ``(N,)`` float64 (batched)."""
+    return cube_efficiencies(positions)
 
 
 def cube_values(

@@ -54,7 +54,7 @@ def t_interval(samples: np.ndarray, confidence: float = CONFIDENCE) -> dict:
 
     >>> r = t_interval(np.array([1.0, 0.0, -1.0, 0.0]))
     >>> round(r["mean"], 6), round(r["stderr"], 6), round(r["ci_half_width"], 6)
-    (0.0, 0.408248, 1.299213)
+    (0.0, 0.408248, 1.299228)
     """
     x = np.asarray(samples, dtype=np.float64).ravel()
     n = len(x)
