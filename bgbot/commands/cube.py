@@ -4,6 +4,7 @@ action of the side on roll before rolling, with the equities of No double, Doubl
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from bgbot.commands import common
@@ -56,17 +57,18 @@ def add_parser(subparsers) -> None:
 
 
 def answer(bot: Bot | None, position: str, args: argparse.Namespace) -> dict:
-    """``bgbot.cube.decision.to_json`` of the decision, with ``"position_id"`` first."""
+    """``bgbot.cube.decision.to_json`` of the decision, with ``"position_id"`` first; ``"evaluator"`` says what
+    answered (``bgbot.api.EVALUATORS``: a position class, or ``given`` for ``--probabilities``)."""
     ctx = common.resolve(position, None, need_dice=False)
     if args.jacoby is not None:
         ctx = ctx.with_jacoby(args.jacoby == "on")
     if args.probabilities is not None:
         probabilities = parse_probabilities(args.probabilities)
         efficiency = cube_efficiency(ctx.position)
-        decision = cube_lib.decide(probabilities, ctx.cube, ctx.match, efficiency)
+        decision = replace(cube_lib.decide(probabilities, ctx.cube, ctx.match, efficiency), evaluator="given")
     else:
         probabilities = bot.evaluate(ctx.position).to_array()
-        decision = bot.cube_action(ctx.position, ctx.cube, ctx.match, probabilities=probabilities)
+        decision = bot.cube_action(ctx.position, ctx.cube, ctx.match)
     return {"position_id": ctx.position_id, **cube_lib.to_json(decision, probabilities, ctx.cube, ctx.match)}
 
 
@@ -92,7 +94,9 @@ def print_decision(result: dict, game: str) -> None:
     """The decision as GNU Backgammon's hint shows it: the three equities, their differences, the proper action."""
     q, eq = result["probabilities"], result["equities"]
     mwc = result["unit"] == "mwc"
-    print(f"Position ID {result['position_id']}, {game}; cube efficiency {result['cube']['efficiency']:.3f}")
+    exact = result.get("evaluator") == "bearoff-two-sided" and not mwc
+    x = "not used (exact cubeful equities)" if exact else f"{result['cube']['efficiency']:.3f}"
+    print(f"Position ID {result['position_id']}, {game}; evaluator {result.get('evaluator', '?')}; cube efficiency {x}")
     print(
         f"Cubeless probabilities (side on roll): win {q['win']:.3f} (gammon {q['win_gammon']:.3f}, backgammon "
         f"{q['win_backgammon']:.3f}), lose {1 - q['win']:.3f} (gammon {q['lose_gammon']:.3f}, backgammon "

@@ -27,8 +27,9 @@ def add_parser(subparsers) -> None:
 
 
 def answer(bot: Bot, position: str, dice: str | None, ply: int) -> dict:
-    """``{"position_id", "dice", "plays": [{"play", "position_id", "equity", "probabilities"[, "mwc"]}]}``, best
-    first; a match score adds ``"cube"`` and ``"match"``."""
+    """``{"position_id", "dice", "plays": [{"play", "position_id", "equity", "probabilities", "ply", "evaluator"[,
+    "mwc"]}]}``, best first (``"evaluator"``: what valued the play, ``bgbot.api.EVALUATORS``); a match score adds
+    ``"cube"`` and ``"match"``."""
     ctx = common.resolve(position, dice, need_dice=True)
     plays = bot.rank_plays(ctx.position, ctx.dice, ctx.cube, ctx.match, ply=ply)
     out = {"position_id": ctx.position_id, "dice": list(ctx.dice), "plays": [p.to_json() for p in plays]}
@@ -58,12 +59,13 @@ def print_table(result: dict, game: str, ply: int) -> None:
     print(f"Position ID {result['position_id']}, dice {common.format_dice(result['dice'])}, {game}; {ply}-ply")
     width = max(4, max(len(p["play"]) for p in plays))
     head = f"{'':5} {'Play':<{width}}  {'Equity':>7}" + (f"  {'MWC':>6}" if match else "")
-    print(head + f"  {'Win':>6} {'W(g)':>6} {'W(bg)':>6}  {'Lose':>6} {'L(g)':>6} {'L(bg)':>6}")
+    print(head + f"  {'Win':>6} {'W(g)':>6} {'W(bg)':>6}  {'Lose':>6} {'L(g)':>6} {'L(bg)':>6}  Evaluator")
     best = plays[0]["mwc" if match else "equity"]
     for i, p in enumerate(plays, 1):
         q = p["probabilities"]
         value = p["mwc" if match else "equity"]
         diff = "" if i == 1 else f" ({value - best:+.2%})" if match else f" ({value - best:+.3f})"
+        diff = f"  {p.get('evaluator', '?')}{diff}"
         line = f"{i:4d}. {p['play']:<{width}}  {p['equity']:+7.3f}" + (f"  {p['mwc']:6.1%}" if match else "")
         note = "" if p.get("ply", ply) == ply else f"  [{p['ply']}-ply: outside the move filter]"
         print(

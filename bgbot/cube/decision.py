@@ -10,6 +10,7 @@ Public API::
     classify(position) -> "over" | "bearoff" | "race" | "contact"
     cube_efficiency(position) -> float;  efficiency_for(position_class, pips_on_roll) -> float
     decide(probabilities, cube, match, efficiency, met=None) -> CubeDecision
+    decide_from_money_equities(own, centre, opp, cube, match) -> CubeDecision    # exact cubeful values (bear-off db)
     cubeful_values(probabilities (N, 5), cube, match, efficiency, met=None) -> (N,) float64  # rank plays
     janowski_take_point(W, L, x) -> float
     to_json(decision, probabilities, cube, match) -> dict                                   # the CLI's --json shape
@@ -56,6 +57,7 @@ class CubeDecision:
             ``unit`` (doubler's cost for no_double/double, taker's cost for take/pass).
         cube_available: the side on roll may double.
         efficiency: the cube efficiency x used.
+        evaluator: what gave the numbers (``bgbot.api.EVALUATORS``; "" when the caller did not say).
     """
 
     action: str
@@ -65,6 +67,7 @@ class CubeDecision:
     errors: dict[str, float] = field(default_factory=dict)
     cube_available: bool = True
     efficiency: float = 0.68
+    evaluator: str = ""
 
 
 # ------------------------------------------------------------------------------------------ position class, x
@@ -228,6 +231,35 @@ def decide(
     return CubeDecision(action, equities, unit, _take_point(dt_of, dp, p), errors, True, efficiency)
 
 
+def decide_from_money_equities(
+    own: float, centre: float, opp: float, cube: CubeState = CubeState(), match: MatchState = MatchState()
+) -> CubeDecision:
+    """The money cube decision from exact cubeful equities, as GNU Backgammon takes it from its two-sided bear-off
+    database: ``own``, ``centre``, ``opp`` are the side on roll's equities normalised to the cube, before its own
+    cube decision, with the cube owned by it, centred, or owned by the opponent (each with optimal cube play
+    afterwards; :mod:`bgbot.evaluation.bearoff`). ND = the one for the cube as it is, DT = 2 x ``opp``, DP = +1.
+    No gammons are possible in that database, so "Too good" and the Jacoby rule never apply. ``take_point`` is NaN
+    (no model of the taker's chances is involved).
+
+    Raises:
+        CubeStateError: not money play.
+    """
+    if not match.is_money:
+        raise CubeStateError("exact cubeful bear-off equities are money equities; this is a match")
+    nd = {"me": own, "centre": centre, "opponent": opp}[cube.owner]
+    dt, dp = 2.0 * opp, 1.0
+    equities = {"no_double": float(nd), "double_take": float(dt), "double_pass": dp}
+    nan = float("nan")
+    if not may_double(cube, match):
+        zero = {"no_double": 0.0, "double": 0.0, "take": 0.0, "pass": 0.0}
+        return CubeDecision(NOT_AVAILABLE, equities, "equity", nan, zero, False, 0.0)
+    action = _action(nd, dt, dp, False, False, cube.owner == "me")
+    double = min(dt, dp)
+    best = max(nd, double)
+    errors = {"no_double": best - nd, "double": best - double, "take": max(dt - dp, 0.0), "pass": max(dp - dt, 0.0)}
+    return CubeDecision(action, equities, "equity", nan, errors, True, 0.0)
+
+
 def match_json(match: MatchState) -> dict:
     """A match state as the CLI's JSON shows it (``bgbot cube`` and ``bgbot move`` alike)."""
     return {
@@ -243,7 +275,7 @@ def match_json(match: MatchState) -> dict:
 def to_json(decision: CubeDecision, probabilities, cube: CubeState, match: MatchState) -> dict:
     """The CLI's ``--json`` object: action, equities, unit, probabilities, cube, match (plain JSON types)."""
     w, wg, wbg, lg, lbg = (round(float(v), 6) for v in np.asarray(probabilities, dtype=np.float64).reshape(5))
-    return {
+    out = {
         "action": decision.action,
         "equities": {k: round(v, 6) for k, v in decision.equities.items()},
         "unit": decision.unit,
@@ -258,3 +290,6 @@ def to_json(decision: CubeDecision, probabilities, cube: CubeState, match: Match
         "take_point": None if np.isnan(decision.take_point) else round(decision.take_point, 6),
         "errors": {k: round(v, 6) for k, v in decision.errors.items()},
     }
+    if decision.evaluator:
+        out["evaluator"] = decision.evaluator
+    return out
