@@ -410,7 +410,7 @@ def bearoff_probabilities(positions: np.ndarray, two_sided: np.ndarray, db: Data
         out[os_rows, 0] = w
         out[os_rows, 1] = wg
         out[os_rows, 3] = lg
-    return out
+    return np.clip(out, 0.0, 1.0, out=out)  # float rounding (1 - 1.0000000000000002) stays inside [0, 1]
 
 
 def two_sided_equities(position: np.ndarray, db: Databases | None = None) -> dict[str, float]:
