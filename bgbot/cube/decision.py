@@ -7,7 +7,7 @@ Public API::
         .is_money, .post_crawford, .away -> (int, int)
     CubeDecision: action, equities {no_double, double_take, double_pass}, unit "equity" | "mwc", take_point,
         errors {no_double, double, take, pass}, cube_available, efficiency
-    classify(position) -> "over" | "bearoff" | "race" | "contact"
+    classify(position) -> a name of bgbot.evaluation.classes.CLASS_NAMES (over, bearoff-two-sided, ..., contact)
     cube_efficiency(position) -> float;  efficiency_for(position_class, pips_on_roll) -> float
     decide(probabilities, cube, match, efficiency, met=None) -> CubeDecision
     decide_from_money_equities(own, centre, opp, cube, match) -> CubeDecision    # exact cubeful values (bear-off db)
@@ -67,7 +67,7 @@ class CubeDecision:
     errors: dict[str, float] = field(default_factory=dict)
     cube_available: bool = True
     efficiency: float = 0.68
-    evaluator: str = ""
+    evaluator: str = field(default="", compare=False)
 
 
 # ------------------------------------------------------------------------------------------ position class, x
