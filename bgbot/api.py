@@ -289,6 +289,7 @@ class Bot:
         cube, match = cube or CubeState(), match or MatchState()
         source = "given"
         if probabilities is None:
+            assert pos is not None  # checked above: a position or probabilities
             probs, source = self.evaluate_with_class(pos)
             probabilities = probs.to_array()
             if source == "bearoff-two-sided" and match.is_money and efficiency is None and evaluator.class_dispatch():

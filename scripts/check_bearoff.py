@@ -62,7 +62,7 @@ def one_sided(off: np.ndarray) -> dict:
 def first_off(first: np.ndarray) -> dict:
     worst, n, within = 0.0, 0, 0
     row = re.compile(r"^\s*(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$", re.M)
-    for gid in range(bearoff.N_OS):
+    for gid in range(1, bearoff.N_OS):
         counts = np.array(gnubg_nn.bearoff_id_2_pos(gid))
         if counts.sum() != NUM_CHECKERS:
             continue
@@ -129,9 +129,7 @@ def main() -> None:
         "two_sided_s": round(t2 - t1, 1),
         "cache_file": str(path),
         "cache_bytes": path.stat().st_size if path.exists() else None,
-        "cache_matches_build": bool(
-            np.array_equal(bearoff.load().off, off) and np.array_equal(bearoff.load().ts, ts)
-        ),
+        "cache_matches_build": bool(np.array_equal(bearoff.load().off, off) and np.array_equal(bearoff.load().ts, ts)),
         "one_sided": one_sided(off),
         "two_sided": two_sided(db),
         "one_sided_eval": one_sided_eval(db, args.random),

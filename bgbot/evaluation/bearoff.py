@@ -236,8 +236,8 @@ def build_two_sided() -> np.ndarray:
     win[0, :], win[:, 0] = 1.0, 0.0
     for arr in (own, centre, opp):
         arr[0, :], arr[:, 0] = 1.0, -1.0
-    a_all, b_all = np.meshgrid(np.arange(1, N_TS), np.arange(1, N_TS), indexing="ij")
-    a_all, b_all = a_all.ravel(), b_all.ravel()
+    a_grid, b_grid = np.meshgrid(np.arange(1, N_TS), np.arange(1, N_TS), indexing="ij")
+    a_all, b_all = a_grid.ravel(), b_grid.ravel()
     total = pips[a_all] + pips[b_all]
     order = np.argsort(total, kind="stable")
     bounds = np.searchsorted(total[order], np.arange(total.max() + 2))
@@ -332,7 +332,7 @@ def _write(path: Path, db: Databases) -> None:
     """Write atomically (temp file + os.replace); silently skipped when the directory is not writable."""
     arrays = {"off": db.off, "first": db.first, "ts": db.ts}
     buf = io.BytesIO()
-    np.savez_compressed(buf, version=np.int64(FORMAT_VERSION), sha256=np.str_(_digest(arrays)), **arrays)
+    np.savez_compressed(buf, version=np.int64(FORMAT_VERSION), sha256=np.str_(_digest(arrays)), **arrays)  # type: ignore[arg-type]
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".bearoff-", suffix=".tmp")
@@ -397,8 +397,7 @@ def bearoff_probabilities(positions: np.ndarray, two_sided: np.ndarray, db: Data
     os_rows = ~ts
     if os_rows.any():
         i, j = os_index(mine[os_rows]), os_index(theirs[os_rows])
-        a, fa = db.off[i], db.first[i]
-        b, fb = db.off[j], db.first[j]
+        a, b = db.off[i], db.off[j]
         b_cdf, fb_cdf, fa_cdf = db.off_cdf[j], db.first_cdf[j], db.first_cdf[i]
         # P(b >= k) = 1 - cdf(k - 1)
         ge_b = 1.0 - np.concatenate([np.zeros((len(i), 1)), b_cdf[:, :-1]], axis=1)
@@ -406,7 +405,6 @@ def bearoff_probabilities(positions: np.ndarray, two_sided: np.ndarray, db: Data
         w = (a * ge_b).sum(axis=1)
         wg = np.where(_CHECKERS[j] == 15, (a * ge_fb).sum(axis=1), 0.0)
         lg = np.where(_CHECKERS[i] == 15, (b * (1.0 - fa_cdf)).sum(axis=1), 0.0)
-        del fa
         out[os_rows, 0] = w
         out[os_rows, 1] = wg
         out[os_rows, 3] = lg
