@@ -8,7 +8,8 @@ Prints one JSON object from one run:
   a time, C) playing pubeval, through the tournament harness in this one process; and ``ratio`` = ours / gnubg's;
 * ``selfplay_no_dispatch_games_per_s`` and ``dispatch_ratio``: the same self-play with the evaluator's dispatch by
   position class off (:func:`bgbot.evaluation.evaluator.set_class_dispatch`: only finished games exact, no bear-off
-  databases, no outcome constraints), measured in the same run, and on / off (``--dispatch both``, the default);
+  databases, no outcome constraints), measured in the same run, and on / off (``--dispatch both``, the default:
+  on, off, off, on, half the games each time);
 * ``training_games_per_s``: self-play with learning on, with a preset's architecture and settings (default the
   ``full`` preset, the shipped model's), for ``--train-games`` games;
 * ``peak_rss_mib``: the process's peak resident memory.
@@ -85,9 +86,15 @@ def main() -> None:
     config = TrainConfig.load(args.config)
     model = args.model or str(DEFAULT_MODEL)
     speeds = {}
-    for mode in ("on", "off") if args.dispatch == "both" else (args.dispatch,):
-        set_class_dispatch(mode == "on")
-        speeds[mode] = selfplay_speed(model, args.games, config.games_in_flight)
+    if args.dispatch == "both":  # A B B A, half the games each time, so that drifts in machine speed cancel
+        seconds = {"on": 0.0, "off": 0.0}
+        for i, mode in enumerate(("on", "off", "off", "on")):
+            set_class_dispatch(mode == "on")
+            seconds[mode] += (args.games // 2) / selfplay_speed(model, args.games // 2, config.games_in_flight, seed=i)
+        speeds = {mode: 2 * (args.games // 2) / s for mode, s in seconds.items()}
+    else:
+        set_class_dispatch(args.dispatch == "on")
+        speeds[args.dispatch] = selfplay_speed(model, args.games, config.games_in_flight)
     set_class_dispatch(True)
     ours = speeds.get("on", speeds.get("off"))
     theirs = None if args.no_gnubg else gnubg_speed(args.games)

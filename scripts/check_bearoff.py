@@ -1,6 +1,7 @@
 """Check bgbot's bear-off databases in full against GNU Backgammon; print one JSON object.
 
-* ``build_s``: time to build both databases from scratch in this run (``one_sided_s``, ``two_sided_s``);
+* ``build_s``: time to build both databases from scratch in this run (``one_sided_s``, ``two_sided_s``; wall clock,
+  and ``*_cpu_s`` the process's CPU time, which depends less on what else the machine runs);
   ``cache_bytes``: size of the cached file.
 * ``one_sided``: every one of the 54,263 non-empty positions against ``gnubg_nn.bearoff_probabilities`` (gnubg's list
   starts at 1 roll): the largest difference of the mean number of rolls and of any entry, the share of positions
@@ -115,11 +116,11 @@ def main() -> None:
     p.add_argument("--no-bearoffdump", action="store_true")
     p.add_argument("--random", type=int, default=20000)
     args = p.parse_args()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     off, first = bearoff.build_one_sided()
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     ts = bearoff.build_two_sided()
-    t2 = time.perf_counter()
+    t2, c2 = time.perf_counter(), time.process_time()
     db = bearoff.Databases(off, first, ts)
     path = bearoff.cache_path()
     bearoff.load()
@@ -127,6 +128,9 @@ def main() -> None:
         "build_s": round(t2 - t0, 1),
         "one_sided_s": round(t1 - t0, 1),
         "two_sided_s": round(t2 - t1, 1),
+        "build_cpu_s": round(c2 - c0, 1),
+        "one_sided_cpu_s": round(c1 - c0, 1),
+        "two_sided_cpu_s": round(c2 - c1, 1),
         "cache_file": str(path),
         "cache_bytes": path.stat().st_size if path.exists() else None,
         "cache_matches_build": bool(np.array_equal(bearoff.load().off, off) and np.array_equal(bearoff.load().ts, ts)),
