@@ -31,9 +31,8 @@ OS_FILE = "/usr/share/gnubg/gnubg_os0.bd"
 
 
 @pytest.fixture(scope="session")
-def db() -> bearoff.Databases:
-    """The databases, built or read once per test session (cached on disk at ``bearoff.cache_path()``)."""
-    return bearoff.load()
+def db(bearoff_db) -> bearoff.Databases:
+    return bearoff_db
 
 
 @pytest.fixture(scope="session")
