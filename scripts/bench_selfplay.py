@@ -9,7 +9,8 @@ Prints one JSON object from one run:
 * ``selfplay_no_dispatch_games_per_s`` and ``dispatch_ratio``: the same self-play with the evaluator's dispatch by
   position class off (:func:`bgbot.evaluation.evaluator.set_class_dispatch`: only finished games exact, no bear-off
   databases, no outcome constraints), measured in the same run, and on / off (``--dispatch both``, the default:
-  on, off, off, on, half the games each time);
+  on, off, off, on, half the games each time; ``dispatch_ratio_cpu`` the same ratio in games per CPU second of this
+  process, which a busy shared machine disturbs less than the wall clock);
 * ``training_games_per_s``: self-play with learning on, with a preset's architecture and settings (default the
   ``full`` preset, the shipped model's), for ``--train-games`` games;
 * ``peak_rss_mib``: the process's peak resident memory.
@@ -41,13 +42,21 @@ from training.train import train
 
 def selfplay_speed(model: str, games: int, games_in_flight: int, seed: int = 1) -> float:
     """Games per second of 0-ply self-play of ``model`` without learning."""
+    return selfplay_run(model, games, games_in_flight, seed)[0] / selfplay_run.last_wall  # type: ignore[attr-defined]
+
+
+def selfplay_run(model: str, games: int, games_in_flight: int, seed: int = 1) -> tuple[int, float, float]:
+    """0-ply self-play of ``model`` without learning until ``games`` games end: (games, wall s, CPU s of this
+    process)."""
     net, _ = checkpoint.load(model)
     evaluator = Evaluator(net)
     sp = SelfPlay(games_in_flight, np.random.default_rng(seed))
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     while sp.games_finished < games:
         sp.step(evaluator)
-    return sp.games_finished / (time.perf_counter() - t0)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    selfplay_run.last_wall = wall  # type: ignore[attr-defined]
+    return sp.games_finished, wall, cpu
 
 
 def gnubg_speed(games: int, seed: int = 1) -> float:
@@ -85,13 +94,15 @@ def main() -> None:
     bearoff.load()  # built or read before timing
     config = TrainConfig.load(args.config)
     model = args.model or str(DEFAULT_MODEL)
-    speeds = {}
+    speeds, cpu_speeds = {}, {}
     if args.dispatch == "both":  # A B B A, half the games each time, so that drifts in machine speed cancel
-        seconds = {"on": 0.0, "off": 0.0}
+        totals = {"on": [0, 0.0, 0.0], "off": [0, 0.0, 0.0]}
         for i, mode in enumerate(("on", "off", "off", "on")):
             set_class_dispatch(mode == "on")
-            seconds[mode] += (args.games // 2) / selfplay_speed(model, args.games // 2, config.games_in_flight, seed=i)
-        speeds = {mode: 2 * (args.games // 2) / s for mode, s in seconds.items()}
+            g, wall, cpu = selfplay_run(model, args.games // 2, config.games_in_flight, seed=i)
+            totals[mode] = [totals[mode][0] + g, totals[mode][1] + wall, totals[mode][2] + cpu]
+        speeds = {mode: t[0] / t[1] for mode, t in totals.items()}
+        cpu_speeds = {mode: t[0] / t[2] for mode, t in totals.items()}
     else:
         set_class_dispatch(args.dispatch == "on")
         speeds[args.dispatch] = selfplay_speed(model, args.games, config.games_in_flight)
@@ -108,6 +119,7 @@ def main() -> None:
                 "selfplay_games_per_s": round(ours, 1),
                 "selfplay_no_dispatch_games_per_s": round(speeds["off"], 1) if "off" in speeds else None,
                 "dispatch_ratio": round(speeds["on"] / speeds["off"], 3) if len(speeds) == 2 else None,
+                "dispatch_ratio_cpu": round(cpu_speeds["on"] / cpu_speeds["off"], 3) if cpu_speeds else None,
                 "gnubg_vs_pubeval_games_per_s": None if theirs is None else round(theirs, 1),
                 "ratio": None if theirs is None else round(ours / theirs, 3),
                 "training_config": args.config,
