@@ -42,7 +42,8 @@ from training.train import train
 
 def selfplay_speed(model: str, games: int, games_in_flight: int, seed: int = 1) -> float:
     """Games per second of 0-ply self-play of ``model`` without learning."""
-    return selfplay_run(model, games, games_in_flight, seed)[0] / selfplay_run.last_wall  # type: ignore[attr-defined]
+    finished, wall, _ = selfplay_run(model, games, games_in_flight, seed)
+    return finished / wall
 
 
 def selfplay_run(model: str, games: int, games_in_flight: int, seed: int = 1) -> tuple[int, float, float]:
@@ -55,7 +56,6 @@ def selfplay_run(model: str, games: int, games_in_flight: int, seed: int = 1) ->
     while sp.games_finished < games:
         sp.step(evaluator)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    selfplay_run.last_wall = wall  # type: ignore[attr-defined]
     return sp.games_finished, wall, cpu
 
 
