@@ -71,6 +71,10 @@ def position_probabilities(evaluator: PositionEvaluator, positions: np.ndarray) 
     Exact where the rules or a bear-off database decide, the evaluator (one batched call) with outcome constraints
     elsewhere; see the module docstring and :func:`classified_probabilities`.
     """
+    if not _DISPATCH[0]:  # bgbot before classes, exactly: no classification at all
+        positions = np.asarray(positions, dtype=np.int8)
+        over = (positions.max(axis=1) <= 0) | (positions.min(axis=1) >= 0)  # a side has none left
+        return _legacy_probabilities(evaluator, positions, over)
     return classified_probabilities(evaluator, positions)[0]
 
 
