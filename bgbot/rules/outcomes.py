@@ -75,16 +75,16 @@ def possible_outcomes(positions: np.ndarray) -> np.ndarray:
 
     "Contact": my farthest-back checker is behind the opponent's farthest-back one (gnubg ``ClassifyPosition``'s test).
     """
-    p = np.asarray(positions).astype(np.int16)
-    mine, theirs = np.maximum(p, 0), np.maximum(-p, 0)
-    my_off = NUM - mine.sum(axis=1)
-    their_off = NUM - theirs.sum(axis=1)
-    idx = np.arange(26)
-    my_back = np.where(mine > 0, idx, -1).max(axis=1)  # my farthest checker (25 = my bar), -1 when none
-    their_back = np.where(theirs > 0, idx, 26).min(axis=1)  # theirs, in my numbering (0 = their bar)
-    contact = my_back > their_back
-    their_in_my_home = theirs[:, 0:7].sum(axis=1) > 0  # their bar (index 0) or my points 1..6
-    mine_in_their_home = mine[:, 19:26].sum(axis=1) > 0  # my bar (25) or their points 1..6
+    p = np.asarray(positions, dtype=np.int8)
+    mine, theirs = p > 0, p < 0
+    total, size = p.sum(axis=1, dtype=np.int16), np.abs(p).sum(axis=1, dtype=np.int16)
+    my_off = NUM - (size + total) // 2
+    their_off = NUM - (size - total) // 2
+    my_back = 25 - np.argmax(mine[:, ::-1], axis=1)  # my farthest checker (25 = my bar)
+    their_back = np.argmax(theirs, axis=1)  # theirs, in my numbering (0 = their bar)
+    contact = (my_back > their_back) & (my_off < NUM) & (their_off < NUM)
+    their_in_my_home = theirs[:, 0:7].any(axis=1)  # their bar (index 0) or my points 1..6
+    mine_in_their_home = mine[:, 19:26].any(axis=1)  # my bar (25) or their points 1..6
     out = np.ones((len(p), 5), dtype=bool)
     out[:, 1] = their_off == 0
     out[:, 2] = out[:, 1] & (their_in_my_home | contact)
