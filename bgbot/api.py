@@ -170,13 +170,29 @@ class Bot:
         """:func:`legal_plays` (the model is not used)."""
         return legal_plays(position, dice)
 
-    def evaluate(self, position) -> Probabilities:
-        """The side on roll's cubeless probabilities (exact where the position's class allows:
-        :mod:`bgbot.evaluation.evaluator`)."""
-        return self.evaluate_with_class(position)[0]
+    def evaluate(self, position, ply: int = 0) -> Probabilities:
+        """The side on roll's cubeless probabilities before rolling (exact where the position's class allows:
+        :mod:`bgbot.evaluation.evaluator`).
+
+        ``ply`` 0 is the net's own evaluation; ``ply`` N >= 1 the N-ply lookahead of
+        :func:`bgbot.evaluation.search.afterstate_values` (the position is an afterstate of the opponent's: the mean
+        over the 21 rolls of my best reply valued at N-1 ply).
+
+        Raises:
+            ApiError: ``ply`` not an integer >= 0. bgbot.evaluation.search.SearchError: deeper than it serves.
+        """
+        if not isinstance(ply, (int, np.integer)) or isinstance(ply, bool) or ply < 0:
+            raise ApiError(f"ply is a search depth 0, 1, 2, ..., got {ply!r}")
+        pos = as_position(position)
+        if ply == 0:
+            return self.evaluate_with_class(pos)[0]
+        from bgbot.evaluation import search
+
+        theirs = search.afterstate_values(self.evaluator, pos[None, :], int(ply))  # (1, 5) opponent's view
+        return Probabilities.from_array(flip_probabilities(theirs)[0])
 
     def evaluate_with_class(self, position) -> tuple[Probabilities, str]:
-        """:meth:`evaluate` and the evaluator that answered, one of :data:`EVALUATORS`."""
+        """The 0-ply :meth:`evaluate` and the evaluator that answered, one of :data:`EVALUATORS`."""
         pos = as_position(position)
         probs, codes = evaluator.classified_probabilities(self.evaluator, pos[None, :])
         return Probabilities.from_array(probs[0]), CLASS_NAMES[int(codes[0])]
