@@ -27,6 +27,7 @@ import copy
 import socket
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any, Literal
 
 import numpy as np
@@ -35,7 +36,7 @@ import bgbot
 from bgbot.api import Bot, Probabilities
 from bgbot.cube import decision as cube_lib
 from bgbot.errors import BgbotError
-from bgbot.evaluation.classes import cube_efficiency
+from bgbot.evaluation.classes import CLASS_NAMES, classify_batch, cube_efficiency
 from bgbot.evaluation.evaluator import position_probabilities
 from bgbot.formats import context, notation, plays, positionid
 from bgbot.rules import movegen_scalar
@@ -122,9 +123,10 @@ def answer(bot: "Bot", endpoint: str, request: dict[str, Any]) -> dict:
         if request.get("probabilities") is not None:
             probabilities = _probabilities(request["probabilities"])
             decision = cube_lib.decide(probabilities, ctx.cube, ctx.match, cube_efficiency(ctx.position))
+            decision = replace(decision, evaluator="given")
         else:
             probabilities = bot.evaluate(ctx.position).to_array()
-            decision = bot.cube_action(ctx.position, ctx.cube, ctx.match, probabilities=probabilities)
+            decision = bot.cube_action(ctx.position, ctx.cube, ctx.match)  # exact in the two-sided bear-off class
         return {"position_id": ctx.position_id, **cube_lib.to_json(decision, probabilities, ctx.cube, ctx.match)}
     raise ServerError(f"endpoint is 'moves', 'move' or 'cube', got {endpoint!r}")
 
@@ -174,8 +176,16 @@ def _fast_move(ctx: context.Context, after: np.ndarray, mine: np.ndarray, ids: l
     q = mine[rows]  # (M, 5) in notation order
     equities = equity(q.astype(np.float64))
     order = np.lexsort((np.arange(len(rows)), -equities))
+    codes = classify_batch(after[rows])  # what valued each play (bgbot.api.EVALUATORS)
     ranked = [
-        RankedPlay(found[i][0], ids[rows[i]], after[rows[i]], float(equities[i]), Probabilities.from_array(q[i]))
+        RankedPlay(
+            found[i][0],
+            ids[rows[i]],
+            after[rows[i]],
+            float(equities[i]),
+            Probabilities.from_array(q[i]),
+            evaluator=CLASS_NAMES[int(codes[i])],
+        )
         for i in order
     ]
     return {"position_id": ctx.position_id, "dice": list(ctx.dice), "plays": [r.to_json() for r in ranked]}
