@@ -320,3 +320,80 @@ class Bot:
         if efficiency is None:
             efficiency = 0.68 if pos is None else cube_efficiency(pos)
         return replace(cube_lib.decide(probabilities, cube, match, efficiency), evaluator=source)
+
+
+def move_json(ctx, ranked: list[RankedPlay]) -> dict:
+    """The answer of ``bgbot move --json`` (and of the HTTP API's ``/v1/move``) for ranked plays, best first.
+
+    ``{"position_id", "dice", "plays": [{"play", "position_id", "equity", "probabilities", "ply", "evaluator",
+    "rank"[, "mwc", "emg"]}]}``; a match score adds ``"cube"`` and ``"match"``. ``rank`` is the play's place among all
+    legal plays (1 = best); ``emg`` (match score only) is GNU Backgammon's normalised equity of the play's match
+    winning chance (its "Eq." at a match score).
+
+    Args:
+        ctx: the request's :class:`bgbot.formats.context.Context` (position, dice, cube, match).
+        ranked: :meth:`Bot.rank_plays` of it.
+    """
+    plays = [{**p.to_json(), "rank": i} for i, p in enumerate(ranked, 1)]
+    if not ctx.match.is_money:
+        emg = cube_lib.normalised_equity([p["mwc"] for p in plays], ctx.cube, ctx.match)
+        for p, e in zip(plays, emg):
+            p["emg"] = round(float(e), 6)
+    out: dict = {"position_id": ctx.position_id, "dice": list(ctx.dice), "plays": plays}
+    if not ctx.match.is_money:
+        out["cube"] = {"value": ctx.cube.value, "owner": ctx.cube.owner}
+        out["match"] = cube_lib.match_json(ctx.match)
+    return out
+
+
+def cube_json(bot: Bot | None, ctx, probabilities=None, ply: int = 0) -> dict:
+    """The answer of ``bgbot cube --json`` (and of the HTTP API's ``/v1/cube``) for one position.
+
+    :func:`bgbot.cube.decision.to_json` of the decision, with ``"position_id"`` first, ``"options"`` in GNU
+    Backgammon's order (the proper action first, :func:`bgbot.cube.decision.options`) and ``"ply"``; at a match score
+    ``"emg"``, the equities as GNU Backgammon's normalised equity; while a double awaits an answer,
+    ``"double_offered": true``, ``"action"`` the taker's answer (Take, Pass or Beaver), ``"doubler_action"`` the
+    doubler's proper action and ``"taker"`` the taker's values. ``"evaluator"`` says what answered (:data:`EVALUATORS`:
+    the position's class, or ``given`` for given probabilities); in the two-sided bear-off class, money play, the
+    action comes from the database's exact cubeful equities at any ``ply``.
+
+    Args:
+        bot: the model; may be None when ``probabilities`` are given.
+        ctx: the request's :class:`bgbot.formats.context.Context`.
+        probabilities: five cumulative probabilities of the side on roll to use instead of the model's, or None.
+        ply: lookahead of the model's cubeless probabilities (the cube formula stays Janowski's).
+
+    Raises:
+        bgbot.rules.outcomes.ProbabilityError: inconsistent ``probabilities``.
+    """
+    if probabilities is not None:
+        efficiency = cube_efficiency(ctx.position)
+        decision = replace(cube_lib.decide(probabilities, ctx.cube, ctx.match, efficiency), evaluator="given")
+        ply = 0
+    else:
+        if bot is None:
+            raise ApiError("a model is needed unless probabilities are given")
+        source = bot.evaluate_with_class(ctx.position)[1]
+        if ply == 0 or source == "bearoff-two-sided":  # exact where the class allows (Bot.cube_action)
+            probabilities = bot.evaluate(ctx.position).to_array()
+            decision = bot.cube_action(ctx.position, ctx.cube, ctx.match)
+        else:
+            probabilities = bot.evaluate(ctx.position, ply=ply).to_array()
+            decision = bot.cube_action(ctx.position, ctx.cube, ctx.match, probabilities=probabilities)
+            decision = replace(decision, evaluator=source)
+    out = {"position_id": ctx.position_id, **cube_lib.to_json(decision, probabilities, ctx.cube, ctx.match)}
+    emg = None
+    if decision.unit == "mwc":
+        keys = list(decision.equities)
+        values = cube_lib.normalised_equity([decision.equities[k] for k in keys], ctx.cube, ctx.match)
+        emg = {k: round(float(v), 6) for k, v in zip(keys, values)}
+        out["emg"] = emg
+    out["options"] = cube_lib.options(decision.equities, emg, decision.cube_available)
+    out["ply"] = ply
+    if ctx.double_offered:
+        taker = cube_lib.take_answer(decision, ctx.match)
+        out["double_offered"] = True
+        out["doubler_action"] = out["action"]
+        out["action"] = taker["action"]
+        out["taker"] = taker
+    return out

@@ -326,3 +326,33 @@ def to_json(decision: CubeDecision, probabilities, cube: CubeState, match: Match
     if decision.evaluator:
         out["evaluator"] = decision.evaluator
     return out
+
+
+OPTION_NAMES = {"no_double": "No double", "double_take": "Double, take", "double_pass": "Double, pass"}
+
+
+def options(equities: dict[str, float], emg: dict[str, float] | None, available: bool = True) -> list[dict]:
+    """The cube options in GNU Backgammon's order (its ``hint``): the proper action first. When doubling is right,
+    the double with the right answer (the lower of Double/Take and Double/Pass for the doubler), then the other
+    double, then No double; when not doubling is right (also "too good"), No double, then the two doubles from the
+    higher value down. Checked against gnubg 1.07 for every kind of action. Only No double where the side on roll
+    may not double. Each ``{"option", "name", "value", "diff"[, "emg"]}``, ``diff`` from the first, in the unit of
+    the equities.
+    """
+    nd, dt, dp = equities["no_double"], equities["double_take"], equities["double_pass"]
+    right, wrong = ("double_take", "double_pass") if dt <= dp else ("double_pass", "double_take")
+    if not available:
+        order = ["no_double"]
+    elif min(dt, dp) >= nd:
+        order = [right, wrong, "no_double"]
+    else:
+        order = ["no_double", *sorted(("double_take", "double_pass"), key=lambda k: -equities[k])]
+    first = equities[order[0]]
+    out = []
+    for key in order:
+        item = {"option": key, "name": OPTION_NAMES[key], "value": round(equities[key], 6)}
+        item["diff"] = round(equities[key] - first, 6)
+        if emg is not None:
+            item["emg"] = emg[key]
+        out.append(item)
+    return out
