@@ -7,7 +7,7 @@ GNU Backgammon's proper action from :func:`bgbot.cube.decision._action`, so a do
 agreement). Checker play: cubeless money equity in money play (a backgammon worth 2 when backgammons count as
 gammons); in matches a net player ranks its plays by match winning chance at the score and cube
 (:meth:`bgbot.arena.players.Player.choose_at`, as ``bgbot move`` does). This module keeps the sessions and matches:
-scores, the Crawford rule, the next game of a match, statistics.
+scores, the Crawford rule, the next game of a match (their statistics are in :mod:`bgbot.arena.stats`).
 
 **Scoring.** A game scores 1, 2 or 3 times the cube value (a backgammon 2 times when backgammons count as gammons,
 :attr:`CubeRules.backgammons`). Money: the Jacoby rule (when on) makes gammons and backgammons single while the cube
@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bgbot.arena import stats
 from bgbot.arena.engine import (
     GAME_KEY,
     CubePhase,
@@ -55,8 +54,6 @@ __all__ = [
     "cube_values",
     "efficiencies",
     "offers_double",
-    "summarize_money",
-    "summarize_matches",
 ]
 
 MAX_GAMES = 1000
@@ -214,81 +211,3 @@ def _by_column(score: np.ndarray, a_seat: np.ndarray) -> np.ndarray:
 
 
 # -------------------------------------------------------------------------------------------------- statistics
-
-
-def _actions(counts: np.ndarray) -> dict:
-    """``(2, 3)`` counts -> ``{"a": {"doubles", "takes", "passes"}, "b": {...}}``."""
-    return {
-        s: {"doubles": int(counts[r, A_DOUBLES]), "takes": int(counts[r, A_TAKES]), "passes": int(counts[r, A_PASSES])}
-        for r, s in ((0, "a"), (1, "b"))
-    }
-
-
-def summarize_money(chunks: list[CubefulChunk]) -> dict:
-    """Statistics of a pairing's cubeful money games: :func:`bgbot.arena.stats.summarize`'s ppg and 95% t-interval
-    over duplicate pairs (points include the cube), each side's win / gammon / backgammon rates (games played out to
-    a gammon or backgammon, whatever the cube) and pass-win rate, the cube actions of each player and the mean final
-    cube value."""
-    points = np.concatenate([c.points_a for c in chunks])
-    kind = np.concatenate([c.kind for c in chunks])
-    cubes = np.concatenate([c.cube for c in chunks])
-    out = stats.summarize(points)
-
-    def side(s: int) -> dict:
-        won = s * points > 0
-        return {
-            "win_rate": float(won.mean()),
-            "gammon_rate": float((won & (kind >= 2)).mean()),
-            "backgammon_rate": float((won & (kind >= 3)).mean()),
-            "won_by_pass_rate": float((won & (kind == 0)).mean()),
-        }
-
-    counts = np.sum([c.counts for c in chunks], axis=0)
-    return {
-        **out,
-        "starting_cubes": starting_cubes(np.concatenate([c.start_cube for c in chunks])),
-        "stats_a": side(1),
-        "stats_b": side(-1),
-        "cube_actions": _actions(counts),
-        "mean_final_cube": float(cubes.mean()),
-        "max_cube": int(cubes.max()),
-        "mean_plies": float(np.concatenate([c.plies for c in chunks]).mean()),
-    }
-
-
-def starting_cubes(start_cube: np.ndarray) -> dict:
-    """The distribution of starting cube values of duplicate games ``(2P,)`` (pairs adjacent; both games of a pair
-    share the opening roll, so the pairs are the samples): ``{value: {"games", "share", "ci_low", "ci_high"}}`` with
-    the share's 95% Wilson interval over pairs (:func:`bgbot.arena.stats.wilson`). With one automatic double allowed
-    the share at 2 should be 1/6 (the chance of a tied opening roll)."""
-    pairs = np.asarray(start_cube)[0::2]
-    out = {}
-    for v in np.unique(start_cube):
-        k = int((pairs == v).sum())
-        low, high = stats.wilson(k, len(pairs))
-        out[str(int(v))] = {
-            "games": int((start_cube == v).sum()),
-            "share": k / len(pairs),
-            "ci_low": low,
-            "ci_high": high,
-        }
-    return out
-
-
-def summarize_matches(chunks: list[CubefulChunk]) -> dict:
-    """Statistics of a pairing's matches: A's match-win rate with its 95% Wilson interval (:func:`bgbot.arena.stats.
-    summarize_wins`: ``ci_low``, ``ci_high``, repeated as ``wilson_low``, ``wilson_high``), games per match, cube
-    actions, mean cube value of the games played."""
-    won = np.concatenate([c.points_a for c in chunks]) > 0
-    games = np.concatenate([c.games for c in chunks])
-    cubes = [v for c in chunks for g in c.game_cubes for v in g]
-    counts = np.sum([c.counts for c in chunks], axis=0)
-    return {
-        **stats.summarize_wins(won),
-        "games_played": int(games.sum()),
-        "mean_games_per_match": float(games.mean()),
-        "cube_actions": _actions(counts),
-        "mean_cube": float(np.mean(cubes)),
-        "max_cube": int(max(cubes)),
-        "final_scores": np.concatenate([c.score for c in chunks]).tolist(),
-    }

@@ -512,7 +512,7 @@ def takes(
 
 
 def efficiencies(positions: np.ndarray) -> np.ndarray:
-    """:func:`bgbot.evaluation.classes.cube_efficiency` of each position ``(N, 26)`` -> ``(N,)`` float64."""
+    """:func:`bgbot.evaluation.classes.cube_efficiency` of each position ``(N, 26)`` -> ``(N,)`` float64 (batched)."""
     return cube_efficiencies(positions)
 
 

@@ -23,31 +23,56 @@ player for every game where it is on roll. A chunk whose worker dies is replayed
 from __future__ import annotations
 
 import multiprocessing
-import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from bgbot.arena import cubeful, stats
-from bgbot.arena.engine import CubePhase, CubeRules, DuplicateDice, EngineError, Table, play_ply
-from bgbot.arena.players import Player, display_name, make_player
-from bgbot.errors import BgbotError
+from bgbot.arena.chunks import (
+    CRASH_ENV,
+    MAX_PLIES,
+    Chunk,
+    ChunkResult,
+    TournamentError,
+    _player,
+    play_games,
+    run_chunk,
+    worker_init,
+)
+from bgbot.arena.engine import CubeRules
+from bgbot.arena.players import Player, display_name
+from bgbot.arena.report import format_table
 from bgbot.formats import matfile
+
+__all__ = [
+    "CHUNK_PAIRS",
+    "CRASH_ENV",
+    "MAX_PLIES",
+    "MAX_GAMES",
+    "MIN_GAMES",
+    "MAX_SEED",
+    "MAX_WORKERS",
+    "TournamentError",
+    "OutputError",
+    "ChunkResult",
+    "play_games",
+    "check_settings",
+    "run",
+    "play",
+    "write_files",
+    "format_table",
+]
 
 CHUNK_PAIRS = 250
 """Duplicate pairs (2 games each) per work unit."""
 MAX_ATTEMPTS = 3
 """How often a chunk is started before a dying worker is reported as an error."""
-MAX_PLIES = 5000
-"""A game longer than this is a bug in a player or the rules (real games last about 60 plies)."""
 MAX_GAMES = 10_000_000
 """Most games (or matches) per pairing: results are held in memory (about 40 bytes a game), and at a few hundred games
 a second this is already days of play; more is refused up front."""
@@ -58,133 +83,6 @@ MAX_SEED = 2**63 - 1
 """Seeds are 0 .. 2**63 - 1 (they are hashed as 64-bit words)."""
 MAX_WORKERS = 1024
 """Most worker processes."""
-CRASH_ENV = "BGBOT_TEST_CRASH_ONCE"
-"""Test hook: when this names a file that does not exist, the first pool worker to start a chunk creates it and
-exits abruptly (``os._exit``), as a killed worker would."""
-
-
-class TournamentError(BgbotError):
-    """A tournament that cannot run: fewer than two players, an odd or out-of-range game count, a seed or worker
-    count out of range, a chunk that kept dying."""
-
-
-# -- one chunk of games -------------------------------------------------------------------------------------------
-
-
-@dataclass
-class ChunkResult:
-    """Outcome of the games of pairs ``start .. stop - 1`` of one pairing.
-
-    ``points_a`` ``(2 * P,)`` int8: A's points in each game (game ``2k`` A in seat 0, ``2k + 1`` B in seat 0);
-    ``plies`` ``(2 * P,)`` int32; ``final`` ``(2 * P, 26)`` int8 each game's last position, seen by the loser (the
-    side that would be on roll); ``games_mat`` the games as :class:`bgbot.formats.matfile.Game` when recording, else empty.
-    """
-
-    pairing: int
-    start: int
-    stop: int
-    points_a: np.ndarray
-    plies: np.ndarray
-    final: np.ndarray
-    games_mat: list = field(default_factory=list)
-
-
-def play_games(
-    player_a: Player,
-    player_b: Player,
-    seed: int,
-    pairing: int,
-    start: int,
-    stop: int,
-    record: bool = False,
-    rules: CubeRules | None = None,
-) -> ChunkResult:
-    """Play the duplicate pairs ``start .. stop - 1`` of a pairing, all games advancing together (each ply by
-    :func:`bgbot.arena.engine.play_ply`, dice by :class:`bgbot.arena.engine.DuplicateDice`).
-
-    Args:
-        player_a, player_b: the two players (``choose`` is called once per ply for each, batched).
-        seed, pairing: select the dice (see :func:`bgbot.rules.dice.pair_dice`).
-        start, stop: the pair range.
-        record: also return each game as a :class:`bgbot.formats.matfile.Game` (left column = A).
-        rules: how games score without a cube (backgammons as gammons); ``None``: 1, 2, 3 points.
-
-    Raises:
-        TournamentError: a game ran past :data:`MAX_PLIES`.
-    """
-    pairs = np.arange(start, stop)
-    n = 2 * len(pairs)
-    a_seat = np.tile([0, 1], len(pairs))  # (G,) A sits in seat 0 in even games
-    table = Table.create(n, seats=np.column_stack([a_seat, 1 - a_seat]), record=record)
-    dice = DuplicateDice(seed, pairing, np.repeat(pairs, 2))
-    dice.start(table, np.arange(n))
-    phase = None if rules is None else CubePhase(rules, doubling=False)
-    points_a = np.zeros(n, dtype=np.int8)
-    games: list = [None] * n
-
-    def on_end(t: Table, idx: np.ndarray, winner_seat: np.ndarray, pts: np.ndarray, kind: np.ndarray) -> None:
-        a_won = t.seats[idx, winner_seat] == 0
-        points_a[idx] = np.where(a_won, pts, -pts)
-        if t.log is not None:
-            for j, g in enumerate(idx):
-                games[g] = matfile.Game(tuple(t.log[g]), 0 if a_won[j] else 1, int(pts[j]))
-
-    while table.active.any():
-        try:
-            play_ply(table, dice, (player_a, player_b), phase, on_end=on_end, max_plies=MAX_PLIES)
-        except EngineError as e:
-            raise TournamentError(f"pairing {pairing}, pair range {start}..{stop}: {e}") from e
-    return ChunkResult(
-        pairing, start, stop, points_a, table.turn.astype(np.int32), table.positions, games if record else []
-    )
-
-
-# -- worker side --------------------------------------------------------------------------------------------------
-
-_PLAYERS: dict = {}
-
-
-def _player(spec, seed: int) -> Player:
-    """A player from a spec string (built once per process) or a ready :class:`Player`."""
-    if isinstance(spec, Player):
-        return spec
-    key = (spec, seed)
-    if key not in _PLAYERS:
-        _PLAYERS[key] = make_player(spec, seed=seed)
-    return _PLAYERS[key]
-
-
-def _worker_init() -> None:
-    """One torch thread and one BLAS thread per worker process: the workers are the parallelism. torch itself is not
-    imported here (seconds per worker): a worker imports it only when a net player is built (:func:`_one_thread`)."""
-    os.environ["OMP_NUM_THREADS"] = "1"
-    os.environ["MKL_NUM_THREADS"] = "1"
-    threadpool_limits(1, user_api="blas")
-
-
-def _one_thread() -> None:
-    """One torch thread in this worker, where torch was imported (by a net player)."""
-    torch = sys.modules.get("torch")
-    if torch is not None and torch.get_num_threads() != 1:
-        torch.set_num_threads(1)
-
-
-Chunk = ChunkResult | cubeful.CubefulChunk
-"""What a work unit returns: a cubeless :class:`ChunkResult` or a :class:`bgbot.arena.cubeful.CubefulChunk`."""
-
-
-def _run_chunk(task: tuple) -> Chunk:
-    spec_a, spec_b, seed, pairing, start, stop, record, rules, doubling = task
-    marker = os.environ.get(CRASH_ENV)
-    if marker and multiprocessing.parent_process() is not None and not os.path.exists(marker):
-        Path(marker).touch()
-        os._exit(17)
-    a, b = _player(spec_a, seed), _player(spec_b, seed)
-    if multiprocessing.parent_process() is not None:
-        _one_thread()
-    if not doubling:
-        return play_games(a, b, seed, pairing, start, stop, record, rules)
-    return cubeful.play_games(a, b, seed, pairing, start, stop, rules, record, max_plies=MAX_PLIES)
 
 
 def _run_tasks(tasks: list[tuple], workers: int, progress: bool = False) -> tuple[list[Chunk], int]:
@@ -205,7 +103,7 @@ def _run_tasks(tasks: list[tuple], workers: int, progress: bool = False) -> tupl
             threads = torch.get_num_threads()
             torch.set_num_threads(1)
             try:
-                return [done(_run_chunk(t)) for t in tasks], 0
+                return [done(run_chunk(t)) for t in tasks], 0
             finally:
                 torch.set_num_threads(threads)
         results: dict[int, Chunk] = {}
@@ -222,8 +120,8 @@ def _run_tasks(tasks: list[tuple], workers: int, progress: bool = False) -> tupl
                         f"pairs {t[4]}..{t[5]} of pairing {t[3]} failed {MAX_ATTEMPTS} times "
                         "(a worker process died each time)"
                     )
-            with ProcessPoolExecutor(min(workers, len(todo)), mp_context=ctx, initializer=_worker_init) as pool:
-                futures = {pool.submit(_run_chunk, tasks[i]): i for i in todo}
+            with ProcessPoolExecutor(min(workers, len(todo)), mp_context=ctx, initializer=worker_init) as pool:
+                futures = {pool.submit(run_chunk, tasks[i]): i for i in todo}
                 try:
                     for fut in as_completed(futures):
                         results[futures[fut]] = done(fut.result())
@@ -394,7 +292,7 @@ def play(
         ``pairings`` (one dict per pairing: ``a``, ``b``, :func:`bgbot.arena.stats.summarize`'s fields,
         ``mean_plies``, ``mat_file``), ``ranking`` (:func:`bgbot.arena.stats.ranking`), ``elapsed_s``,
         ``games_per_s``, ``worker_restarts``. Cubeful: also ``cube`` (the rules); each pairing has
-        :func:`bgbot.arena.cubeful.summarize_money`'s or :func:`bgbot.arena.cubeful.summarize_matches`' fields
+        :func:`bgbot.arena.stats.summarize_money`'s or :func:`bgbot.arena.stats.summarize_matches`' fields
         (match-win rate instead of ppg) and ranks by that value. ``files``: ``(path, text)`` of each ``.mat`` file.
 
     Raises:
@@ -434,9 +332,9 @@ def play(
             mean_plies = float(np.concatenate([c.plies for c in cubeless]).mean())
             row |= {**stats.summarize(points), "mean_plies": mean_plies}
         elif rules is not None and rules.is_money:
-            row |= cubeful.summarize_money([c for c in mine if isinstance(c, cubeful.CubefulChunk)])
+            row |= stats.summarize_money([c for c in mine if isinstance(c, cubeful.CubefulChunk)])
         else:
-            row |= cubeful.summarize_matches([c for c in mine if isinstance(c, cubeful.CubefulChunk)])
+            row |= stats.summarize_matches([c for c in mine if isinstance(c, cubeful.CubefulChunk)])
         if record and out_dir is not None:
             games_mat = [g for c in mine for g in c.games_mat]
             if rules is None or rules.is_money:
