@@ -83,3 +83,25 @@ def test_set_threads():
         assert network.set_threads(1) == 1 and torch.get_num_threads() == 1
     finally:
         torch.set_num_threads(n)
+
+
+def test_sparse_evaluator_equals_dense_product_and_follows_weight_updates():
+    """The embedding-bag first layer gives the dense product's outputs within float32 rounding, for the shipped model
+    and for a net whose weights then change in place (an optimiser step): the cached table is rebuilt."""
+    from bgbot.api import DEFAULT_MODEL
+    from bgbot.evaluation import checkpoint
+    from tests.test_movegen import selfplay_positions
+
+    x = np.concatenate([_random_positions(1000, seed=12), selfplay_positions()[:2000]])
+    net, _ = checkpoint.load(DEFAULT_MODEL)
+    ev = Evaluator(net)
+    with torch.no_grad():
+        dense = net(torch.from_numpy(encoding.encode(x))).numpy()
+    np.testing.assert_allclose(ev.evaluate(x), dense, rtol=0, atol=2e-6)
+    opt = torch.optim.SGD(net.parameters(), lr=0.5)
+    net(torch.from_numpy(encoding.encode(x[:64]))).sum().backward()
+    opt.step()
+    with torch.no_grad():
+        moved = net(torch.from_numpy(encoding.encode(x))).numpy()
+    assert np.abs(moved - dense).max() > 1e-3
+    np.testing.assert_allclose(ev.evaluate(x), moved, rtol=0, atol=2e-6)

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from bgbot.errors import BgbotError
@@ -105,22 +106,40 @@ def set_threads(n: int | None = None) -> int:
 
 
 _IN_PLACE_ACTIVATIONS = {
-    "sigmoid": lambda h: torch.from_numpy(h).sigmoid_(),
-    "tanh": lambda h: torch.from_numpy(h).tanh_(),
-    "relu": lambda h: torch.from_numpy(h).relu_(),
+    "sigmoid": torch.Tensor.sigmoid_,
+    "tanh": torch.Tensor.tanh_,
+    "relu": torch.Tensor.relu_,
 }
-"""Activations applied in place to a float32 numpy array (through a torch view of the same memory: torch's
-elementwise kernels are much faster than numpy's ``exp`` here)."""
+"""Activations applied in place to a float32 tensor."""
+
+
+_SPARSE_ROWS = torch.tensor(encoding.SPARSE_ROWS)  # (R, F) float64
+
+
+def _cumulative(s: np.ndarray) -> np.ndarray:
+    """The five conditional probabilities ``(M, 5)`` float32 -> cumulative ones, as :meth:`ValueNet.forward`."""
+    out = np.empty_like(s)
+    out[:, 0] = s[:, 0]
+    np.multiply(s[:, 0], s[:, 1], out=out[:, 1])
+    np.multiply(out[:, 1], s[:, 2], out=out[:, 2])
+    np.subtract(1.0, s[:, 0], out=out[:, 3])
+    out[:, 3] *= s[:, 3]
+    np.multiply(out[:, 3], s[:, 4], out=out[:, 4])
+    return out
 
 
 class Evaluator:
     """Inference over raw positions: ``evaluate((M, 26) int8) -> (M, 5) float32`` for the side on roll.
 
-    Encodes with ``bgbot.evaluation.encoding`` (checked against the net's ``encoding_version``) and computes what
-    :meth:`ValueNet.forward` does, on the net's current weights (shared, not copied: an evaluator of a net that is
-    being trained always sees its latest weights): the matrix products by numpy, whose OpenBLAS is about twice as fast
-    as torch's MKL on these machines' AMD processors, the activations by torch in place; no autograd. Chunks of at
-    most ``batch_size`` rows.
+    Computes what :meth:`ValueNet.forward` computes on :func:`bgbot.evaluation.encoding.encode`'s inputs, on the net's
+    current weights (an evaluator of a net that is being trained always sees its latest weights), without autograd,
+    in chunks of at most ``batch_size`` rows. The first layer is not a dense product: every input vector is a sum of
+    ``encoding.N_SLOTS`` fixed rows (:func:`bgbot.evaluation.encoding.sparse_encode`), so the hidden layer's
+    pre-activations are a sum of as many rows of the table ``SPARSE_ROWS @ W1.T`` (the bias folded into the rows of
+    the off-count slot), one ``torch.nn.functional.embedding_bag``: about 33 * H additions a position instead of
+    203 * H multiply-adds and no input matrix at all. The table is rebuilt (float64, then float32) whenever the
+    first layer's weights change (torch's in-place version counters). Equal to the dense product within float32
+    rounding (``tests/test_network.py``).
     Does not look at finished games: see the module docstring.
     """
 
@@ -131,31 +150,41 @@ class Evaluator:
             )
         self.net = net
         self.batch_size = batch_size
+        self._table: torch.Tensor | None = None
+        self._table_key: tuple | None = None
+
+    def _hidden_table(self) -> torch.Tensor:
+        """``(encoding.N_SPARSE_ROWS, H)`` float32: each sparse row's share of the first layer's pre-activations."""
+        w1, b1 = self.net.hidden.weight, self.net.hidden.bias
+        key = (w1.data_ptr(), w1._version, b1.data_ptr(), b1._version)
+        if self._table is None or key != self._table_key:
+            w = w1.detach().to(torch.float64)
+            table = _SPARSE_ROWS @ w.T  # (R, H) float64
+            off = encoding._R_OFF
+            table[off : off + 16] += b1.detach().to(torch.float64)  # every position has one my-off slot
+            self._table, self._table_key = table.to(torch.float32).contiguous(), key
+        return self._table
 
     def _forward(self, x: np.ndarray) -> np.ndarray:
-        """``(M, n_inputs)`` float32 -> ``(M, 5)`` float32, what :meth:`ValueNet.forward` computes."""
-        w1, b1 = self.net.hidden.weight.detach().numpy(), self.net.hidden.bias.detach().numpy()
-        w2, b2 = self.net.out.weight.detach().numpy(), self.net.out.bias.detach().numpy()
-        h = x @ w1.T
-        h += b1
+        """Dense reference: ``(M, n_inputs)`` float32 -> ``(M, 5)`` float32, what :meth:`ValueNet.forward` computes."""
+        with torch.inference_mode():
+            return self.net(torch.from_numpy(x)).numpy()
+
+    def _forward_sparse(self, slots: np.ndarray, table: torch.Tensor) -> np.ndarray:
+        """``(M, N_SLOTS)`` int32 rows of the sparse encoding -> ``(M, 5)`` float32 probabilities."""
+        h = F.embedding_bag(torch.from_numpy(slots), table, mode="sum")  # (M, H) pre-activations, bias included
         _IN_PLACE_ACTIVATIONS[self.net.config.activation](h)
-        s = h @ w2.T
-        s += b2
-        _IN_PLACE_ACTIVATIONS["sigmoid"](s)  # (M, 5) conditional probabilities
-        out = np.empty_like(s)
-        out[:, 0] = s[:, 0]
-        out[:, 1] = s[:, 0] * s[:, 1]
-        out[:, 2] = out[:, 1] * s[:, 2]
-        out[:, 3] = (1.0 - s[:, 0]) * s[:, 3]
-        out[:, 4] = out[:, 3] * s[:, 4]
-        return out
+        s = torch.addmm(self.net.out.bias, h, self.net.out.weight.T).sigmoid_()  # (M, 5) conditional probabilities
+        return _cumulative(s.numpy())
 
     def evaluate(self, positions: np.ndarray) -> np.ndarray:
         """Probabilities ``(M, 5)`` float32 (win, wg, wbg, lg, lbg) for positions ``(M, 26)`` int8 (side on roll)."""
-        x = encoding.encode(positions)  # (M, F) float32
-        out = np.empty((len(x), 5), dtype=np.float32)
-        for i in range(0, len(x), self.batch_size):
-            out[i : i + self.batch_size] = self._forward(x[i : i + self.batch_size])
+        slots = encoding.sparse_encode(positions)  # (M, N_SLOTS) int32
+        out = np.empty((len(slots), 5), dtype=np.float32)
+        with torch.inference_mode():
+            table = self._hidden_table()
+            for i in range(0, len(slots), self.batch_size):
+                out[i : i + self.batch_size] = self._forward_sparse(slots[i : i + self.batch_size], table)
         return out
 
     def equities(self, positions: np.ndarray) -> np.ndarray:
