@@ -1,17 +1,24 @@
-"""Benchmark self-play speed: inference-only self-play against GNU Backgammon's, and training with learning on.
+"""Benchmark self-play speed against GNU Backgammon's own engine in a bare loop, and training with learning on.
 
-Prints one JSON object from one run:
+Prints one JSON object from one run. Everything timed runs on one core: one process, one compute thread (torch and
+OpenBLAS limited to one thread), timed by this process's CPU seconds (``time.process_time``) so that other processes
+on a shared machine disturb the ratios as little as possible; the reference and bgbot are measured in alternation,
+``--rounds`` times, and the best round of each is reported (as ``scripts/bench_movegen.py`` does).
 
-* ``selfplay_games_per_s``: games per second of the model (default: the shipped one) playing itself at 0-ply with
-  no learning (batched: ``--games-in-flight`` games advance together, as in training);
-* ``gnubg_vs_pubeval_games_per_s``: in the same run, GNU Backgammon 0-ply (``gnubg_nn.best_move``, one position at
-  a time, C) playing pubeval, through the tournament harness in this one process; and ``ratio`` = ours / gnubg's;
+* ``bare_gnubg_games_per_s``: the reference, GNU Backgammon 0-ply (``gnubg_nn.best_move``) playing pubeval
+  (``gnubg_nn.pub_best_move``) in a bare single-process Python loop over gnubg-nn boards: no harness, no numpy;
+* ``selfplay_games_per_s``: the model (default: the shipped one) playing itself at 0-ply with no learning, batched as
+  in training (``--games-in-flight`` games advance together); ``selfplay_ratio`` = ours / the bare loop's;
+* ``harness_gnubg_vs_pubeval_games_per_s``: GNU Backgammon 0-ply against pubeval through the tournament harness in
+  this process (the figure this script reported before), and ``harness_ratio``;
 * ``training_games_per_s``: self-play with learning on, with a preset's architecture and settings (default the
-  ``full`` preset, the shipped model's), for ``--train-games`` games;
+  ``full`` preset, the shipped model's), ``training_ratio`` against the bare loop;
+* ``selfplay_2core_games_per_s``: wall-clock throughput of two processes playing self-play side by side (one thread
+  each): what the machine's two cores give;
 * ``peak_rss_mib``: the process's peak resident memory.
 
-Usage: ``python scripts/bench_selfplay.py [--model PATH] [--games 3000] [--train-games 3000] [--config full]``
-(``gnubg-nn`` needed for the reference).
+Usage: ``python scripts/bench_selfplay.py [--model PATH] [--games 3000] [--train-games 3000] [--config full]
+[--rounds 3]`` (``gnubg-nn`` needed for the reference).
 """
 
 from __future__ import annotations
@@ -19,11 +26,14 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import multiprocessing
+import random
 import resource
 import tempfile
 import time
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from bgbot.api import DEFAULT_MODEL
 from bgbot.evaluation import checkpoint
@@ -34,58 +44,142 @@ from training.train import train
 
 
 def selfplay_speed(model: str, games: int, games_in_flight: int, seed: int = 1) -> float:
-    """Games per second of 0-ply self-play of ``model`` without learning."""
+    """Games per CPU second of 0-ply self-play of ``model`` without learning."""
     net, _ = checkpoint.load(model)
     evaluator = Evaluator(net)
     sp = SelfPlay(games_in_flight, np.random.default_rng(seed))
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     while sp.games_finished < games:
         sp.step(evaluator)
-    return sp.games_finished / (time.perf_counter() - t0)
+    return sp.games_finished / (time.process_time() - t0)
 
 
-def gnubg_speed(games: int, seed: int = 1) -> float:
-    """Games per second of GNU Backgammon 0-ply against pubeval (duplicate pairs, one process)."""
+def _play(side: list[int], other: list[int], steps) -> None:
+    """Apply 1-based checker steps ``(from, to)`` (25 = bar, 0 = off) to gnubg-nn side lists, hitting blots."""
+    for src, dst in steps:
+        side[src - 1] -= 1
+        if dst > 0:
+            side[dst - 1] += 1
+            if other[24 - dst] == 1:  # my point dst is the opponent's point 25 - dst (index 24 - dst)
+                other[24 - dst] = 0
+                other[24] += 1
+
+
+def bare_gnubg_speed(games: int, seed: int = 1) -> float:
+    """Games per CPU second of GNU Backgammon 0-ply against pubeval in a bare loop on gnubg-nn boards.
+
+    Each game starts from the opening position with a non-double roll, the sides alternating who opens; a player's
+    play is ``gnubg_nn.best_move(board, d1, d2, n=0)`` or ``gnubg_nn.pub_best_move(board, d1, d2)`` (0-based
+    ``[from, to, ...]``, 24 = bar, -1 = off), applied to the board, which is then turned round.
+    """
+    import gnubg_nn
+
+    rng = random.Random(seed)
+    start = gnubg_nn.board_from_position_id("4HPwATDgc/ABMA")
+    t0 = time.process_time()
+    for g in range(games):
+        board = [list(start[0]), list(start[1])]
+        gnubg_turn = g % 2 == 0
+        d1 = rng.randint(1, 6)
+        d2 = rng.choice([d for d in range(1, 7) if d != d1])
+        while True:
+            opp, me = board
+            if gnubg_turn:
+                steps = gnubg_nn.best_move(board, d1, d2, n=0) or ()
+            else:
+                flat = gnubg_nn.pub_best_move(board, d1, d2) or []
+                steps = [(flat[i] + 1, flat[i + 1] + 1) for i in range(0, len(flat), 2)]
+            _play(me, opp, steps)
+            if sum(me) == 0:
+                break
+            board = [me, opp]
+            gnubg_turn = not gnubg_turn
+            d1, d2 = rng.randint(1, 6), rng.randint(1, 6)
+    return games / (time.process_time() - t0)
+
+
+def harness_gnubg_speed(games: int, seed: int = 1) -> float:
+    """Games per CPU second of GNU Backgammon 0-ply against pubeval through the tournament harness, one process."""
     from bgbot.arena.players import GnubgPlayer, PubevalPlayer
     from bgbot.arena.tournament import play_games
 
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     result = play_games(GnubgPlayer(0), PubevalPlayer(), seed, 0, 0, games // 2)
-    return len(result.points_a) / (time.perf_counter() - t0)
+    return len(result.points_a) / (time.process_time() - t0)
 
 
 def training_speed(config: TrainConfig, games: int) -> float:
-    """Games per second of training with learning on (no benchmarks, one checkpoint at the end)."""
-    config = dataclasses.replace(config, games=games, checkpoint_every=10 * games, eval_every=0)
+    """Games per CPU second of training with learning on (no benchmarks; set-up and the one checkpoint at the end
+    included)."""
+    config = dataclasses.replace(config, games=games, checkpoint_every=10 * games, eval_every=0, threads=1)
     with tempfile.TemporaryDirectory() as run_dir:
-        return train(config, run_dir, progress=False).games_per_second
+        t0 = time.process_time()
+        train(config, run_dir, progress=False)
+        return games / (time.process_time() - t0)
+
+
+def _selfplay_worker(args: tuple) -> int:
+    model, games, games_in_flight, seed = args
+    set_threads()
+    with threadpool_limits(1):
+        net, _ = checkpoint.load(model)
+        evaluator = Evaluator(net)
+        sp = SelfPlay(games_in_flight, np.random.default_rng(seed))
+        while sp.games_finished < games:
+            sp.step(evaluator)
+    return sp.games_finished
+
+
+def two_core_speed(model: str, games: int, games_in_flight: int) -> float:
+    """Wall-clock games per second of two self-play processes side by side (``games`` each)."""
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(2) as pool:
+        pool.map(_selfplay_worker, [(model, 200, games_in_flight, 0)] * 2)  # start-up and warm-up off the clock
+        t0 = time.perf_counter()
+        done = pool.map(_selfplay_worker, [(model, games, games_in_flight, s) for s in (1, 2)])
+        return sum(done) / (time.perf_counter() - t0)
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", default=None, help="checkpoint (default: the shipped model)")
     p.add_argument("--games", type=int, default=3000, help="games for each self-play speed measurement")
+    p.add_argument("--gnubg-games", type=int, default=1000, help="games of each reference measurement")
     p.add_argument("--train-games", type=int, default=3000)
     p.add_argument("--config", default="full", help="training preset for the learning-on measurement")
+    p.add_argument("--rounds", type=int, default=3, help="alternating rounds; the best of each is reported")
+    p.add_argument("--no-2core", action="store_true", help="skip the two-process throughput")
     args = p.parse_args()
     set_threads()
     config = TrainConfig.load(args.config)
     model = args.model or str(DEFAULT_MODEL)
-    ours = selfplay_speed(model, args.games, config.games_in_flight)
-    theirs = gnubg_speed(args.games)
-    training = training_speed(config, args.train_games)
+    bare, ours, harness, training = [], [], [], []
+    with threadpool_limits(1):
+        for r in range(args.rounds):
+            bare.append(bare_gnubg_speed(args.gnubg_games, seed=r))
+            ours.append(selfplay_speed(model, args.games, config.games_in_flight, seed=r))
+            harness.append(harness_gnubg_speed(args.gnubg_games, seed=r))
+            training.append(training_speed(config, args.train_games))
+    two_core = None if args.no_2core else two_core_speed(model, args.games, config.games_in_flight)
+    best = {k: max(v) for k, v in (("bare", bare), ("ours", ours), ("harness", harness), ("training", training))}
     print(
         json.dumps(
             {
                 "model": model,
                 "games_in_flight": config.games_in_flight,
-                "selfplay_games_per_s": round(ours, 1),
-                "gnubg_vs_pubeval_games_per_s": round(theirs, 1),
-                "ratio": round(ours / theirs, 3),
+                "threads": 1,
+                "rounds": args.rounds,
+                "bare_gnubg_games_per_s": round(best["bare"], 1),
+                "selfplay_games_per_s": round(best["ours"], 1),
+                "selfplay_ratio": round(best["ours"] / best["bare"], 3),
+                "harness_gnubg_vs_pubeval_games_per_s": round(best["harness"], 1),
+                "harness_ratio": round(best["ours"] / best["harness"], 3),
                 "training_config": args.config,
-                "training_games_per_s": round(training, 1),
+                "training_games_per_s": round(best["training"], 1),
+                "training_ratio": round(best["training"] / best["bare"], 3),
+                "selfplay_2core_games_per_s": None if two_core is None else round(two_core, 1),
+                "per_round": {"bare": bare, "selfplay": ours, "harness": harness, "training": training},
                 "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-                "threads": set_threads(),
             },
             indent=1,
         )

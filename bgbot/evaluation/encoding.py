@@ -16,7 +16,7 @@ side's own numbering, so encoding ``board.flip(x)`` swaps the "mine" and "oppone
 * 199, 200: shots -- the fraction of the 36 rolls with which the side (199: me, on roll; 200: the opponent, were it on
   roll) can hit at least one blot of the other side. Direct and combination shots (the intermediate landing points of
   a combination, including 3x and 4x of a double, must not be blocked by two or more of the other side's checkers).
-  Checkers on the bar must enter first (see ``_shots``). It ignores only the rule that a play must use as much of
+  Checkers on the bar must enter first (see ``_shot_counts``). It ignores only the rule that a play must use as much of
   the roll as possible. Source: the shot-counting every player does; gnubg's ``I_P1`` input is a related measure.
 * 201, 202: escapes of the rearmost checker of each side (201: mine, 202: the opponent's) / 36, GNU Backgammon's
   ``I_ESCAPES`` measure (gnubg eval.c ``ComputeTable0`` / ``Escapes``): with the 12 points in front of the checker
@@ -71,8 +71,6 @@ def _escape_table() -> np.ndarray:
 _ESCAPE_COUNTS_BY_WINDOW = _escape_table().astype(np.int32)[[int(f"{w:012b}"[::-1], 2) for w in range(1 << 12)]]
 """gnubg's escapes (rolls out of 36) indexed by the 12 points in front with bit j = distance 12 - j (gnubg's mask
 bit-reversed)."""
-_ESCAPES_BY_WINDOW = _ESCAPE_COUNTS_BY_WINDOW.astype(np.float32) / np.float32(36.0)
-"""The same / 36."""
 _BITS = 2.0 ** np.arange(26)  # (26,) float64, bit k for index k: a float matmul packs a row of bools exactly
 _NON_DOUBLES = [(a, b) for a in range(1, 7) for b in range(a + 1, 7)]
 _A, _B = (np.array(v, dtype=np.int64) for v in zip(*_NON_DOUBLES))  # (15,) the dice of the 15 non-doubles
@@ -96,24 +94,39 @@ def _tesauro_side(p: np.ndarray, out: np.ndarray) -> None:
     out[:, 97] = (NUM_CHECKERS - np.maximum(p, 0).sum(axis=1)) / NUM_CHECKERS
 
 
-def _shots(p: np.ndarray) -> np.ndarray:
-    """Fraction of 36 rolls with which the side on roll hits an opponent blot, (M, 26) int16 -> (M,) float32."""
-    return _shot_counts(p).astype(np.float32) / 36.0
+_LOW26 = (1 << 26) - 1
+_PTS = _LOW26 & ~1 & ~(1 << BAR)  # bits 1..24: the points
+_REV13 = np.array([int(f"{i:013b}"[::-1], 2) for i in range(1 << 13)], dtype=np.int64)  # 13-bit reversal
 
 
-def _shot_counts(p: np.ndarray) -> np.ndarray:
-    """Rolls out of 36 with which the side on roll hits an opponent blot, (M, 26) int16 -> (M,) int32 in 0..36.
+def _masks(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Four bitmasks of positions ``(M, 26)`` int (bit k = index k), each ``(M,)`` int64: indices where the side on roll
+    has a checker (``> 0``), the opponent has one (``< 0``), the side on roll has two or more (``>= 2``), the opponent
+    two or more (``<= -2``)."""
+    return _bitmask(x > 0), _bitmask(x < 0), _bitmask(x >= 2), _bitmask(x <= -2)
+
+
+def _reverse(bits: np.ndarray) -> np.ndarray:
+    """Bit k -> bit 25 - k of ``(M,)`` int64 26-bit masks: a mask of indices seen from the other side (``board.flip``)."""
+    return (_REV13[bits & 0x1FFF] << 13) | _REV13[bits >> 13]
+
+
+def _shot_counts(k: np.ndarray, mine: np.ndarray, theirs: np.ndarray, theirs2: np.ndarray) -> np.ndarray:
+    """Rolls out of 36 with which the side on roll hits an opponent blot -> ``(M,)`` int32 in 0..36.
+
+    Args: ``k`` ``(M,)`` the side's checkers on its bar; bitmasks ``(M,)`` int64 of the indices where the side has
+    checkers (bar included), where the opponent has checkers, and where it has two or more (:func:`_masks`).
 
     Bitmasks over the indices (bit t = index t), shifted by each die distance d: bit t of ``mask >> d`` is index
     ``t + d``, d pips behind t. With ``k`` checkers on the bar: a roll whose entry point is blocked does nothing; after
     entering, a non-double's other die moves any checker only when ``k == 1``; a double has ``4 - k`` moves left.
     """
     i32 = np.int32  # every mask fits in 26 bits: int32 halves the memory traffic of int64
-    k = p[:, BAR].astype(i32)  # (M,) my checkers on the bar
-    others = _bitmask((p > 0) & _POINTS).astype(i32)  # (M,) my checkers on points 1..24
-    bar = np.where(k > 0, 1 << BAR, 0).astype(i32)  # (M,) bit 25 when I have a checker on the bar
-    blots = _bitmask((p == -1) & _POINTS).astype(i32)  # (M,) opponent blots on points 1..24
-    opened = _bitmask((p > -2) & _POINTS).astype(i32)  # (M,) points I may land on
+    k = k.astype(i32)
+    others = (mine & _PTS).astype(i32)  # (M,) my checkers on points 1..24
+    bar = (mine & (1 << BAR)).astype(i32)  # (M,) bit 25 when I have a checker on the bar
+    blots = (theirs & ~theirs2 & _PTS).astype(i32)  # (M,) opponent blots on points 1..24
+    opened = (~theirs2 & _PTS).astype(i32)  # (M,) points I may land on
     free, one = -(k == 0).astype(i32), -(k == 1).astype(i32)  # (M,) all bits set where true
 
     def enter(d):  # all bits where my entry point 25 - d is open
@@ -137,23 +150,32 @@ def _shot_counts(p: np.ndarray) -> np.ndarray:
     return (plain != 0).sum(axis=0, dtype=i32) * 2 + (doubles != 0).sum(axis=0, dtype=i32)
 
 
-def _escapes(p: np.ndarray, mine: np.ndarray) -> np.ndarray:
-    """gnubg escapes of the rearmost checker of the side on roll / 36: (M, 26) int16 and its checkers' bitmask ->
-    (M,) float32."""
-    return _ESCAPES_BY_WINDOW[_escape_window(p, mine)]
-
-
-def _escape_window(p: np.ndarray, mine: np.ndarray) -> np.ndarray:
-    """The 12 points in front of the rearmost checker of the side on roll as a mask, ``(M,)`` int64 in 0..4095 (bit j:
-    the point at distance 12 - j is held by the opponent), from (M, 26) int16 and that side's checkers' bitmask."""
+def _escape_counts(mine: np.ndarray, theirs2: np.ndarray) -> np.ndarray:
+    """gnubg escapes (rolls out of 36) of the rearmost checker of the side on roll, ``(M,)`` int32, from the bitmasks
+    of its checkers and of the opponent's points held (:func:`_masks`)."""
     rear = np.maximum(_highest_bit(mine), 1)  # (M,) index 1..25 (1 when all are off)
-    blocked = _bitmask((p <= -2) & _POINTS) << 12  # (M,) bit k+12: the opponent holds point k
-    return (blocked >> rear) & 0xFFF  # (M,) bit j: point rear - 12 + j held, i.e. distance 12 - j
+    blocked = (theirs2 & _PTS) << 12  # (M,) bit k+12: the opponent holds point k
+    return _ESCAPE_COUNTS_BY_WINDOW[(blocked >> rear) & 0xFFF]  # bit j: point rear - 12 + j held, distance 12 - j
 
 
 def _highest_bit(bits: np.ndarray) -> np.ndarray:
     """Index of the highest set bit of each ``(M,)`` int64 (< 2**26), -1 for 0."""
     return np.frexp(bits.astype(np.float64))[1] - 1
+
+
+def _expert_counts(x: np.ndarray) -> np.ndarray:
+    """The race flag and the shot and escape counts as integers, ``(M, 26)`` int positions -> ``(M, 5)`` int32:
+    race (0/1), my shots, the opponent's shots, my escapes, the opponent's escapes (rolls out of 36, each side from
+    its own numbering). The opponent's masks are mine bit-reversed: no flipped copy of the board."""
+    mine, theirs, mine2, theirs2 = _masks(x)
+    out = np.empty((len(x), 5), dtype=np.int32)
+    out[:, 0] = _is_race(mine, theirs)
+    r_mine, r_theirs, r_mine2, r_theirs2 = _reverse(mine), _reverse(theirs), _reverse(mine2), _reverse(theirs2)
+    out[:, 1] = _shot_counts(x[:, BAR], mine, theirs, theirs2)
+    out[:, 2] = _shot_counts(-x[:, 0], r_theirs, r_mine, r_mine2)  # the opponent's view: its checkers are "mine"
+    out[:, 3] = _escape_counts(mine, theirs2)
+    out[:, 4] = _escape_counts(r_theirs, r_mine2)
+    return out
 
 
 def is_race(positions: np.ndarray) -> np.ndarray:
@@ -187,12 +209,9 @@ def encode(positions: np.ndarray) -> np.ndarray:
     out[:, I_PIPS] = np.maximum(mine, 0).astype(np.float32) @ _PIPS_MINE
     out[:, I_PIPS + 1] = np.minimum(mine, 0).astype(np.float32) @ _PIPS_THEIRS
     out[:, I_PIPS : I_PIPS + 2] /= 100.0
-    my_bits, their_bits = _bitmask(mine > 0), _bitmask(theirs > 0)  # (M,) each in its owner's numbering
-    out[:, I_RACE] = _is_race(my_bits, _bitmask(mine < 0))
-    out[:, I_SHOTS] = _shots(mine)
-    out[:, I_SHOTS + 1] = _shots(theirs)
-    out[:, I_ESCAPES] = _escapes(mine, my_bits)
-    out[:, I_ESCAPES + 1] = _escapes(theirs, their_bits)
+    counts = _expert_counts(x)  # (M, 5) int32: race, shots, escapes
+    out[:, I_RACE] = counts[:, 0]
+    out[:, I_SHOTS : I_SHOTS + 4] = counts[:, 1:] / np.float32(36.0)
     return out
 
 
@@ -265,18 +284,12 @@ def sparse_encode(positions: np.ndarray) -> np.ndarray:
     x = np.asarray(positions)
     if x.ndim != 2 or x.shape[1] != 26 or not np.issubdtype(x.dtype, np.integer):
         raise EncodingError(f"positions are (M, 26) integer arrays, got shape {x.shape} dtype {x.dtype}")
-    mine = x.astype(np.int16)
-    theirs = flip(mine)
     out = np.empty((len(x), N_SLOTS), dtype=np.int32)
-    np.add(mine, _BOARD_BASE, out=out[:, :26])
+    np.add(x, _BOARD_BASE, out=out[:, :26])
+    total, spread = x.sum(axis=1, dtype=np.int32), np.abs(x).sum(axis=1, dtype=np.int32)
     tail = out[:, 26:]
-    tail[:, 0] = NUM_CHECKERS - np.maximum(mine, 0).sum(axis=1)
-    tail[:, 1] = NUM_CHECKERS + np.minimum(mine, 0).sum(axis=1)
-    my_bits, their_bits = _bitmask(mine > 0), _bitmask(theirs > 0)
-    tail[:, 2] = _is_race(my_bits, _bitmask(mine < 0))
-    tail[:, 3] = _shot_counts(mine)
-    tail[:, 4] = _shot_counts(theirs)
-    tail[:, 5] = _ESCAPE_COUNTS_BY_WINDOW[_escape_window(mine, my_bits)]
-    tail[:, 6] = _ESCAPE_COUNTS_BY_WINDOW[_escape_window(theirs, their_bits)]
+    tail[:, 0] = NUM_CHECKERS - (spread + total) // 2  # checkers on the board: (|x| + x) / 2 mine, (|x| - x) / 2 theirs
+    tail[:, 1] = NUM_CHECKERS - (spread - total) // 2
+    tail[:, 2:] = _expert_counts(x)
     tail += _DENSE_TAIL
     return out
