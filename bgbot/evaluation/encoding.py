@@ -170,7 +170,7 @@ def _expert_counts(x: np.ndarray) -> np.ndarray:
     mine, theirs, mine2, theirs2 = _masks(x)
     out = np.empty((len(x), 5), dtype=np.int32)
     out[:, 0] = _is_race(mine, theirs)
-    r_mine, r_theirs, r_mine2, r_theirs2 = _reverse(mine), _reverse(theirs), _reverse(mine2), _reverse(theirs2)
+    r_mine, r_theirs, r_mine2 = _reverse(mine), _reverse(theirs), _reverse(mine2)
     out[:, 1] = _shot_counts(x[:, BAR], mine, theirs, theirs2)
     out[:, 2] = _shot_counts(-x[:, 0], r_theirs, r_mine, r_mine2)  # the opponent's view: its checkers are "mine"
     out[:, 3] = _escape_counts(mine, theirs2)
