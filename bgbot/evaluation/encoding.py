@@ -111,7 +111,45 @@ def _reverse(bits: np.ndarray) -> np.ndarray:
     return (_REV13[bits & 0x1FFF] << 13) | _REV13[bits >> 13]
 
 
+_I32_A, _I32_B, _I32_D = _A[:, None].astype(np.int32), _B[:, None].astype(np.int32), _D[:, None].astype(np.int32)
+
+
 def _shot_counts(k: np.ndarray, mine: np.ndarray, theirs: np.ndarray, theirs2: np.ndarray) -> np.ndarray:
+    """Rolls out of 36 with which the side on roll hits an opponent blot -> ``(M,)`` int32 in 0..36: the
+    positions without a checker of the side on the bar by :func:`_shot_counts_free` (most of them), the others by
+    :func:`_shot_counts_general`. Arguments as :func:`_shot_counts_general`'s."""
+    k = np.asarray(k)
+    on_bar = np.flatnonzero(k)
+    others = mine & _PTS
+    blots, opened = theirs & ~theirs2 & _PTS, ~theirs2 & _PTS
+    if len(on_bar) == 0:
+        return _shot_counts_free(others.astype(np.int32), blots.astype(np.int32), opened.astype(np.int32))
+    free = np.flatnonzero(k == 0)
+    out = np.empty(len(k), dtype=np.int32)
+    out[free] = _shot_counts_free(
+        others[free].astype(np.int32), blots[free].astype(np.int32), opened[free].astype(np.int32)
+    )
+    out[on_bar] = _shot_counts_general(k[on_bar], mine[on_bar], theirs[on_bar], theirs2[on_bar])
+    return out
+
+
+def _shot_counts_free(others: np.ndarray, blots: np.ndarray, opened: np.ndarray) -> np.ndarray:
+    """:func:`_shot_counts_general` for positions with no checker of the side on roll on the bar, from int32 bitmasks
+    of its checkers on points, the opponent's blots and the points open to it: a blot at t is hit by a roll (a, b) from
+    t + a, t + b, or t + a + b through an open t + a or t + b; by a double d from t + i*d (i <= 4) with t + d ..
+    t + (i-1)*d open."""
+    a, b, d = _I32_A, _I32_B, _I32_D
+    plain = blots & ((others >> a) | (others >> b) | ((others >> (a + b)) & ((opened >> a) | (opened >> b))))
+    reach = others >> d  # (6, M)
+    path_open = opened >> d
+    for i in range(2, 5):
+        reach |= (others >> (i * d)) & path_open
+        path_open &= opened >> (i * d)
+    doubles = blots & reach
+    return (plain != 0).sum(axis=0, dtype=np.int32) * 2 + (doubles != 0).sum(axis=0, dtype=np.int32)
+
+
+def _shot_counts_general(k: np.ndarray, mine: np.ndarray, theirs: np.ndarray, theirs2: np.ndarray) -> np.ndarray:
     """Rolls out of 36 with which the side on roll hits an opponent blot -> ``(M,)`` int32 in 0..36.
 
     Args: ``k`` ``(M,)`` the side's checkers on its bar; bitmasks ``(M,)`` int64 of the indices where the side has
