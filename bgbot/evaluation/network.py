@@ -113,7 +113,21 @@ _IN_PLACE_ACTIVATIONS = {
 """Activations applied in place to a float32 tensor."""
 
 
-_SPARSE_ROWS = torch.tensor(encoding.SPARSE_ROWS)  # (R, F) float64
+def _row_entries() -> tuple[torch.Tensor, torch.Tensor]:
+    """``encoding.SPARSE_ROWS`` as padded lists of its non-zero entries: columns ``(R, K)`` int64 and values ``(R, K)``
+    float32 (padding: column 0, value 0)."""
+    rows = encoding.SPARSE_ROWS
+    nz = rows != 0
+    k = max(int(nz.sum(axis=1).max()), 1)
+    cols = np.zeros((len(rows), k), dtype=np.int64)
+    vals = np.zeros((len(rows), k), dtype=np.float32)
+    for r in range(len(rows)):
+        c = np.flatnonzero(nz[r])
+        cols[r, : len(c)], vals[r, : len(c)] = c, rows[r, c]
+    return torch.from_numpy(cols), torch.from_numpy(vals)
+
+
+_ROW_COLS, _ROW_VALS = _row_entries()
 
 
 def _cumulative(s: np.ndarray) -> np.ndarray:
@@ -137,7 +151,7 @@ class Evaluator:
     ``encoding.N_SLOTS`` fixed rows (:func:`bgbot.evaluation.encoding.sparse_encode`), so the hidden layer's
     pre-activations are a sum of as many rows of the table ``SPARSE_ROWS @ W1.T`` (the bias folded into the rows of
     the off-count slot), one ``torch.nn.functional.embedding_bag``: about 33 * H additions a position instead of
-    203 * H multiply-adds and no input matrix at all. The table is rebuilt (float64, then float32) whenever the
+    203 * H multiply-adds and no input matrix at all. The table is rebuilt (:meth:`_hidden_table`) whenever the
     first layer's weights change (torch's in-place version counters). Equal to the dense product within float32
     rounding (``tests/test_network.py``).
     Does not look at finished games: see the module docstring.
@@ -154,15 +168,19 @@ class Evaluator:
         self._table_key: tuple | None = None
 
     def _hidden_table(self) -> torch.Tensor:
-        """``(encoding.N_SPARSE_ROWS, H)`` float32: each sparse row's share of the first layer's pre-activations."""
+        """``(encoding.N_SPARSE_ROWS, H)`` float32: each sparse row's share of the first layer's pre-activations.
+
+        Each row of ``SPARSE_ROWS`` has at most a few non-zero inputs, so its product with ``W1`` is itself a small
+        weighted embedding-bag over the columns of ``W1`` (about 5 * R * H multiply-adds: cheap enough to redo after
+        every optimiser step in training)."""
         w1, b1 = self.net.hidden.weight, self.net.hidden.bias
         key = (w1.data_ptr(), w1._version, b1.data_ptr(), b1._version)
         if self._table is None or key != self._table_key:
-            w = w1.detach().to(torch.float64)
-            table = _SPARSE_ROWS @ w.T  # (R, H) float64
+            w = w1.detach().T.contiguous()  # (F, H)
+            table = F.embedding_bag(_ROW_COLS, w, per_sample_weights=_ROW_VALS, mode="sum")  # (R, H)
             off = encoding._R_OFF
-            table[off : off + 16] += b1.detach().to(torch.float64)  # every position has one my-off slot
-            self._table, self._table_key = table.to(torch.float32).contiguous(), key
+            table[off : off + 16] += b1.detach()  # every position has one my-off slot
+            self._table, self._table_key = table, key
         return self._table
 
     def _forward(self, x: np.ndarray) -> np.ndarray:
