@@ -90,10 +90,9 @@ class ValueNet(nn.Module):
 def set_threads(n: int | None = None) -> int:
     """Set torch's intra-op threads to ``n`` (default 1) and return it.
 
-    The large matrix products of inference run in numpy, whose OpenBLAS uses every core by itself; torch only does
-    elementwise work and the small training batches. Two thread pools that both spin on the same two cores slow each
-    other down (measured: 16 ms instead of 7 ms for one 10,000-position forward pass), hence one torch thread by
-    default. One inter-op thread: evaluation is a chain of small ops.
+    Inference (:class:`Evaluator`) is a chain of small torch ops (an embedding-bag, an activation, a 128 x 5 product)
+    on batches of a few thousand positions, fastest on one thread; parallelism comes from processes (tournament
+    workers, one thread each). Training may ask for more. One inter-op thread: evaluation is a chain of small ops.
     """
     n = n or 1
     torch.set_num_threads(n)
