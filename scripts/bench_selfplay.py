@@ -8,11 +8,13 @@ on a shared machine disturb the ratios as little as possible; the reference and 
 * ``bare_gnubg_games_per_s``: the reference, GNU Backgammon 0-ply (``gnubg_nn.best_move``) playing pubeval
   (``gnubg_nn.pub_best_move``) in a bare single-process Python loop over gnubg-nn boards: no harness, no numpy;
 * ``selfplay_games_per_s``: the model (default: the shipped one) playing itself at 0-ply with no learning, batched as
-  in training (``--games-in-flight`` games advance together); ``selfplay_ratio`` = ours / the bare loop's;
+  in training (the preset's ``games_in_flight`` games advance together), timed in the steady state (after
+  :data:`WARMUP_PLIES` plies, as in a long run); ``selfplay_ratio`` = ours / the bare loop's;
 * ``harness_gnubg_vs_pubeval_games_per_s``: GNU Backgammon 0-ply against pubeval through the tournament harness in
   this process (the figure this script reported before), and ``harness_ratio``;
 * ``training_games_per_s``: self-play with learning on, with a preset's architecture and settings (default the
-  ``full`` preset, the shipped model's), ``training_ratio`` against the bare loop;
+  ``full`` preset, the shipped model's), in the steady state (:func:`training_speed`), ``training_ratio`` against the
+  bare loop;
 * ``selfplay_2core_games_per_s``: wall-clock throughput of two processes playing self-play side by side (one thread
   each): what the machine's two cores give;
 * ``peak_rss_mib``: the process's peak resident memory.
@@ -42,16 +44,23 @@ from training.config import TrainConfig
 from training.selfplay import SelfPlay
 from training.train import train
 
+WARMUP_PLIES = 120
+"""Plies played off the clock before self-play is timed: all games in flight start together, and for the first ~50
+plies none finishes; a long run (training plays 400,000 games) sees only the steady state."""
+
 
 def selfplay_speed(model: str, games: int, games_in_flight: int, seed: int = 1) -> float:
-    """Games per CPU second of 0-ply self-play of ``model`` without learning."""
+    """Games per CPU second of 0-ply self-play of ``model`` without learning, in the steady state (after
+    :data:`WARMUP_PLIES`)."""
     net, _ = checkpoint.load(model)
     evaluator = Evaluator(net)
     sp = SelfPlay(games_in_flight, np.random.default_rng(seed))
-    t0 = time.process_time()
-    while sp.games_finished < games:
+    for _ in range(WARMUP_PLIES):
         sp.step(evaluator)
-    return sp.games_finished / (time.process_time() - t0)
+    start, t0 = sp.games_finished, time.process_time()
+    while sp.games_finished - start < games:
+        sp.step(evaluator)
+    return (sp.games_finished - start) / (time.process_time() - t0)
 
 
 def _play(side: list[int], other: list[int], steps) -> None:
@@ -108,36 +117,45 @@ def harness_gnubg_speed(games: int, seed: int = 1) -> float:
     return len(result.points_a) / (time.process_time() - t0)
 
 
-def training_speed(config: TrainConfig, games: int) -> float:
-    """Games per CPU second of training with learning on (no benchmarks; set-up and the one checkpoint at the end
-    included)."""
+def _training_cpu_seconds(config: TrainConfig, games: int) -> float:
     config = dataclasses.replace(config, games=games, checkpoint_every=10 * games, eval_every=0, threads=1)
     with tempfile.TemporaryDirectory() as run_dir:
         t0 = time.process_time()
         train(config, run_dir, progress=False)
-        return games / (time.process_time() - t0)
+        return time.process_time() - t0
 
 
-def _selfplay_worker(args: tuple) -> int:
+def training_speed(config: TrainConfig, games: int, warmup_games: int = 1000) -> float:
+    """Games per CPU second of training with learning on (no benchmarks), in the steady state: the difference of a
+    run of ``warmup_games + games`` games and one of ``warmup_games`` (set-up, the games-in-flight ramp-up and the
+    final checkpoint cancel out)."""
+    short = _training_cpu_seconds(config, warmup_games)
+    long = _training_cpu_seconds(config, warmup_games + games)
+    return games / (long - short)
+
+
+def _selfplay_worker(args: tuple) -> float:
+    """Steady-state wall-clock games per second of one self-play process (one thread)."""
     model, games, games_in_flight, seed = args
     set_threads()
     with threadpool_limits(1):
         net, _ = checkpoint.load(model)
         evaluator = Evaluator(net)
         sp = SelfPlay(games_in_flight, np.random.default_rng(seed))
-        while sp.games_finished < games:
+        for _ in range(WARMUP_PLIES):
             sp.step(evaluator)
-    return sp.games_finished
+        start, t0 = sp.games_finished, time.perf_counter()
+        while sp.games_finished - start < games:
+            sp.step(evaluator)
+        return (sp.games_finished - start) / (time.perf_counter() - t0)
 
 
 def two_core_speed(model: str, games: int, games_in_flight: int) -> float:
-    """Wall-clock games per second of two self-play processes side by side (``games`` each)."""
+    """Wall-clock games per second of two self-play processes running side by side: the sum of their steady-state
+    rates (each warmed up as :func:`selfplay_speed`)."""
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(2) as pool:
-        pool.map(_selfplay_worker, [(model, 200, games_in_flight, 0)] * 2)  # start-up and warm-up off the clock
-        t0 = time.perf_counter()
-        done = pool.map(_selfplay_worker, [(model, games, games_in_flight, s) for s in (1, 2)])
-        return sum(done) / (time.perf_counter() - t0)
+        return sum(pool.map(_selfplay_worker, [(model, games, games_in_flight, s) for s in (1, 2)]))
 
 
 def main() -> None:
