@@ -12,9 +12,9 @@ on a shared machine disturb the ratios as little as possible; the reference and 
   :data:`WARMUP_PLIES` plies, as in a long run); ``selfplay_ratio`` = ours / the bare loop's;
 * ``harness_gnubg_vs_pubeval_games_per_s``: GNU Backgammon 0-ply against pubeval through the tournament harness in
   this process (the figure this script reported before), and ``harness_ratio``;
-* ``training_games_per_s``: self-play with learning on, with a preset's architecture and settings (default the
-  ``full`` preset, the shipped model's), in the steady state (:func:`training_speed`), ``training_ratio`` against the
-  bare loop;
+* ``training_games_per_s``: self-play with learning on, with a preset's settings (default the ``full`` preset, the
+  shipped model's recipe), from the model's weights, in the steady state (:func:`training_speed`), and
+  ``training_ratio`` against the bare loop;
 * ``selfplay_2core_games_per_s``: wall-clock throughput of two processes playing self-play side by side (one thread
   each): what the machine's two cores give;
 * ``peak_rss_mib``: the process's peak resident memory.
@@ -26,23 +26,21 @@ Usage: ``python scripts/bench_selfplay.py [--model PATH] [--games 3000] [--train
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import multiprocessing
 import random
 import resource
-import tempfile
 import time
 
 import numpy as np
+import torch
 from threadpoolctl import threadpool_limits
 
 from bgbot.api import DEFAULT_MODEL
-from bgbot.evaluation import checkpoint
+from bgbot.evaluation import checkpoint, encoding
 from bgbot.evaluation.network import Evaluator, set_threads
 from training.config import TrainConfig
 from training.selfplay import SelfPlay
-from training.train import train
 
 WARMUP_PLIES = 120
 """Plies played off the clock before self-play is timed: all games in flight start together, and for the first ~50
@@ -117,21 +115,36 @@ def harness_gnubg_speed(games: int, seed: int = 1) -> float:
     return len(result.points_a) / (time.process_time() - t0)
 
 
-def _training_cpu_seconds(config: TrainConfig, games: int) -> float:
-    config = dataclasses.replace(config, games=games, checkpoint_every=10 * games, eval_every=0, threads=1)
-    with tempfile.TemporaryDirectory() as run_dir:
-        t0 = time.process_time()
-        train(config, run_dir, progress=False)
-        return time.process_time() - t0
+def training_speed(model: str, config: TrainConfig, games: int, seed: int = 1) -> float:
+    """Games per CPU second of self-play with learning on, in the steady state, starting from ``model``'s weights.
 
+    The loop of :func:`training.train.train` (one :class:`training.selfplay.SelfPlay` step, then one Adam step on the
+    positions whose TD(lambda) targets it completed), with the preset's games in flight, lambda, horizon and learning
+    rate, but from the shipped model rather than from random weights: an untrained net plays games of another length,
+    and the speed of interest is that of a net like the ones trained and shipped. Timed after
+    :data:`WARMUP_PLIES` plies, without checkpoints or benchmarks.
+    """
+    net, _ = checkpoint.load(model)
+    opt = torch.optim.Adam(net.parameters(), lr=config.lr)
+    evaluator = Evaluator(net)
+    sp = SelfPlay(config.games_in_flight, np.random.default_rng(seed), config.td_lambda, config.lambda_horizon)
 
-def training_speed(config: TrainConfig, games: int, warmup_games: int = 1000) -> float:
-    """Games per CPU second of training with learning on (no benchmarks), in the steady state: the difference of a
-    run of ``warmup_games + games`` games and one of ``warmup_games`` (set-up, the games-in-flight ramp-up and the
-    final checkpoint cancel out)."""
-    short = _training_cpu_seconds(config, warmup_games)
-    long = _training_cpu_seconds(config, warmup_games + games)
-    return games / (long - short)
+    def ply() -> None:
+        positions, targets = sp.step(evaluator)
+        if len(positions):
+            net.train()
+            out = net(torch.from_numpy(encoding.encode(positions)))
+            loss = torch.nn.functional.mse_loss(out, torch.from_numpy(targets))
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+
+    for _ in range(WARMUP_PLIES):
+        ply()
+    start, t0 = sp.games_finished, time.process_time()
+    while sp.games_finished - start < games:
+        ply()
+    return (sp.games_finished - start) / (time.process_time() - t0)
 
 
 def _selfplay_worker(args: tuple) -> float:
@@ -177,7 +190,7 @@ def main() -> None:
             bare.append(bare_gnubg_speed(args.gnubg_games, seed=r))
             ours.append(selfplay_speed(model, args.games, config.games_in_flight, seed=r))
             harness.append(harness_gnubg_speed(args.gnubg_games, seed=r))
-            training.append(training_speed(config, args.train_games))
+            training.append(training_speed(model, config, args.train_games, seed=r))
     two_core = None if args.no_2core else two_core_speed(model, args.games, config.games_in_flight)
     best = {k: max(v) for k, v in (("bare", bare), ("ours", ours), ("harness", harness), ("training", training))}
     print(
