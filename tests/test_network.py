@@ -105,3 +105,19 @@ def test_sparse_evaluator_equals_dense_product_and_follows_weight_updates():
         moved = net(torch.from_numpy(encoding.encode(x))).numpy()
     assert np.abs(moved - dense).max() > 1e-3
     np.testing.assert_allclose(ev.evaluate(x), moved, rtol=0, atol=2e-6)
+
+
+def test_evaluator_sees_weights_written_through_data():
+    """A write through ``.data`` does not bump torch's version counter; the evaluator's table is rebuilt anyway."""
+    torch.manual_seed(3)
+    net = ValueNet(NetConfig(n_hidden=16))
+    ev = Evaluator(net)
+    x = _random_positions(200, seed=13)
+    before = ev.evaluate(x)
+    net.hidden.weight.data[:, :10] += 0.5
+    net.hidden.bias.data += 0.1
+    with torch.no_grad():
+        dense = net(torch.from_numpy(encoding.encode(x))).numpy()
+    after = ev.evaluate(x)
+    assert np.abs(after - before).max() > 1e-3
+    np.testing.assert_allclose(after, dense, rtol=0, atol=2e-6)

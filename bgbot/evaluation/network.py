@@ -151,7 +151,8 @@ class Evaluator:
     pre-activations are a sum of as many rows of the table ``SPARSE_ROWS @ W1.T`` (the bias folded into the rows of
     the off-count slot), one ``torch.nn.functional.embedding_bag``: about 33 * H additions a position instead of
     203 * H multiply-adds and no input matrix at all. The table is rebuilt (:meth:`_hidden_table`) whenever the
-    first layer's weights change (torch's in-place version counters). Equal to the dense product within float32
+    first layer's weights change (torch's in-place version counters and a random projection of the weights, which
+    also sees writes through ``.data``). Equal to the dense product within float32
     rounding (``tests/test_network.py``).
     Does not look at finished games: see the module docstring.
     """
@@ -165,6 +166,7 @@ class Evaluator:
         self.batch_size = batch_size
         self._table: torch.Tensor | None = None
         self._table_key: tuple | None = None
+        self._probe: torch.Tensor | None = None
 
     def _hidden_table(self) -> torch.Tensor:
         """``(encoding.N_SPARSE_ROWS, H)`` float32: each sparse row's share of the first layer's pre-activations.
@@ -173,7 +175,11 @@ class Evaluator:
         weighted embedding-bag over the columns of ``W1`` (about 5 * R * H multiply-adds: cheap enough to redo after
         every optimiser step in training)."""
         w1, b1 = self.net.hidden.weight, self.net.hidden.bias
-        key = (w1.data_ptr(), w1._version, b1.data_ptr(), b1._version)
+        if self._probe is None or len(self._probe) != w1.numel() + b1.numel():
+            self._probe = torch.rand(w1.numel() + b1.numel(), generator=torch.Generator().manual_seed(0))
+        # The in-place version counters miss writes through ``.data``: a random projection of the weights catches them.
+        probe = float(w1.detach().reshape(-1) @ self._probe[: w1.numel()] + b1.detach() @ self._probe[w1.numel() :])
+        key = (w1.data_ptr(), w1._version, b1.data_ptr(), b1._version, probe)
         if self._table is None or key != self._table_key:
             w = w1.detach().T.contiguous()  # (F, H)
             table = F.embedding_bag(_ROW_COLS, w, per_sample_weights=_ROW_VALS, mode="sum")  # (R, H)
