@@ -121,3 +121,26 @@ def test_evaluator_sees_weights_written_through_data():
     after = ev.evaluate(x)
     assert np.abs(after - before).max() > 1e-3
     np.testing.assert_allclose(after, dense, rtol=0, atol=2e-6)
+
+
+def test_dense_columns_hook(monkeypatch):
+    """An encoding may leave continuous inputs out of the sparse rows (``encoding.DENSE_COLUMNS``): the evaluator adds
+    their product with the first layer. Here the two pip inputs move from the rows to dense columns; the outputs
+    stay those of the dense net."""
+    from bgbot.evaluation import network
+
+    cols = (encoding.I_PIPS, encoding.I_PIPS + 1)
+    rows = encoding.SPARSE_ROWS.copy()
+    rows[:, list(cols)] = 0.0
+    monkeypatch.setattr(encoding, "DENSE_COLUMNS", cols)
+    monkeypatch.setattr(network, "_ROW_COLS", network._row_entries(rows)[0])
+    monkeypatch.setattr(network, "_ROW_VALS", network._row_entries(rows)[1])
+    torch.manual_seed(4)
+    net = ValueNet(NetConfig(n_hidden=16))
+    with torch.no_grad():
+        net.hidden.weight[:, list(cols)] *= 20  # make the pip inputs matter
+    x = _random_positions(500, seed=14)
+    assert encoding.dense_inputs(x).shape == (500, 2)
+    with torch.no_grad():
+        dense = net(torch.from_numpy(encoding.encode(x))).numpy()
+    np.testing.assert_allclose(Evaluator(net, batch_size=97).evaluate(x), dense, rtol=0, atol=2e-6)

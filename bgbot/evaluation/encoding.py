@@ -273,6 +273,10 @@ N_SLOTS = 26 + 2 + 1 + 2 + 2
 OFF_SLOT = 26
 """Column of :func:`sparse_encode` holding my borne-off count's row: every position has exactly one (a first layer's
 bias can be folded into those rows)."""
+DENSE_COLUMNS: tuple[int, ...] = ()
+"""Input columns that the sparse rows leave out (continuous inputs a later encoding version may add): a first layer
+over :func:`sparse_encode` adds ``dense_inputs(x) @ W1[:, DENSE_COLUMNS].T``. Empty in this version: every input
+is in the rows."""
 _BOARD_BASE = (np.arange(26, dtype=np.int32) * _V + 15)[None]  # (1, 26)
 _DENSE_TAIL = np.array([_R_OFF, _R_OFF + 16, _R_RACE, _R_SHOTS, _R_SHOTS + 37, _R_ESCAPES, _R_ESCAPES + 37], np.int32)
 
@@ -331,3 +335,9 @@ def sparse_encode(positions: np.ndarray) -> np.ndarray:
     tail[:, 2:] = _expert_counts(x)
     tail += _DENSE_TAIL
     return out
+
+
+def dense_inputs(positions: np.ndarray) -> np.ndarray:
+    """The inputs of :data:`DENSE_COLUMNS`, ``(M, 26)`` int8 -> ``(M, len(DENSE_COLUMNS))`` float32 (generic: through
+    :func:`encode`; an encoding with dense columns computes just those)."""
+    return encode(positions)[:, list(DENSE_COLUMNS)]

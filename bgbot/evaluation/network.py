@@ -112,10 +112,9 @@ _IN_PLACE_ACTIVATIONS = {
 """Activations applied in place to a float32 tensor."""
 
 
-def _row_entries() -> tuple[torch.Tensor, torch.Tensor]:
-    """``encoding.SPARSE_ROWS`` as padded lists of its non-zero entries: columns ``(R, K)`` int64 and values ``(R, K)``
-    float32 (padding: column 0, value 0)."""
-    rows = encoding.SPARSE_ROWS
+def _row_entries(rows: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+    """Sparse rows ``(R, F)`` (``encoding.SPARSE_ROWS``) as padded lists of their non-zero entries: columns ``(R, K)``
+    int64 and values ``(R, K)`` float32 (padding: column 0, value 0)."""
     nz = rows != 0
     k = max(int(nz.sum(axis=1).max()), 1)
     cols = np.zeros((len(rows), k), dtype=np.int64)
@@ -126,7 +125,7 @@ def _row_entries() -> tuple[torch.Tensor, torch.Tensor]:
     return torch.from_numpy(cols), torch.from_numpy(vals)
 
 
-_ROW_COLS, _ROW_VALS = _row_entries()
+_ROW_COLS, _ROW_VALS = _row_entries(encoding.SPARSE_ROWS)
 
 
 def _cumulative(s: np.ndarray) -> np.ndarray:
@@ -193,9 +192,13 @@ class Evaluator:
         with torch.inference_mode():
             return self.net(torch.from_numpy(x)).numpy()
 
-    def _forward_sparse(self, slots: np.ndarray, table: torch.Tensor) -> np.ndarray:
-        """``(M, N_SLOTS)`` int32 rows of the sparse encoding -> ``(M, 5)`` float32 probabilities."""
+    def _forward_sparse(self, slots: np.ndarray, table: torch.Tensor, dense: np.ndarray | None = None) -> np.ndarray:
+        """``(M, N_SLOTS)`` int32 rows of the sparse encoding (and the ``(M, D)`` float32 inputs of
+        ``encoding.DENSE_COLUMNS``, if any) -> ``(M, 5)`` float32 probabilities."""
         h = F.embedding_bag(torch.from_numpy(slots), table, mode="sum")  # (M, H) pre-activations, bias included
+        if dense is not None:
+            w_dense = self.net.hidden.weight[:, list(encoding.DENSE_COLUMNS)]  # (H, D)
+            h.addmm_(torch.from_numpy(dense), w_dense.T)
         _IN_PLACE_ACTIVATIONS[self.net.config.activation](h)
         s = torch.addmm(self.net.out.bias, h, self.net.out.weight.T).sigmoid_()  # (M, 5) conditional probabilities
         return _cumulative(s.numpy())
@@ -203,11 +206,14 @@ class Evaluator:
     def evaluate(self, positions: np.ndarray) -> np.ndarray:
         """Probabilities ``(M, 5)`` float32 (win, wg, wbg, lg, lbg) for positions ``(M, 26)`` int8 (side on roll)."""
         slots = encoding.sparse_encode(positions)  # (M, N_SLOTS) int32
+        dense = encoding.dense_inputs(positions) if encoding.DENSE_COLUMNS else None
         out = np.empty((len(slots), 5), dtype=np.float32)
+        n = self.batch_size
         with torch.inference_mode():
             table = self._hidden_table()
-            for i in range(0, len(slots), self.batch_size):
-                out[i : i + self.batch_size] = self._forward_sparse(slots[i : i + self.batch_size], table)
+            for i in range(0, len(slots), n):
+                chunk = None if dense is None else dense[i : i + n]
+                out[i : i + n] = self._forward_sparse(slots[i : i + n], table, chunk)
         return out
 
     def equities(self, positions: np.ndarray) -> np.ndarray:
