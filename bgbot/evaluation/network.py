@@ -33,6 +33,10 @@ from bgbot.rules.outcomes import equity
 ACTIVATIONS = {"sigmoid": nn.Sigmoid, "tanh": nn.Tanh, "relu": nn.ReLU}
 
 
+class EvaluationError(BgbotError):
+    """A network whose outputs are NaN or infinite: the work stops instead of going on with meaningless numbers."""
+
+
 class NetworkConfigError(BgbotError):
     """A network config that cannot describe a ValueNet (unknown field, activation or encoding)."""
 
@@ -153,10 +157,11 @@ class Evaluator:
     first layer's weights change (torch's in-place version counters and a random projection of the weights, which
     also sees writes through ``.data``). Equal to the dense product within float32
     rounding (``tests/test_network.py``).
+    With ``check`` (the default) an output that is not finite raises :class:`EvaluationError`.
     Does not look at finished games: see the module docstring.
     """
 
-    def __init__(self, net: ValueNet, batch_size: int = 65536) -> None:
+    def __init__(self, net: ValueNet, batch_size: int = 65536, check: bool = True) -> None:
         if net.config.encoding_version != encoding.ENCODING_VERSION:
             raise NetworkConfigError(
                 f"net expects encoding {net.config.encoding_version!r}, this code has {encoding.ENCODING_VERSION!r}"
@@ -166,6 +171,7 @@ class Evaluator:
         self._table: torch.Tensor | None = None
         self._table_key: tuple | None = None
         self._probe: torch.Tensor | None = None
+        self.check = check
 
     def _hidden_table(self) -> torch.Tensor:
         """``(encoding.N_SPARSE_ROWS, H)`` float32: each sparse row's share of the first layer's pre-activations.
@@ -184,6 +190,10 @@ class Evaluator:
             table = F.embedding_bag(_ROW_COLS, w, per_sample_weights=_ROW_VALS, mode="sum")  # (R, H)
             off = encoding._R_OFF
             table[off : off + 16] += b1.detach()  # every position has one my-off slot
+            if self.check and not torch.isfinite(table).all():  # the dense product would give NaN, this may not
+                raise EvaluationError(
+                    "the network's first layer has NaN or infinite weights: its weights are damaged or training diverged"
+                )
             self._table, self._table_key = table, key
         return self._table
 
@@ -209,11 +219,16 @@ class Evaluator:
         dense = encoding.dense_inputs(positions) if encoding.DENSE_COLUMNS else None
         out = np.empty((len(slots), 5), dtype=np.float32)
         n = self.batch_size
-        with torch.inference_mode():
+        with torch.inference_mode(), np.errstate(invalid="ignore", over="ignore"):  # damaged weights: reported below
             table = self._hidden_table()
             for i in range(0, len(slots), n):
                 chunk = None if dense is None else dense[i : i + n]
                 out[i : i + n] = self._forward_sparse(slots[i : i + n], table, chunk)
+        if self.check and not np.isfinite(out).all():
+            raise EvaluationError(
+                f"the network gave NaN or infinite probabilities for {int((~np.isfinite(out)).any(axis=1).sum())} "
+                f"of {len(out)} positions: its weights are damaged or training diverged"
+            )
         return out
 
     def equities(self, positions: np.ndarray) -> np.ndarray:
