@@ -17,10 +17,14 @@ on a shared machine disturb the ratios as little as possible; the reference and 
   ``training_ratio`` against the bare loop;
 * ``selfplay_2core_games_per_s``: wall-clock throughput of two processes playing self-play side by side (one thread
   each): what the machine's two cores give;
+* ``selfplay_no_dispatch_games_per_s`` and ``dispatch_ratio``: the same self-play with the evaluator's dispatch by
+  position class off (:func:`bgbot.evaluation.evaluator.set_class_dispatch`: only finished games exact, no bear-off
+  databases, no outcome constraints), in the same rounds, and on / off (``--dispatch both``, the default);
 * ``peak_rss_mib``: the process's peak resident memory.
 
 Usage: ``python scripts/bench_selfplay.py [--model PATH] [--games 3000] [--train-games 3000] [--config full]
-[--rounds 3]`` (``gnubg-nn`` needed for the reference).
+[--rounds 3] [--dispatch both|on|off] [--no-gnubg] [--no-2core]`` (``gnubg-nn`` needed for the references;
+``--train-games 0`` skips training).
 """
 
 from __future__ import annotations
@@ -37,7 +41,8 @@ import torch
 from threadpoolctl import threadpool_limits
 
 from bgbot.api import DEFAULT_MODEL
-from bgbot.evaluation import checkpoint, encoding
+from bgbot.evaluation import bearoff, checkpoint, encoding
+from bgbot.evaluation.evaluator import set_class_dispatch
 from bgbot.evaluation.network import Evaluator, set_threads
 from training.config import TrainConfig
 from training.selfplay import SelfPlay
@@ -176,23 +181,45 @@ def main() -> None:
     p.add_argument("--model", default=None, help="checkpoint (default: the shipped model)")
     p.add_argument("--games", type=int, default=3000, help="games for each self-play speed measurement")
     p.add_argument("--gnubg-games", type=int, default=1000, help="games of each reference measurement")
-    p.add_argument("--train-games", type=int, default=3000)
+    p.add_argument("--train-games", type=int, default=3000, help="games of the learning-on measurement (0: skip)")
     p.add_argument("--config", default="full", help="training preset for the learning-on measurement")
     p.add_argument("--rounds", type=int, default=3, help="alternating rounds; the best of each is reported")
+    p.add_argument(
+        "--dispatch",
+        choices=["both", "on", "off"],
+        default="both",
+        help="self-play with the evaluator's dispatch by position class on, off, or both (and their ratio)",
+    )
+    p.add_argument("--no-gnubg", action="store_true", help="skip the GNU Backgammon references")
     p.add_argument("--no-2core", action="store_true", help="skip the two-process throughput")
     args = p.parse_args()
     set_threads()
+    bearoff.load()  # built or read before timing
     config = TrainConfig.load(args.config)
     model = args.model or str(DEFAULT_MODEL)
-    bare, ours, harness, training = [], [], [], []
+    runs: dict[str, list[float]] = {"bare": [], "selfplay": [], "no_dispatch": [], "harness": [], "training": []}
     with threadpool_limits(1):
         for r in range(args.rounds):
-            bare.append(bare_gnubg_speed(args.gnubg_games, seed=r))
-            ours.append(selfplay_speed(model, args.games, config.games_in_flight, seed=r))
-            harness.append(harness_gnubg_speed(args.gnubg_games, seed=r))
-            training.append(training_speed(model, config, args.train_games, seed=r))
+            if not args.no_gnubg:
+                runs["bare"].append(bare_gnubg_speed(args.gnubg_games, seed=r))
+            for mode in ("on", "off") if args.dispatch == "both" else (args.dispatch,):
+                set_class_dispatch(mode == "on")
+                key = "selfplay" if mode == "on" or args.dispatch == "off" else "no_dispatch"
+                runs[key].append(selfplay_speed(model, args.games, config.games_in_flight, seed=r))
+            set_class_dispatch(True)
+            if not args.no_gnubg:
+                runs["harness"].append(harness_gnubg_speed(args.gnubg_games, seed=r))
+            if args.train_games > 0:
+                runs["training"].append(training_speed(model, config, args.train_games, seed=r))
     two_core = None if args.no_2core else two_core_speed(model, args.games, config.games_in_flight)
-    best = {k: max(v) for k, v in (("bare", bare), ("ours", ours), ("harness", harness), ("training", training))}
+    best = {k: max(v) if v else None for k, v in runs.items()}
+
+    def ratio(a: str, b: str) -> float | None:
+        return None if best[a] is None or best[b] is None else round(best[a] / best[b], 3)
+
+    def rounded(k: str) -> float | None:
+        return None if best[k] is None else round(best[k], 1)
+
     print(
         json.dumps(
             {
@@ -200,16 +227,19 @@ def main() -> None:
                 "games_in_flight": config.games_in_flight,
                 "threads": 1,
                 "rounds": args.rounds,
-                "bare_gnubg_games_per_s": round(best["bare"], 1),
-                "selfplay_games_per_s": round(best["ours"], 1),
-                "selfplay_ratio": round(best["ours"] / best["bare"], 3),
-                "harness_gnubg_vs_pubeval_games_per_s": round(best["harness"], 1),
-                "harness_ratio": round(best["ours"] / best["harness"], 3),
+                "class_dispatch": args.dispatch,
+                "bare_gnubg_games_per_s": rounded("bare"),
+                "selfplay_games_per_s": rounded("selfplay"),
+                "selfplay_ratio": ratio("selfplay", "bare"),
+                "harness_gnubg_vs_pubeval_games_per_s": rounded("harness"),
+                "harness_ratio": ratio("selfplay", "harness"),
+                "selfplay_no_dispatch_games_per_s": rounded("no_dispatch"),
+                "dispatch_ratio": ratio("selfplay", "no_dispatch"),
                 "training_config": args.config,
-                "training_games_per_s": round(best["training"], 1),
-                "training_ratio": round(best["training"] / best["bare"], 3),
+                "training_games_per_s": rounded("training"),
+                "training_ratio": ratio("training", "bare"),
                 "selfplay_2core_games_per_s": None if two_core is None else round(two_core, 1),
-                "per_round": {"bare": bare, "selfplay": ours, "harness": harness, "training": training},
+                "per_round": runs,
                 "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
             },
             indent=1,
