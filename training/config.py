@@ -46,6 +46,12 @@ class TrainConfig:
     """Games between benchmarks against pubeval (0: never)."""
     eval_games: int = 2_000
     """Games per benchmark (played as duplicate pairs)."""
+    specialists: bool = False
+    """Train one net per position class (contact, crashed, race) on encoding v2
+    (``bgbot.evaluation.specialists``) instead of one net on encoding v1."""
+    init_from: str = ""
+    """Checkpoint to start the specialists from ("" = random): a one-net v1 checkpoint gives each specialist its
+    weights, new inputs at 0 (``specialists.from_single``); a specialists checkpoint is copied."""
 
     def __post_init__(self) -> None:
         positive = ("games", "games_in_flight", "n_hidden", "checkpoint_every", "eval_games", "lambda_horizon")

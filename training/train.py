@@ -77,6 +77,16 @@ def _start(config: TrainConfig, run_dir: Path, resume: bool):
             f"{run_dir} already holds a run (latest.pt); pass --resume to continue it or pick another run directory"
         )
     torch.manual_seed(config.seed)
+    if config.specialists:
+        from bgbot.evaluation import specialists
+
+        if config.init_from:
+            base, _ = checkpoint.load(config.init_from)
+            net = base if getattr(base, "is_class_nets", False) else specialists.from_single(base)
+        else:
+            net = specialists.fresh(config.n_hidden, config.activation)
+        net.train()
+        return net, torch.optim.Adam(net.parameters(), lr=config.lr), 0
     net = ValueNet(NetConfig(n_inputs=encoding.N_FEATURES, n_hidden=config.n_hidden, activation=config.activation))
     return net, torch.optim.Adam(net.parameters(), lr=config.lr), 0
 
@@ -150,8 +160,11 @@ def train(
             for group in opt.param_groups:
                 group["lr"] = _learning_rate(config, games)
             net.train()
-            out = net(torch.from_numpy(encoding.encode(positions)))
-            loss = torch.nn.functional.mse_loss(out, torch.from_numpy(targets))
+            if getattr(net, "is_class_nets", False):
+                loss = net.loss(positions, targets)
+            else:
+                out = net(torch.from_numpy(encoding.encode(positions)))
+                loss = torch.nn.functional.mse_loss(out, torch.from_numpy(targets))
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()

@@ -31,7 +31,11 @@ from bgbot.evaluation import encoding
 from bgbot.evaluation.network import NetConfig, ValueNet
 
 FORMAT = "bgbot-checkpoint"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""Version 2 (specialist nets): ``"nets": {class: {"network": config, "state_dict": ...}}`` replaces the top-level
+``state_dict`` and ``meta["classes"]`` lists the classes; ``meta["network"]`` is the contact net's config. Version 1
+files (one net) still load."""
+READABLE_VERSIONS = (1, 2)
 
 
 class CheckpointError(BgbotError):
@@ -95,6 +99,7 @@ def save(
         json.dumps(training_config)
     except (TypeError, ValueError) as e:
         raise CheckpointError(f"training_config must be JSON-able plain data: {e}; got {training_config!r}") from e
+    multi = getattr(net, "is_class_nets", False)
     meta = {
         "network": net.config.to_dict(),
         "encoding_version": net.config.encoding_version,
@@ -103,15 +108,25 @@ def save(
         "git_revision": git_revision(),
         "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "bgbot_version": bgbot.__version__,
-        "format_version": FORMAT_VERSION,
+        "format_version": FORMAT_VERSION if multi else 1,
     }
     payload = {
         "format": FORMAT,
-        "format_version": FORMAT_VERSION,
+        "format_version": meta["format_version"],
         "meta": meta,
-        "state_dict": {k: v.detach().cpu() for k, v in net.state_dict().items()},
         "optimizer_state": optimizer.state_dict() if optimizer is not None else None,
     }
+    if multi:
+        meta["classes"] = list(net.nets)
+        payload["nets"] = {
+            name: {
+                "network": sub.config.to_dict(),
+                "state_dict": {k: v.detach().cpu() for k, v in sub.state_dict().items()},
+            }
+            for name, sub in net.nets.items()
+        }
+    else:
+        payload["state_dict"] = {k: v.detach().cpu() for k, v in net.state_dict().items()}
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -153,14 +168,16 @@ def load(path: str | Path, *, expected_encoding: str = encoding.ENCODING_VERSION
         ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CheckpointError(f"{str(path)!r} is not a bgbot checkpoint (no 'format': {FORMAT!r} entry)")
-    if data.get("format_version") != FORMAT_VERSION:
+    if data.get("format_version") not in READABLE_VERSIONS:
         raise CheckpointError(
             f"{str(path)!r} has checkpoint format version {data.get('format_version')!r}; "
-            f"this code reads version {FORMAT_VERSION}"
+            f"this code reads versions {', '.join(map(str, READABLE_VERSIONS))}"
         )
     m = data.get("meta")
     if not isinstance(m, dict) or not {"encoding_version", "network", "games_trained"} <= set(m):
         raise CheckpointError(f"{str(path)!r} is a damaged bgbot checkpoint: its description ('meta') is incomplete")
+    if data["format_version"] == 2:
+        return _load_class_nets(path, data, m)
     if m["encoding_version"] != expected_encoding:
         raise CheckpointError(
             f"{str(path)!r} was trained on input encoding {m['encoding_version']!r}; "
@@ -184,3 +201,34 @@ def load(path: str | Path, *, expected_encoding: str = encoding.ENCODING_VERSION
         optimizer_state=data["optimizer_state"],
     )
     return net.eval(), meta
+
+
+def _meta(data: dict, m: dict, config: NetConfig) -> CheckpointMeta:
+    return CheckpointMeta(
+        network=config,
+        encoding_version=m["encoding_version"],
+        games_trained=m["games_trained"],
+        training_config=m["training_config"],
+        git_revision=m["git_revision"],
+        created=m["created"],
+        bgbot_version=m["bgbot_version"],
+        format_version=data["format_version"],
+        optimizer_state=data["optimizer_state"],
+    )
+
+
+def _load_class_nets(path: Path, data: dict, m: dict):
+    """Rebuild a version-2 checkpoint's :class:`bgbot.evaluation.specialists.ClassNets`."""
+    from bgbot.evaluation.specialists import ClassNets
+
+    nets = data.get("nets")
+    if not isinstance(nets, dict):
+        raise CheckpointError(f"{str(path)!r} is a damaged bgbot checkpoint: version 2 without its 'nets'")
+    try:
+        configs = {name: NetConfig.from_dict(entry["network"]) for name, entry in nets.items()}
+        net = ClassNets(configs)
+        for name, entry in nets.items():
+            net.nets[name].load_state_dict(entry["state_dict"])
+    except (ValueError, RuntimeError, KeyError, TypeError) as e:  # ClassNetsError is a ValueError
+        raise CheckpointError(f"{str(path)!r}: specialist nets do not fit their stored configs: {e}") from e
+    return net.eval(), _meta(data, m, net.config)
