@@ -180,8 +180,7 @@ ROLL_DOUBLE = ROLL_WAYS[:, 3] >= 0  # (21,)
 ROLL_WEIGHT = np.where(ROLL_DOUBLE, 1, 2)  # (21,)
 WAY_PIPS = np.array([w[3] for w in WAYS], dtype=np.int64)  # (39,)
 WAY_DIRECT = np.array([w[2] == 1 for w in WAYS])  # (39,)
-_WAY_HAS = np.array([[m in w[1] for m in range(25)] for w in WAYS])  # (39, 25): way has an intermediate at m
-_INTER_DISTANCES = sorted({m for w in WAYS for m in w[1]})
+_WAY_INTER_MASK = np.array([sum(1 << (24 - m) for m in w[1]) for w in WAYS], dtype=np.int64)  # bit 24 - m
 
 
 def _enter_loss(closed: int, two: bool) -> int:
@@ -522,8 +521,9 @@ def _hits(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndar
     bar = a[:, 24]
     n_pips = np.zeros((21, n), dtype=np.int64)
     n_ch = np.zeros((21, n), dtype=np.int64)
+    some = (a_hit != 0).any(axis=0)  # (N,) rows without any hit keep zeros
     for case, fn in ((bar == 0, _rolls_off_bar), (bar == 1, _rolls_one_on_bar), (bar >= 2, _rolls_two_on_bar)):
-        rows = np.flatnonzero(case)
+        rows = np.flatnonzero(case & some)
         if len(rows):
             n_pips[:, rows], n_ch[:, rows] = fn(a_hit[:, rows], a[rows], b[rows], all_blots[rows])
     w = ROLL_WEIGHT[:, None]
@@ -564,11 +564,8 @@ def _rolls_off_bar(
         kk = _top(hits)
         c0 = np.where(ind, np.maximum(c0, 1), c0)
         p0 = np.where(ind, np.maximum(p0, kk - pips + 1), p0)
-        on_way = np.zeros_like(ind)
-        for m in _INTER_DISTANCES:
-            has_m = (_WAY_HAS[np.maximum(r, 0), m] & (r >= 0))[:, None]  # (21, 1)
-            if has_m.any():
-                on_way |= has_m & (((all_blots >> np.clip(kk - m, 0, 63)) & 1) == 1) & (kk - m >= 0)
+        # a blot on the way: bit kk - m of all_blots for an intermediate m, i.e. bit 24 - m after a shift
+        on_way = ((all_blots << np.clip(24 - kk, 0, 25)) & _WAY_INTER_MASK[np.maximum(r, 0)][:, None]) != 0
         c0 = c0 + (ind & on_way)
     return p0, c0
 
@@ -608,11 +605,7 @@ def _rolls_one_on_bar(
         ind = ~direct & from_bar
         c1 = np.where(ind, np.maximum(c1, 1), c1)
         p1_ = np.where(ind, np.maximum(p1_, 25 - pips), p1_)
-        on_way = np.zeros_like(ind)
-        for m in _INTER_DISTANCES:
-            has_m = (_WAY_HAS[np.maximum(r, 0), m] & (r >= 0))[:, None]
-            if has_m.any():
-                on_way |= has_m & (((all_blots >> (24 - m)) & 1) == 1)
+        on_way = (all_blots & _WAY_INTER_MASK[np.maximum(r, 0)][:, None]) != 0  # landing 24 - m from the bar
         c1 = c1 + (ind & on_way)
     return p1_, c1
 
