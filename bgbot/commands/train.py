@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
+from pathlib import Path
 from types import ModuleType
 
 from bgbot.errors import BgbotError
@@ -18,12 +20,18 @@ class TrainingMissingError(BgbotError):
 
 
 def training_cli() -> ModuleType:
-    """The training package's ``cli`` module: ``bgbot_training.cli`` when installed, else ``training.cli`` (a checkout).
+    """The training package's ``cli`` module: ``bgbot_training.cli`` when installed, else ``training.cli`` (a checkout);
+    the checkout's ``training.cli`` first when it sits beside this ``bgbot`` package.
 
     Raises:
         TrainingMissingError: neither can be imported.
     """
-    for name in ("bgbot_training.cli", "training.cli"):
+    names = ["bgbot_training.cli", "training.cli"]
+    spec = importlib.util.find_spec("training")
+    checkout = Path(__file__).resolve().parents[2] / "training"
+    if spec is not None and spec.origin and Path(spec.origin).resolve().parent == checkout:
+        names.reverse()  # running from a checkout: its own training code, not an installed copy of another tree
+    for name in names:
         try:
             return importlib.import_module(name)
         except ModuleNotFoundError as err:
