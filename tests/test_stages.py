@@ -13,6 +13,7 @@ from bgbot.evaluation.evaluator import afterstate_probabilities
 from bgbot.evaluation.network import Evaluator
 from bgbot.rules.movegen import ROLL_WEIGHTS, ROLLS, generate_plays
 from bgbot.rules.outcomes import equity
+from tests.positions import make_positions
 from training import cli, stages
 
 MODEL = "models/bgbot-1.pt"
@@ -89,8 +90,21 @@ def test_rollout_kind_and_missing_inputs_say_why(tmp_path, capsys):
     args = ["targets", "--model", MODEL, "--positions", str(tmp_path), "--out", str(tmp_path / "o"), "--quiet"]
     assert cli.main([*args, "--kind", "ply2"]) == 2
     assert "no positions parts" in capsys.readouterr().err
-    assert cli.main([*args, "--kind", "rollout"]) == 2
-    assert "not implemented" in capsys.readouterr().err
+
+
+def test_rollout_one_half_move_is_exactly_one_ply():
+    # With variance reduction a one-half-move rollout returns the 21-roll mean itself: the 1-ply value, every trial.
+    from training.rollout import rollout
+
+    net, _ = checkpoint.load(MODEL)
+    ev = Evaluator(net)
+    pos = make_positions(200, seed=5)[::40]
+    mean, err = rollout(ev, pos, trials=4, horizon=1)
+    np.testing.assert_allclose(mean, np.clip(stages.ply_targets(ev, pos, 1), 0, 1), atol=1e-5)
+    assert (err < 1e-5).all()
+    mean2, err2 = rollout(ev, pos, trials=36, horizon=4, seed=3)
+    assert (err2 > 0).any() and (mean2 >= 0).all() and (mean2 <= 1).all()
+    np.testing.assert_allclose(equity(mean2), equity(stages.ply_targets(ev, pos, 1)), atol=0.25)
 
 
 def test_bgbot_train_keeps_the_td_arguments(tmp_path):

@@ -204,8 +204,16 @@ def run_targets(args: argparse.Namespace) -> dict:
     if args.kind not in TARGET_KINDS:
         raise StageError(f"--kind is one of {TARGET_KINDS}, got {args.kind!r}")
     if args.kind == "rollout":
-        raise StageError("--kind rollout is not implemented yet (see the issue 12 report); use ply0, ply1 or ply2")
-    plies = int(args.kind[3:])
+        from .rollout import rollout
+
+        def compute(ev, pos, part):
+            return rollout(ev, pos, trials=args.trials, horizon=args.horizon, seed=args.seed * 100_003 + part)[0]
+    else:
+        plies = int(args.kind[3:])
+
+        def compute(ev, pos, part):
+            return ply_targets(ev, pos, plies)
+
     _, evaluator, meta = _load_model(args.model)
     src = sorted(Path(args.positions).glob("part-*.npz"))
     if not src:
@@ -213,7 +221,7 @@ def run_targets(args: argparse.Namespace) -> dict:
     if args.limit:
         src = src[: args.limit]
     out = Path(args.out)
-    summary = {"parts": len(src), "made": 0, "skipped": 0, "positions": 0, "seconds": 0.0}
+    summary = {"parts": len(src), "made": 0, "skipped": 0, "positions": 0, "seconds": 0.0, "cpu_seconds": 0.0}
     bar = tqdm(total=len(src), desc=f"targets {args.kind}", unit="part", disable=args.quiet)
     for path in src:
         dst = out / path.name
@@ -223,20 +231,25 @@ def run_targets(args: argparse.Namespace) -> dict:
             continue
         data = load_npz(path)
         pos = data["positions"]
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
+        part = int(path.stem.split("-")[1])
         tg = np.concatenate(
-            [ply_targets(evaluator, pos[i : i + args.chunk], plies) for i in range(0, len(pos), args.chunk)]
+            [compute(evaluator, pos[i : i + args.chunk], part * 1000 + i) for i in range(0, len(pos), args.chunk)]
         ).astype(np.float32)
-        sec = time.perf_counter() - t0
+        sec, cpu = time.perf_counter() - t0, time.process_time() - c0
         info = {
             "stage": "targets",
             "kind": args.kind,
+            "rollout": {"trials": args.trials, "horizon": args.horizon, "seed": args.seed}
+            if args.kind == "rollout"
+            else None,
             "model": args.model,
             "model_games_trained": meta.games_trained,
             "positions_from": str(path),
             "positions_meta": data.get("meta"),
             "seconds": sec,
             "positions_per_s": len(pos) / max(sec, 1e-9),
+            "cpu_seconds_per_position": cpu / max(len(pos), 1),
             "git_revision": _git(),
             "created": _now(),
         }
@@ -244,9 +257,11 @@ def run_targets(args: argparse.Namespace) -> dict:
         summary["made"] += 1
         summary["positions"] += len(pos)
         summary["seconds"] += sec
+        summary["cpu_seconds"] += cpu
         bar.update(1)
     bar.close()
     summary["positions_per_s"] = summary["positions"] / max(summary["seconds"], 1e-9)
+    summary["cpu_seconds_per_position"] = summary["cpu_seconds"] / max(summary["positions"], 1)
     return summary
 
 
@@ -401,6 +416,9 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--kind", default="ply2", choices=TARGET_KINDS)
     t.add_argument("--chunk", type=int, default=100, help="positions searched together")
     t.add_argument("--limit", type=int, default=0, help="only the first N parts (0: all)")
+    t.add_argument("--trials", type=int, default=36, help="rollout: trials per position (36: each first roll once)")
+    t.add_argument("--horizon", type=int, default=8, help="rollout: half-moves before the net values the position")
+    t.add_argument("--seed", type=int, default=1, help="rollout: dice seed")
     f = sub.add_parser("fit", help="fit the next generation's nets to targets")
     f.add_argument("--init", required=True, help="checkpoint to start from (v1 single net or specialists)")
     f.add_argument("--targets", required=True, nargs="+", help="target directories")
