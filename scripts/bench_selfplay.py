@@ -67,23 +67,44 @@ def main() -> None:
     p.add_argument("--games", type=int, default=3000, help="games for each self-play speed measurement")
     p.add_argument("--train-games", type=int, default=3000)
     p.add_argument("--config", default="full", help="training preset for the learning-on measurement")
+    p.add_argument(
+        "--baseline",
+        default=None,
+        help="a second checkpoint whose self-play speed is measured in the same run, alternating with --model "
+        "(two rounds each); adds baseline_selfplay_games_per_s and speed_vs_baseline = model / baseline",
+    )
+    p.add_argument("--no-training", action="store_true", help="skip the learning-on measurement")
     args = p.parse_args()
     set_threads()
     config = TrainConfig.load(args.config)
     model = args.model or str(DEFAULT_MODEL)
-    ours = selfplay_speed(model, args.games, config.games_in_flight)
+    extra = {}
+    if args.baseline:
+        runs = {model: [], args.baseline: []}
+        for _ in range(2):
+            for m in (args.baseline, model):
+                runs[m].append(selfplay_speed(m, args.games // 2, config.games_in_flight))
+        ours, base = float(np.mean(runs[model])), float(np.mean(runs[args.baseline]))
+        extra = {
+            "baseline": args.baseline,
+            "baseline_selfplay_games_per_s": round(base, 1),
+            "speed_vs_baseline": round(ours / base, 3),
+        }
+    else:
+        ours = selfplay_speed(model, args.games, config.games_in_flight)
     theirs = gnubg_speed(args.games)
-    training = training_speed(config, args.train_games)
+    training = None if args.no_training else training_speed(config, args.train_games)
     print(
         json.dumps(
-            {
+            extra
+            | {
                 "model": model,
                 "games_in_flight": config.games_in_flight,
                 "selfplay_games_per_s": round(ours, 1),
                 "gnubg_vs_pubeval_games_per_s": round(theirs, 1),
                 "ratio": round(ours / theirs, 3),
                 "training_config": args.config,
-                "training_games_per_s": round(training, 1),
+                "training_games_per_s": None if training is None else round(training, 1),
                 "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
                 "threads": set_threads(),
             },
