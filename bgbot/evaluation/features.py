@@ -174,13 +174,13 @@ ROLL_WAYS = np.array(
         [10, 13, 30, -1],
         [13, 31, 36, 38],
     ],
-    dtype=np.int64,
+    dtype=np.int32,
 )
 ROLL_DOUBLE = ROLL_WAYS[:, 3] >= 0  # (21,)
 ROLL_WEIGHT = np.where(ROLL_DOUBLE, 1, 2)  # (21,)
-WAY_PIPS = np.array([w[3] for w in WAYS], dtype=np.int64)  # (39,)
+WAY_PIPS = np.array([w[3] for w in WAYS], dtype=np.int32)  # (39,)
 WAY_DIRECT = np.array([w[2] == 1 for w in WAYS])  # (39,)
-_WAY_INTER_MASK = np.array([sum(1 << (24 - m) for m in w[1]) for w in WAYS], dtype=np.int64)  # bit 24 - m
+_WAY_INTER_MASK = np.array([sum(1 << (24 - m) for m in w[1]) for w in WAYS], dtype=np.int32)  # bit 24 - m
 
 
 def _enter_loss(closed: int, two: bool) -> int:
@@ -377,29 +377,29 @@ def _hits_scalar(a: list[int], b: list[int]) -> tuple[float, float, float]:
 
 # --- vectorised -------------------------------------------------------------------------------------------------
 
-_IDX = np.arange(25, dtype=np.int64)  # (25,)
-_BITS = (1 << np.arange(25, dtype=np.int64)).astype(np.float64)
+_IDX = np.arange(25, dtype=np.int32)  # (25,)
+_BITS = (1 << np.arange(25, dtype=np.int32)).astype(np.float64)
 
 
 def _mask(cond: np.ndarray) -> np.ndarray:
-    """Rows of ``(N, 25)`` bool -> ``(N,)`` int64 with bit k = column k (a float matmul packs them exactly)."""
-    return (cond.astype(np.float64) @ _BITS).astype(np.int64)
+    """Rows of ``(N, 25)`` bool -> ``(N,)`` int32 with bit k = column k (a float matmul packs them exactly)."""
+    return (cond.astype(np.float64) @ _BITS).astype(np.int32)
 
 
 def _top(bits: np.ndarray) -> np.ndarray:
-    """Index of the highest set bit of ``(...)`` int64 values < 2**53, -1 for 0."""
-    return np.frexp(bits.astype(np.float64))[1].astype(np.int64) - 1
+    """Index of the highest set bit of ``(...)`` int32 values < 2**53, -1 for 0."""
+    return np.frexp(bits.astype(np.float64))[1].astype(np.int32) - 1
 
 
 def _last(cond: np.ndarray) -> np.ndarray:
-    """Last column where ``(N, C)`` bool is true, -1 where none: ``(N,)`` int64."""
+    """Last column where ``(N, C)`` bool is true, -1 where none: ``(N,)`` int32."""
     c = cond.shape[1]
     idx = c - 1 - np.argmax(cond[:, ::-1], axis=1)
     return np.where(cond.any(axis=1), idx, -1)
 
 
 def _escapes(blocked: np.ndarray, n: np.ndarray, table: np.ndarray = ESCAPES) -> np.ndarray:
-    """Escapes of a checker on index ``n`` (broadcastable int64) past ``blocked`` (int64 bitmask of the other side's
+    """Escapes of a checker on index ``n`` (broadcastable int32) past ``blocked`` (int32 bitmask of the other side's
     made points in ITS numbering, bit x = its index x): bit i of the window = its index 24 + i - n."""
     n = np.asarray(n)
     m = np.clip(n, 0, 12)
@@ -411,8 +411,8 @@ def side_features(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The ``N_SIDE`` features of one side for a batch: ``a`` ``(N, 25)`` its checkers, ``b`` ``(N, 25)`` the other
     side's, each in its owner's numbering (index k = point k + 1, 24 = bar), non-negative ints -> ``(N, N_SIDE)``
     float32. See the module docstring; :func:`side_features_scalar` is the reference."""
-    a = a.astype(np.int64)
-    b = b.astype(np.int64)
+    a = a.astype(np.int32)
+    b = b.astype(np.int32)
     n = len(a)
     f = np.zeros((n, N_SIDE), dtype=np.float64)
     total = a.sum(axis=1)
@@ -456,14 +456,14 @@ def side_features(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     back_n = 23 - ob
     f[:, COL["backescapes"]] = _escapes(a_made, back_n) / 36.0
     f[:, COL["backrescapes"]] = _escapes(a_made, back_n, ESCAPES1) / 36.0
-    pts = np.arange(15, 25, dtype=np.int64)  # (10,)
+    pts = np.arange(15, 25, dtype=np.int32)  # (10,)
     esc = _escapes(a_made[:, None], pts[None, :])  # (N, 10) escapes from indices 15..24
     acont = np.where(pts[None, :] < (24 - ob)[:, None], esc, 36).min(axis=1)
     f[:, COL["acontain"]] = (36 - acont) / 36.0
     f[:, COL["acontain2"]] = f[:, COL["acontain"]] ** 2
     f[:, COL["contain"]] = (36 - esc[:, :9].min(axis=1)) / 36.0
     f[:, COL["contain2"]] = f[:, COL["contain"]] ** 2
-    mob_pts = np.arange(6, 25, dtype=np.int64)
+    mob_pts = np.arange(6, 25, dtype=np.int32)
     mob_esc = _escapes(_mask(b >= 2)[:, None], mob_pts[None, :])  # (N, 19)
     f[:, COL["mobility"]] = ((mob_pts - 5)[None, :] * a[:, 6:25] * mob_esc).sum(axis=1) / 3600.0
     s = (a * idx).sum(axis=1)
@@ -474,7 +474,7 @@ def side_features(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     f[:, COL["moment2"]] = np.where(j2 > 0, -(-k // np.maximum(j2, 1)), 0) / 400.0
     closed_bits = b[:, :6] > 1
     closed = (closed_bits * (1 << np.arange(6))).sum(axis=1)
-    loss = ENTER_LOSS[closed, (a[:, 24] > 1).astype(np.int64)]
+    loss = ENTER_LOSS[closed, (a[:, 24] > 1).astype(np.int32)]
     f[:, COL["enter"]] = np.where(a[:, 24] > 0, loss / (36.0 * 49.0 / 6.0), 0.0)
     nc = closed_bits.sum(axis=1)
     f[:, COL["enter2"]] = (36 - (nc - 6) ** 2) / 36.0
@@ -507,7 +507,7 @@ def _hits(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndar
     all_blots = _mask(np.pad(rev == 1, ((0, 0), (0, 1))))
     open_ = _mask(np.pad(rev <= 1, ((0, 0), (0, 1)), constant_values=True))
     hitters = _mask((a > 0) & ~((_IDX[None, :] < 6) & (a == 2)))
-    a_hit = np.zeros((len(WAYS), n), dtype=np.int64)
+    a_hit = np.zeros((len(WAYS), n), dtype=np.int32)
     for r, (all_req, inter, faces, pips) in enumerate(WAYS):
         h = hitters & (blots << pips)  # bit j: hitter on j, blot on j - pips
         if faces > 1:
@@ -519,8 +519,8 @@ def _hits(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndar
                 h &= ok[0] | ok[1]
         a_hit[r] = h & ((1 << 25) - 1)
     bar = a[:, 24]
-    n_pips = np.zeros((21, n), dtype=np.int64)
-    n_ch = np.zeros((21, n), dtype=np.int64)
+    n_pips = np.zeros((21, n), dtype=np.int32)
+    n_ch = np.zeros((21, n), dtype=np.int32)
     some = (a_hit != 0).any(axis=0)  # (N,) rows without any hit keep zeros
     for case, fn in ((bar == 0, _rolls_off_bar), (bar == 1, _rolls_one_on_bar), (bar >= 2, _rolls_two_on_bar)):
         rows = np.flatnonzero(case & some)
@@ -539,12 +539,12 @@ def _rolls_off_bar(
     """Rolls when the side has no checker on the bar: ``(nPips, nChequers)`` ``(21, N)`` per roll, from the ways' hitter masks ``(39, N)``."""
     n = len(a)
     double = ROLL_DOUBLE[:, None]
-    n_pips = np.zeros((21, n), dtype=np.int64)
-    n_ch = np.zeros((21, n), dtype=np.int64)
+    n_pips = np.zeros((21, n), dtype=np.int32)
+    n_ch = np.zeros((21, n), dtype=np.int32)
     # not on the bar
-    used = np.full((21, n), -1, dtype=np.int64)
+    used = np.full((21, n), -1, dtype=np.int32)
     p0, c0 = n_pips, n_ch
-    a_pad = np.concatenate([a, np.zeros((n, 1), dtype=np.int64)], axis=1)  # index -1 -> 0
+    a_pad = np.concatenate([a, np.zeros((n, 1), dtype=np.int32)], axis=1)  # index -1 -> 0
     for slot in range(4):
         r = ROLL_WAYS[:, slot]  # (21,)
         exists = (r >= 0)[:, None]
@@ -575,8 +575,8 @@ def _rolls_one_on_bar(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Rolls with one checker on the bar: ``(nPips, nChequers)`` ``(21, N)`` per roll, from the ways' hitter masks ``(39, N)``."""
     n = len(a)
-    n_pips = np.zeros((21, n), dtype=np.int64)
-    n_ch = np.zeros((21, n), dtype=np.int64)
+    n_pips = np.zeros((21, n), dtype=np.int32)
+    n_ch = np.zeros((21, n), dtype=np.int32)
     # one on the bar
     p1_, c1 = np.zeros_like(n_pips), np.zeros_like(n_ch)
     entered = np.zeros((21, n), dtype=bool)
@@ -615,8 +615,8 @@ def _rolls_two_on_bar(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Rolls with two or more checkers on the bar: ``(nPips, nChequers)`` ``(21, N)`` per roll, from the ways' hitter masks ``(39, N)``."""
     n = len(a)
-    n_pips = np.zeros((21, n), dtype=np.int64)
-    n_ch = np.zeros((21, n), dtype=np.int64)
+    n_pips = np.zeros((21, n), dtype=np.int32)
+    n_ch = np.zeros((21, n), dtype=np.int32)
     # two or more on the bar
     p2_, c2 = np.zeros_like(n_pips), np.zeros_like(n_ch)
     for slot in range(2):
