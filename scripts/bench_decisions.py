@@ -1,8 +1,8 @@
 """Decision quality: equity lost per checker play and per money cube decision, referee GNU Backgammon 2-ply.
 
-Prints one JSON object. The set (``tests/data/decision_set.txt``, committed; made by ``--make-set``): the first 2,000
-positions of ``tests/data/gnubg_selfplay_positions.txt`` (GNU Backgammon 0-ply self-play, see its header) that are not
-finished, each with a roll drawn once (seed 2026) and stored with it.
+Prints one JSON object. The set (``tests/data/decision_set.txt``, committed; made by ``--make-set``): 2,000 unfinished
+positions of ``tests/data/gnubg_selfplay_positions.txt`` (GNU Backgammon 0-ply self-play, see its header): all of its
+crashed positions and the first others, each with a roll drawn once (seed 2026) and stored with it.
 
 * **Checker play** (positions with at least two legal plays): the candidate (a bgbot checkpoint at ``--ply``) and, in the
   same run, GNU Backgammon 0-ply (``gnubg_nn.probabilities(board, 0)`` of each resulting position, the anchor) each
@@ -57,18 +57,21 @@ MONEY = MatchState(jacoby=False)
 
 
 def make_set(n: int = 2000, seed: int = 2026) -> Path:
-    """Write :data:`SET`: the first ``n`` unfinished positions of :data:`SOURCE`, each with a roll (seed ``seed``)."""
+    """Write :data:`SET`: ``n`` unfinished positions of :data:`SOURCE` in its order, each with a roll (seed ``seed``):
+    every crashed position of the source (rare in play, so kept all to measure that class), then the others from the
+    start until there are ``n``."""
     ids = [s.strip() for s in SOURCE.read_text().splitlines() if s.strip() and not s.startswith("#")]
-    rng = np.random.default_rng(seed)
-    lines = [f"# {n} positions from {SOURCE.name} (GNU Backgammon 0-ply self-play), rolls drawn with seed {seed}"]
-    for pid in ids:
-        p = positionid.decode(pid)
-        if game_result(p[None])[0] != 0:
-            continue
-        d = rng.integers(1, 7, size=2)
-        lines.append(f"{pid} {d[0]} {d[1]}")
-        if len(lines) > n:
-            break
+    pos = np.stack([positionid.decode(i) for i in ids])
+    live = game_result(pos) == 0
+    crashed = live & (specialists.classify(pos) == specialists.CRASHED)
+    others = np.flatnonzero(live & ~crashed)[: max(n - int(crashed.sum()), 0)]
+    chosen = np.sort(np.r_[np.flatnonzero(crashed), others])[:n]
+    dice = np.random.default_rng(seed).integers(1, 7, size=(len(ids), 2))  # one roll per source line
+    lines = [
+        f"# {len(chosen)} positions from {SOURCE.name} (GNU Backgammon 0-ply self-play): all {int(crashed.sum())} "
+        f"crashed ones and the first others; rolls drawn with seed {seed}, one per source line"
+    ]
+    lines += [f"{ids[i]} {dice[i, 0]} {dice[i, 1]}" for i in chosen]
     SET.write_text("\n".join(lines) + "\n")
     return SET
 
