@@ -39,7 +39,7 @@ from bgbot.evaluation.classes import cube_efficiency
 from bgbot.evaluation.network import Evaluator, ValueNet
 from bgbot.formats.plays import LegalPlay, as_context, as_position, legal_plays
 from bgbot.rules.outcomes import equity, flip_probabilities
-from bgbot.rules.state import CubeState, MatchState
+from bgbot.rules.state import CubeState, MatchState, Owner
 
 __all__ = ["ApiError", "Bot", "DEFAULT_MODEL", "LegalPlay", "Probabilities", "RankedPlay", "legal_plays"]
 
@@ -108,6 +108,8 @@ class RankedPlay(LegalPlay):
     def to_json(self) -> dict:
         """``{"play", "position_id", "equity", "probabilities", "ply"}`` (+ ``"mwc"`` at a match score), 6
         decimals."""
+        if self.probabilities is None:  # the default exists only because LegalPlay's fields have defaults
+            raise TypeError("a RankedPlay needs its probabilities")
         out = {
             **super().to_json(),
             "equity": round(self.equity, 6),
@@ -121,7 +123,8 @@ class RankedPlay(LegalPlay):
 
 def _opponent_view(c: CubeState, m: MatchState) -> tuple[CubeState, MatchState]:
     """The cube and match seen by the other side."""
-    owner = {"centre": "centre", "me": "opponent", "opponent": "me"}[c.owner]
+    flip_owner: dict[Owner, Owner] = {"centre": "centre", "me": "opponent", "opponent": "me"}
+    owner = flip_owner[c.owner]
     return CubeState(c.value, owner), replace(m, score=(m.score[1], m.score[0]))
 
 
@@ -155,10 +158,25 @@ class Bot:
         """:func:`legal_plays` (the model is not used)."""
         return legal_plays(position, dice)
 
-    def evaluate(self, position) -> Probabilities:
-        """The side on roll's cubeless probabilities (finished games scored exactly)."""
+    def evaluate(self, position, ply: int = 0) -> Probabilities:
+        """The side on roll's cubeless probabilities before rolling (finished games scored exactly).
+
+        ``ply`` 0 is the net's own evaluation; ``ply`` N >= 1 the N-ply lookahead of
+        :func:`bgbot.evaluation.search.afterstate_values` (the position is an afterstate of the opponent's: the mean
+        over the 21 rolls of my best reply valued at N-1 ply).
+
+        Raises:
+            ApiError: ``ply`` not an integer >= 0. bgbot.evaluation.search.SearchError: deeper than it serves.
+        """
+        if not isinstance(ply, (int, np.integer)) or isinstance(ply, bool) or ply < 0:
+            raise ApiError(f"ply is a search depth 0, 1, 2, ..., got {ply!r}")
         pos = as_position(position)
-        return Probabilities.from_array(evaluator.position_probabilities(self.evaluator, pos[None, :])[0])
+        if ply == 0:
+            return Probabilities.from_array(evaluator.position_probabilities(self.evaluator, pos[None, :])[0])
+        from bgbot.evaluation import search
+
+        theirs = search.afterstate_values(self.evaluator, pos[None, :], int(ply))  # (1, 5) opponent's view
+        return Probabilities.from_array(flip_probabilities(theirs)[0])
 
     def rank_plays(
         self, position, dice=None, cube: CubeState | None = None, match: MatchState | None = None, ply: int = 0

@@ -65,7 +65,7 @@ def test_damaged_format_2_says_why(tmp_path):
     nets = specialists.fresh(8)
     path = checkpoint.save(tmp_path / "s.pt", nets, games_trained=0, training_config={})
     data = torch.load(path, weights_only=True)
-    data["nets"]["race"]["state_dict"]["hidden.weight"] = torch.zeros(3, 3)
+    data["state_dict"]["nets.race.hidden.weight"] = torch.zeros(3, 3)
     torch.save(data, path)
     with pytest.raises(checkpoint.CheckpointError, match="specialist nets do not fit"):
         checkpoint.load(path)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 
@@ -20,18 +19,15 @@ class TrainingMissingError(BgbotError):
 
 
 def training_cli() -> ModuleType:
-    """The training package's ``cli`` module: ``bgbot_training.cli`` when installed, else ``training.cli`` (a checkout);
-    the checkout's ``training.cli`` first when it sits beside this ``bgbot`` package.
+    """The training package's ``cli`` module: ``training.cli`` when this bgbot runs from a source tree that has
+    ``training/`` beside it (so a checkout trains with its own code, not with an installed copy), else the installed
+    ``bgbot_training.cli``, else ``training.cli``.
 
     Raises:
         TrainingMissingError: neither can be imported.
     """
-    names = ["bgbot_training.cli", "training.cli"]
-    spec = importlib.util.find_spec("training")
-    checkout = Path(__file__).resolve().parents[2] / "training"
-    if spec is not None and spec.origin and Path(spec.origin).resolve().parent == checkout:
-        names.reverse()  # running from a checkout: its own training code, not an installed copy of another tree
-    for name in names:
+    beside = (Path(__file__).resolve().parents[2] / "training" / "cli.py").is_file()
+    for name in ("training.cli", "bgbot_training.cli") if beside else ("bgbot_training.cli", "training.cli"):
         try:
             return importlib.import_module(name)
         except ModuleNotFoundError as err:

@@ -17,7 +17,8 @@ Public API::
 
 Perspective: everything is seen from the side on roll, who is considering a double before rolling. Money equities
 are normalised to the current cube value (as GNU Backgammon shows them: Double/Pass = +1.0); match values are match
-winning chances (0..1) from the Kazaross-XG2 table unless another :class:`~bgbot.cube.met.MatchEquityTable` is given.
+winning chances (0..1) from the Kazaross-XG2 table (extended past 25 points to 64 as GNU Backgammon extends it,
+:func:`bgbot.cube.met.kazaross_xg2_extended`) unless another :class:`~bgbot.cube.met.MatchEquityTable` is given.
 
 The proper action follows GNU Backgammon's FindBestCubeDecision (eval.c), comparing No double (ND), Double/Take
 (DT), Double/Pass (DP) from the doubler's side; for match play the comparison is made in normalised money equity,
@@ -35,9 +36,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bgbot.cube.janowski import MatchScore, emg_from_mwc, match_cubeful_mwc, match_cubeless_mwc, money_cubeful
-from bgbot.cube.met import MatchEquityTable, kazaross_xg2
+from bgbot.cube.met import MatchEquityTable, kazaross_xg2_extended
 from bgbot.rules.outcomes import ProbabilityError, check_probabilities
-from bgbot.rules.state import CubeState, CubeStateError, MatchState
+from bgbot.rules.state import CubeState, CubeStateError, MatchState, may_double
 
 NOT_AVAILABLE = "No double (cube not available)"
 
@@ -75,7 +76,7 @@ class CubeDecision:
 
 def _match_score(cube: CubeState, match: MatchState, met: MatchEquityTable | None) -> MatchScore:
     a_me, a_opp = match.away
-    return MatchScore(a_me, a_opp, cube.value, match.crawford, met or kazaross_xg2())
+    return MatchScore(a_me, a_opp, cube.value, match.crawford, met or kazaross_xg2_extended())
 
 
 def cubeful_values(
@@ -108,16 +109,6 @@ def janowski_take_point(W: float, L: float, x: float) -> float:
     """Janowski's take point (L - 1/2) / (W + L + x/2): the taker's minimum winning chance, where W and L are the
     taker's average win and loss (in cubes) and x the cube efficiency. 0.25 at x = 0, 0.2 at x = 1 for W = L = 1."""
     return (L - 0.5) / (W + L + 0.5 * x)
-
-
-def may_double(cube: CubeState, match: MatchState) -> bool:
-    """The side on roll may double now (gnubg GetDPEq): cube centred or mine; in match play also not the Crawford
-    game and the current cube does not already win me the match (which also bars the post-Crawford leader)."""
-    if cube.owner == "opponent":
-        return False
-    if match.is_money:
-        return True
-    return not match.crawford and match.away[0] > cube.value
 
 
 def _action(nd: float, dt: float, dp: float, gammon_possible: bool, optional_pass: bool, recube: bool) -> str:
@@ -200,7 +191,8 @@ def decide(
             return match_cubeful_mwc(rows, score.doubled(), -1, efficiency)
 
         dt, dp, unit = float(dt_of(p)[0]), score.mwc_if(0, cube.value), "mwc"
-        cmp = tuple(float(v) for v in emg_from_mwc(np.array([nd, dt, dp]), score))
+        emg = emg_from_mwc(np.array([nd, dt, dp]), score)
+        cmp = (float(emg[0]), float(emg[1]), float(emg[2]))
         if not available and cube.owner != "opponent":
             dt = dp = nd
     equities = {"no_double": nd, "double_take": dt, "double_pass": dp}
@@ -222,15 +214,51 @@ def decide(
     gammon_possible = bool(p[0, 1] > 0.0)
     optional_pass = gammon_possible and (not match.is_money or cube.owner != "centre" or not match.jacoby)
     action = _action(*cmp, gammon_possible, optional_pass, recube)
+    if match.is_money and match.beavers and action.endswith(", take") and dt < 0.0:
+        action = action[: -len("take")] + "beaver"  # gnubg's NODOUBLE_BEAVER / NO_REDOUBLE_BEAVER
     double = min(dt, dp)
     best = max(nd, double)
     errors = {"no_double": best - nd, "double": best - double, "take": max(dt - dp, 0.0), "pass": max(dp - dt, 0.0)}
     return CubeDecision(action, equities, unit, _take_point(dt_of, dp, p), errors, True, efficiency)
 
 
+def normalised_equity(mwc, cube: CubeState, match: MatchState, met: MatchEquityTable | None = None) -> np.ndarray:
+    """GNU Backgammon's normalised equity (``mwc2eq``, eval.c) of match winning chances: the linear map that sends
+    the MWC of losing the current cube value (a single game) to -1 and of winning it to +1; in money-equity units.
+
+    Args:
+        mwc: ``(N,)`` match winning chances of the side on roll.
+        cube, match: the cube and the match, seen from the side on roll (match play).
+
+    Returns:
+        ``(N,)`` float64.
+    """
+    return emg_from_mwc(np.asarray(mwc, dtype=np.float64), _match_score(cube, match, met))
+
+
+def take_answer(decision: CubeDecision, match: MatchState) -> dict:
+    """The taker's answer to a double that awaits it (GNU Backgammon's ``hint`` while a double is pending).
+
+    Returns:
+        ``{"action": "Take" | "Pass" | "Beaver", "take": value, "pass": value}`` from the taker's side, in the
+        decision's unit: money equity normalised to the cube before the double (Pass = -1.0), or the taker's match
+        winning chance. "Beaver" where beavers are allowed (money) and taking is worth more than 0 to the taker.
+    """
+    dt, dp = decision.equities["double_take"], decision.equities["double_pass"]
+    if decision.unit == "mwc":
+        take, drop = 1.0 - dt, 1.0 - dp
+    else:
+        take, drop = -dt, -dp
+    action = "Take" if take >= drop else "Pass"
+    if action == "Take" and match.is_money and match.beavers and take > 0.0:
+        action = "Beaver"
+    return {"action": action, "take": round(take, 6), "pass": round(drop, 6)}
+
+
 def match_json(match: MatchState) -> dict:
-    """A match state as the CLI's JSON shows it (``bgbot cube`` and ``bgbot move`` alike)."""
-    return {
+    """A match state as the CLI's JSON shows it (``bgbot cube`` and ``bgbot move`` alike); ``"beavers"`` and
+    ``"max_cube"`` appear only when set (an XGID's beaver bit and maximum cube)."""
+    out = {
         "length": match.length,
         "score": list(match.score),
         "crawford": match.crawford,
@@ -238,6 +266,11 @@ def match_json(match: MatchState) -> dict:
         "jacoby": match.jacoby,
         "backgammons": match.backgammons,
     }
+    if match.beavers:
+        out["beavers"] = True
+    if match.max_cube is not None:
+        out["max_cube"] = match.max_cube
+    return out
 
 
 def to_json(decision: CubeDecision, probabilities, cube: CubeState, match: MatchState) -> dict:

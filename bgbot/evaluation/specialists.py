@@ -23,7 +23,7 @@ from torch import nn
 
 from bgbot.errors import BgbotError
 from bgbot.evaluation import encoding, features
-from bgbot.evaluation.network import ACTIVATIONS, Evaluator, NetConfig, ValueNet
+from bgbot.evaluation.network import ACTIVATIONS, EvaluationError, Evaluator, NetConfig, ValueNet
 from bgbot.rules.outcomes import equity
 
 ENCODING_V2 = "tesauro196+expert7+gnubg50/v2"
@@ -194,11 +194,12 @@ class ClassEvaluator(Evaluator):
     """``evaluate((M, 26) int8) -> (M, 5) float32``: each position through the net of its class (finished games, class
     0, through the race net: callers score them exactly before, see ``bgbot.evaluation.evaluator``)."""
 
-    def __init__(self, net: ClassNets, batch_size: int = 65536) -> None:  # noqa: D107 (no super: no v1 check)
+    def __init__(self, net: ClassNets, batch_size: int = 65536, check: bool = True) -> None:  # noqa: D107
         if not isinstance(net, ClassNets):
             raise ClassNetsError(f"ClassEvaluator needs ClassNets, got {type(net).__name__}")
         self.net = net
         self.batch_size = batch_size
+        self.check = check
 
     def evaluate(self, positions: np.ndarray) -> np.ndarray:
         """Probabilities ``(M, 5)`` float32 (win, wg, wbg, lg, lbg) for positions ``(M, 26)`` int8 (side on roll)."""
@@ -212,9 +213,15 @@ class ClassEvaluator(Evaluator):
                 continue
             net = self.net.nets[name]
             enc = ENCODERS[net.config.encoding_version][0]
-            for i in range(0, len(rows), self.batch_size):
-                r = rows[i : i + self.batch_size]
-                out[r] = _forward(net, enc(positions[r]))
+            with np.errstate(invalid="ignore", over="ignore"):  # damaged weights: reported below
+                for i in range(0, len(rows), self.batch_size):
+                    r = rows[i : i + self.batch_size]
+                    out[r] = _forward(net, enc(positions[r]))
+        if self.check and not np.isfinite(out).all():
+            raise EvaluationError(
+                f"the specialist nets gave NaN or infinite probabilities for "
+                f"{int((~np.isfinite(out)).any(axis=1).sum())} of {len(out)} positions: damaged weights or divergence"
+            )
         return out
 
     def equities(self, positions: np.ndarray) -> np.ndarray:
