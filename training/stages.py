@@ -371,7 +371,7 @@ def run_gate(args: argparse.Namespace) -> dict:
     from bgbot.arena.benchmark import benchmark
 
     for p in (args.candidate, args.against):
-        if not Path(p).is_file():
+        if p.endswith(".pt") and not Path(p).is_file() or p is args.candidate and not p.endswith(".pt"):
             raise StageError(f"no checkpoint file at {p!r}")
     record = {"stage": "gate", "candidate": args.candidate, "against": args.against, "created": _now(), "results": {}}
     for opp in [args.against, *(args.opponent or [])]:
@@ -431,7 +431,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--resume", action="store_true")
     g = sub.add_parser("gate", help="duplicate games of a candidate against the previous generation")
     g.add_argument("--candidate", required=True)
-    g.add_argument("--against", required=True)
+    g.add_argument("--against", required=True, help="the previous generation (.pt) or a player spec (gnubg:0, ...)")
     g.add_argument("--games", type=int, required=True)
     g.add_argument("--opponent", action="append", help="more opponents to record (pubeval, gnubg:0, ...)")
     g.add_argument("--seed", type=int, default=0)
