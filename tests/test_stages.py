@@ -116,3 +116,19 @@ def test_bgbot_train_keeps_the_td_arguments(tmp_path):
     run2 = tmp_path / "td2"
     assert cli.main(["td", "--config", "tiny", "--run-dir", str(run2), "--games", "64", "--no-eval", "--quiet"]) == 0
     assert (run2 / "latest.pt").exists()
+
+
+def test_td_of_specialists_runs_and_resumes(tmp_path):
+    cfg = tmp_path / "spec.toml"
+    cfg.write_text(
+        "specialists = true\ngames = 16\ngames_in_flight = 8\nn_hidden = 8\nlr = 1e-3\nlr_final = 5e-4\n"
+        "td_lambda = 0.5\nlambda_horizon = 3\nseed = 4\ncheckpoint_every = 8\neval_every = 0\neval_games = 2\n"
+    )
+    run = tmp_path / "run"
+    assert cli.main(["td", "--config", str(cfg), "--run-dir", str(run), "--quiet", "--no-eval"]) == 0
+    net, meta = checkpoint.load(run / "latest.pt")
+    assert isinstance(net, specialists.ClassNets) and meta.format_version == 2 and meta.games_trained >= 16
+    assert meta.optimizer_state is not None
+    args = ["td", "--config", str(cfg), "--run-dir", str(run), "--quiet", "--no-eval", "--resume", "--games", "32"]
+    assert cli.main(args) == 0
+    assert checkpoint.load(run / "latest.pt")[1].games_trained >= 32
