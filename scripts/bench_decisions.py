@@ -160,8 +160,11 @@ def main() -> None:
     ids, pos, dice = load_set(args.positions)
     classes = specialists.classify(pos)
     t0 = time.perf_counter()
-    play_err = {"bgbot": {"all": []}, "gnubg0": {"all": []}}
-    cube_err = {"bgbot": {"double": [], "take": []}, "gnubg0": {"double": [], "take": []}}
+    play_err: dict[str, dict[str, list[float]]] = {"bgbot": {"all": []}, "gnubg0": {"all": []}}
+    cube_err: dict[str, dict[str, list[float]]] = {
+        "bgbot": {"double": [], "take": []},
+        "gnubg0": {"double": [], "take": []},
+    }
     for who in play_err:
         for name in CLASS_NAMES.values():
             play_err[who][name] = []

@@ -33,6 +33,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import torch
@@ -135,8 +136,12 @@ def sample_part(evaluator, seed: int, part: int, size: int, keep: dict[str, floa
         if not len(positions):
             continue
         cls = sample_classes(positions)
-        take = np.flatnonzero(rng.random(len(positions)) < rates[cls])
-        fresh = [i for i in take if (key := positions[i].tobytes()) not in seen and not seen.add(key)]
+        fresh = []
+        for i in np.flatnonzero(rng.random(len(positions)) < rates[cls]):
+            key = positions[i].tobytes()
+            if key not in seen:
+                seen.add(key)
+                fresh.append(i)
         got_p.append(positions[fresh])
         got_c.append(cls[fresh])
         n += len(fresh)
@@ -299,12 +304,17 @@ def run_fit(args: argparse.Namespace) -> dict:
     val, train = order[:n_val], order[n_val:]
     torch.manual_seed(args.seed)
     if args.resume:
-        net, meta = checkpoint.load(latest)
+        loaded, meta = checkpoint.load(latest)
+        net = cast(specialists.ClassNets, loaded)
         epoch0 = meta.training_config["epoch"]
         best = meta.training_config["best_val"]
     else:
         base, _ = checkpoint.load(args.init)
-        net = base if getattr(base, "is_class_nets", False) else specialists.from_single(base)
+        net = (
+            cast(specialists.ClassNets, base)
+            if getattr(base, "is_class_nets", False)
+            else specialists.from_single(base)
+        )
         epoch0, best, meta = 0, float("inf"), None
     net.train()
     opt = torch.optim.Adam(net.parameters(), lr=args.lr)

@@ -112,11 +112,11 @@ def _start(config: TrainConfig, run_dir: Path, resume: bool, force: bool = False
 
         if config.init_from:
             base, _ = checkpoint.load(config.init_from)
-            net = base if getattr(base, "is_class_nets", False) else specialists.from_single(base)
+            nets = base if getattr(base, "is_class_nets", False) else specialists.from_single(base)
         else:
-            net = specialists.fresh(config.n_hidden, config.activation)
-        net.train()
-        return net, torch.optim.Adam(net.parameters(), lr=config.lr), 0
+            nets = specialists.fresh(config.n_hidden, config.activation)
+        nets.train()
+        return nets, torch.optim.Adam(nets.parameters(), lr=config.lr), 0
     net = ValueNet(NetConfig(n_inputs=encoding.N_FEATURES, n_hidden=config.n_hidden, activation=config.activation))
     return net, torch.optim.Adam(net.parameters(), lr=config.lr), 0
 

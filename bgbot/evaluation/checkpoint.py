@@ -35,6 +35,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -45,6 +46,9 @@ from bgbot.evaluation import encoding
 from bgbot.evaluation.network import Evaluator, NetConfig, ValueNet
 from bgbot.formats import positionid
 from bgbot.rules.outcomes import ProbabilityError, check_probabilities
+
+if TYPE_CHECKING:
+    from bgbot.evaluation.specialists import ClassNets
 
 FORMAT = "bgbot-checkpoint"
 FORMAT_VERSION = 1
@@ -146,7 +150,7 @@ def git_revision(cwd: str | Path | None = None) -> str | None:
 
 def save(
     path: str | Path,
-    net: ValueNet,
+    net: ValueNet | ClassNets,
     *,
     games_trained: int,
     training_config: dict,
@@ -184,8 +188,9 @@ def save(
         "optimizer_state": optimizer.state_dict() if optimizer is not None else None,
     }
     if multi:
-        meta["classes"] = list(net.nets)
-        payload["nets"] = {name: {"network": sub.config.to_dict()} for name, sub in net.nets.items()}
+        nets: Any = net
+        meta["classes"] = list(nets.nets)
+        payload["nets"] = {name: {"network": sub.config.to_dict()} for name, sub in nets.nets.items()}
     write_atomic(path, payload)
     return path
 

@@ -16,6 +16,7 @@ known here are in :data:`ENCODERS`:
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 import torch
@@ -99,14 +100,18 @@ class ClassNets(nn.Module):
                 )
         self.nets = nn.ModuleDict({name: ValueNet(configs[name]) for name in CLASSES})
 
+    def net(self, name: str) -> ValueNet:
+        """The net of class ``name`` (one of :data:`CLASSES`)."""
+        return cast(ValueNet, self.nets[name])
+
     @property
     def config(self) -> NetConfig:
         """The contact net's config (what a single-net caller reads: hidden units, encoding)."""
-        return self.nets["contact"].config
+        return self.net("contact").config
 
     def configs(self) -> dict[str, NetConfig]:
         """Each class's net config."""
-        return {name: net.config for name, net in self.nets.items()}
+        return {name: self.net(name).config for name in CLASSES}
 
     def loss(self, positions: np.ndarray, targets: np.ndarray) -> torch.Tensor:
         """Mean squared error over the five outputs, each position through its class's net (autograd on).
@@ -120,7 +125,7 @@ class ClassNets(nn.Module):
             rows = np.flatnonzero(cls == code)
             if len(rows) == 0:
                 continue
-            net = self.nets[name]
+            net = self.net(name)
             x = torch.from_numpy(ENCODERS[net.config.encoding_version][0](positions[rows]))
             out = net(x)
             total = total + ((out - torch.from_numpy(targets[rows])) ** 2).sum()
@@ -143,7 +148,7 @@ def from_single(net: ValueNet, encoding_version: str = ENCODING_V2) -> ClassNets
     )
     nets = ClassNets({name: cfg for name in CLASSES})
     with torch.no_grad():
-        for sub in nets.nets.values():
+        for sub in (nets.net(name) for name in CLASSES):
             sub.hidden.weight.zero_()
             sub.hidden.weight[:, : net.config.n_inputs] = net.hidden.weight
             sub.hidden.bias.copy_(net.hidden.bias)
@@ -197,7 +202,8 @@ class ClassEvaluator(Evaluator):
     def __init__(self, net: ClassNets, batch_size: int = 65536, check: bool = True) -> None:  # noqa: D107
         if not isinstance(net, ClassNets):
             raise ClassNetsError(f"ClassEvaluator needs ClassNets, got {type(net).__name__}")
-        self.net = net
+        self.net = net  # type: ignore[assignment]  # the specialists instead of one ValueNet
+        self.class_nets = net
         self.batch_size = batch_size
         self.check = check
 
@@ -211,7 +217,7 @@ class ClassEvaluator(Evaluator):
             rows = np.flatnonzero(cls == code)
             if len(rows) == 0:
                 continue
-            net = self.net.nets[name]
+            net = self.class_nets.net(name)
             enc = ENCODERS[net.config.encoding_version][0]
             with np.errstate(invalid="ignore", over="ignore"):  # damaged weights: reported below
                 for i in range(0, len(rows), self.batch_size):
