@@ -8,6 +8,7 @@ Public API::
     Bot.legal_plays(position, dice=None) -> list[LegalPlay]
     Bot.rank_plays(position, dice=None, cube=None, match=None, ply=0) -> list[RankedPlay]   # best first
     Bot.evaluate(position) -> Probabilities                       # side on roll
+    Bot.evaluate_with_class(position) -> (Probabilities, str)     # ... and the evaluator that answered
     Bot.cube_action(position_or_probabilities, cube=None, match=None, *, probabilities=None, efficiency=None)
         -> bgbot.cube.decision.CubeDecision
     Probabilities(win, win_gammon, win_backgammon, lose_gammon, lose_backgammon)
@@ -34,8 +35,8 @@ import numpy as np
 
 from bgbot.cube import decision as cube_lib
 from bgbot.errors import BgbotError
-from bgbot.evaluation import checkpoint, evaluator
-from bgbot.evaluation.classes import cube_efficiency
+from bgbot.evaluation import bearoff, checkpoint, evaluator
+from bgbot.evaluation.classes import CLASS_NAMES, cube_efficiency
 from bgbot.evaluation.network import Evaluator, ValueNet
 from bgbot.formats.plays import LegalPlay, as_context, as_position, legal_plays
 from bgbot.rules.outcomes import equity, flip_probabilities
@@ -47,6 +48,12 @@ DEFAULT_MODEL = resources.files("bgbot") / "data" / "default_model.pt"
 """The model shipped as package data (a Traversable; ``str()`` of it is a file path for a normal install)."""
 
 PROBABILITY_NAMES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+
+EVALUATORS = CLASS_NAMES + ("given",)
+"""The fixed list of ``"evaluator"`` values (``bgbot move`` per play, ``bgbot cube`` per answer): the position classes
+of :mod:`bgbot.evaluation.classes` -- ``over`` (exact: the game is over), ``bearoff-two-sided`` (exact: two-sided
+database), ``bearoff-one-sided`` (exact 0-ply values from the one-sided database), ``race``, ``crashed``, ``contact``
+(the network, outcome-constrained) -- and ``given`` (``bgbot cube --probabilities``: the caller's numbers)."""
 
 
 class ApiError(BgbotError):
@@ -98,16 +105,20 @@ class RankedPlay(LegalPlay):
         probabilities: the mover's outcome probabilities after the play.
         mwc: the mover's match winning chance after the play (cubeful where the cube is alive); None for money.
         ply: the lookahead this play was valued at (with ``--ply N``, plays the move filter dropped keep 0).
+        evaluator: what valued the position after the play, one of :data:`EVALUATORS` (its position class: exact for
+            ``over`` and the two bear-off classes, the network with outcome constraints for the others; at N-ply the
+            leaves of the search are valued the same way, each by its own class).
     """
 
     equity: float = 0.0
     probabilities: Probabilities | None = None
     mwc: float | None = None
     ply: int = 0
+    evaluator: str = "contact"
 
     def to_json(self) -> dict:
-        """``{"play", "position_id", "equity", "probabilities", "ply"}`` (+ ``"mwc"`` at a match score), 6
-        decimals."""
+        """``{"play", "position_id", "equity", "probabilities", "ply", "evaluator"}`` (+ ``"mwc"`` at a match
+        score), 6 decimals."""
         if self.probabilities is None:  # the default exists only because LegalPlay's fields have defaults
             raise TypeError("a RankedPlay needs its probabilities")
         out = {
@@ -115,6 +126,7 @@ class RankedPlay(LegalPlay):
             "equity": round(self.equity, 6),
             "probabilities": self.probabilities.to_dict(6),
             "ply": self.ply,
+            "evaluator": self.evaluator,
         }
         if self.mwc is not None:
             out["mwc"] = round(self.mwc, 6)
@@ -159,7 +171,8 @@ class Bot:
         return legal_plays(position, dice)
 
     def evaluate(self, position, ply: int = 0) -> Probabilities:
-        """The side on roll's cubeless probabilities before rolling (finished games scored exactly).
+        """The side on roll's cubeless probabilities before rolling (exact where the position's class allows:
+        :mod:`bgbot.evaluation.evaluator`).
 
         ``ply`` 0 is the net's own evaluation; ``ply`` N >= 1 the N-ply lookahead of
         :func:`bgbot.evaluation.search.afterstate_values` (the position is an afterstate of the opponent's: the mean
@@ -172,11 +185,17 @@ class Bot:
             raise ApiError(f"ply is a search depth 0, 1, 2, ..., got {ply!r}")
         pos = as_position(position)
         if ply == 0:
-            return Probabilities.from_array(evaluator.position_probabilities(self.evaluator, pos[None, :])[0])
+            return self.evaluate_with_class(pos)[0]
         from bgbot.evaluation import search
 
         theirs = search.afterstate_values(self.evaluator, pos[None, :], int(ply))  # (1, 5) opponent's view
         return Probabilities.from_array(flip_probabilities(theirs)[0])
+
+    def evaluate_with_class(self, position) -> tuple[Probabilities, str]:
+        """The 0-ply :meth:`evaluate` and the evaluator that answered, one of :data:`EVALUATORS`."""
+        pos = as_position(position)
+        probs, codes = evaluator.classified_probabilities(self.evaluator, pos[None, :])
+        return Probabilities.from_array(probs[0]), CLASS_NAMES[int(codes[0])]
 
     def rank_plays(
         self, position, dice=None, cube: CubeState | None = None, match: MatchState | None = None, ply: int = 0
@@ -205,7 +224,8 @@ class Bot:
         pos = ctx.position
         plays = legal_plays(ctx)
         after = np.stack([p.afterstate for p in plays])  # (M, 26) int8, opponent on roll
-        mine = flip_probabilities(evaluator.position_probabilities(self.evaluator, after))  # (M, 5) 0-ply, mover
+        probs0, codes = evaluator.classified_probabilities(self.evaluator, after)
+        mine = flip_probabilities(probs0)  # (M, 5) 0-ply, mover
         priority = np.arange(len(plays))  # (M,) ties: notation order
         searched = np.ones(len(plays), dtype=bool)  # (M,) valued at `ply`
         if ply > 0:
@@ -242,6 +262,7 @@ class Bot:
                 Probabilities.from_array(mine[i]),
                 None if mwc is None else float(mwc[i]),
                 int(ply) if searched[i] else 0,
+                CLASS_NAMES[int(codes[i])],
             )
             for i in order
         ]
@@ -256,6 +277,11 @@ class Bot:
         efficiency: float | None = None,
     ) -> cube_lib.CubeDecision:
         """The cube action of the side on roll before rolling (:func:`bgbot.cube.decision.decide`).
+
+        In money play, a position of the two-sided bear-off class evaluated here (no ``probabilities`` or
+        ``efficiency`` given) takes its action from the database's exact cubeful equities
+        (:func:`bgbot.cube.decision.decide_from_money_equities`), as GNU Backgammon does; the decision's
+        ``evaluator`` says what answered (:data:`EVALUATORS`).
 
         Args:
             position: the position (array or POSITION text), or instead its probabilities (5 values or
@@ -279,10 +305,95 @@ class Bot:
         pos = None if ctx is None else ctx.position
         if ctx is not None:
             cube, match = cube or ctx.cube, match or ctx.match
+        cube, match = cube or CubeState(), match or MatchState()
+        source = "given"
         if probabilities is None:
-            probabilities = self.evaluate(pos)
+            assert pos is not None  # checked above: a position or probabilities
+            probs, source = self.evaluate_with_class(pos)
+            probabilities = probs.to_array()
+            if source == "bearoff-two-sided" and match.is_money and efficiency is None and evaluator.class_dispatch():
+                exact = bearoff.two_sided_equities(pos)
+                decision = cube_lib.decide_from_money_equities(exact["own"], exact["centre"], exact["opp"], cube, match)
+                return replace(decision, evaluator=source)
         if isinstance(probabilities, Probabilities):
             probabilities = probabilities.to_array()
         if efficiency is None:
             efficiency = 0.68 if pos is None else cube_efficiency(pos)
-        return cube_lib.decide(probabilities, cube or CubeState(), match or MatchState(), efficiency)
+        return replace(cube_lib.decide(probabilities, cube, match, efficiency), evaluator=source)
+
+
+def move_json(ctx, ranked: list[RankedPlay]) -> dict:
+    """The answer of ``bgbot move --json`` (and of the HTTP API's ``/v1/move``) for ranked plays, best first.
+
+    ``{"position_id", "dice", "plays": [{"play", "position_id", "equity", "probabilities", "ply", "evaluator",
+    "rank"[, "mwc", "emg"]}]}``; a match score adds ``"cube"`` and ``"match"``. ``rank`` is the play's place among all
+    legal plays (1 = best); ``emg`` (match score only) is GNU Backgammon's normalised equity of the play's match
+    winning chance (its "Eq." at a match score).
+
+    Args:
+        ctx: the request's :class:`bgbot.formats.context.Context` (position, dice, cube, match).
+        ranked: :meth:`Bot.rank_plays` of it.
+    """
+    plays = [{**p.to_json(), "rank": i} for i, p in enumerate(ranked, 1)]
+    if not ctx.match.is_money:
+        emg = cube_lib.normalised_equity([p["mwc"] for p in plays], ctx.cube, ctx.match)
+        for p, e in zip(plays, emg):
+            p["emg"] = round(float(e), 6)
+    out: dict = {"position_id": ctx.position_id, "dice": list(ctx.dice), "plays": plays}
+    if not ctx.match.is_money:
+        out["cube"] = {"value": ctx.cube.value, "owner": ctx.cube.owner}
+        out["match"] = cube_lib.match_json(ctx.match)
+    return out
+
+
+def cube_json(bot: Bot | None, ctx, probabilities=None, ply: int = 0) -> dict:
+    """The answer of ``bgbot cube --json`` (and of the HTTP API's ``/v1/cube``) for one position.
+
+    :func:`bgbot.cube.decision.to_json` of the decision, with ``"position_id"`` first, ``"options"`` in GNU
+    Backgammon's order (the proper action first, :func:`bgbot.cube.decision.options`) and ``"ply"``; at a match score
+    ``"emg"``, the equities as GNU Backgammon's normalised equity; while a double awaits an answer,
+    ``"double_offered": true``, ``"action"`` the taker's answer (Take, Pass or Beaver), ``"doubler_action"`` the
+    doubler's proper action and ``"taker"`` the taker's values. ``"evaluator"`` says what answered (:data:`EVALUATORS`:
+    the position's class, or ``given`` for given probabilities); in the two-sided bear-off class, money play, the
+    action comes from the database's exact cubeful equities at any ``ply``.
+
+    Args:
+        bot: the model; may be None when ``probabilities`` are given.
+        ctx: the request's :class:`bgbot.formats.context.Context`.
+        probabilities: five cumulative probabilities of the side on roll to use instead of the model's, or None.
+        ply: lookahead of the model's cubeless probabilities (the cube formula stays Janowski's).
+
+    Raises:
+        bgbot.rules.outcomes.ProbabilityError: inconsistent ``probabilities``.
+    """
+    if probabilities is not None:
+        efficiency = cube_efficiency(ctx.position)
+        decision = replace(cube_lib.decide(probabilities, ctx.cube, ctx.match, efficiency), evaluator="given")
+        ply = 0
+    else:
+        if bot is None:
+            raise ApiError("a model is needed unless probabilities are given")
+        source = bot.evaluate_with_class(ctx.position)[1]
+        if ply == 0 or source == "bearoff-two-sided":  # exact where the class allows (Bot.cube_action)
+            probabilities = bot.evaluate(ctx.position).to_array()
+            decision = bot.cube_action(ctx.position, ctx.cube, ctx.match)
+        else:
+            probabilities = bot.evaluate(ctx.position, ply=ply).to_array()
+            decision = bot.cube_action(ctx.position, ctx.cube, ctx.match, probabilities=probabilities)
+            decision = replace(decision, evaluator=source)
+    out = {"position_id": ctx.position_id, **cube_lib.to_json(decision, probabilities, ctx.cube, ctx.match)}
+    emg = None
+    if decision.unit == "mwc":
+        keys = list(decision.equities)
+        values = cube_lib.normalised_equity([decision.equities[k] for k in keys], ctx.cube, ctx.match)
+        emg = {k: round(float(v), 6) for k, v in zip(keys, values)}
+        out["emg"] = emg
+    out["options"] = cube_lib.options(decision.equities, emg, decision.cube_available)
+    out["ply"] = ply
+    if ctx.double_offered:
+        taker = cube_lib.take_answer(decision, ctx.match)
+        out["double_offered"] = True
+        out["doubler_action"] = out["action"]
+        out["action"] = taker["action"]
+        out["taker"] = taker
+    return out

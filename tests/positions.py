@@ -20,27 +20,14 @@ import functools
 import gnubg_nn
 import numpy as np
 
-from bgbot.rules.board import BAR, NUM_CHECKERS, flip, starting_position, validate
+from bgbot.rules.board import BAR, NUM_CHECKERS, apply_steps, flip, game_result, starting_position, validate
 from bgbot.rules.movegen_scalar import legal_plays
 from tests.gnubg_oracle import to_gnubg
 
 
 def _finished(p: np.ndarray) -> bool:
     """True when either side has no checker left."""
-    return not (p > 0).any() or not (p < 0).any()
-
-
-def _apply_gnubg_steps(p: np.ndarray, steps) -> np.ndarray:
-    """Apply gnubg-nn's 1-based (from, to) steps (25 = bar, 0 = off: our indices) to ``p``; NOT flipped."""
-    q = p.copy()
-    for src, dst in steps:
-        q[src] -= 1
-        if dst:
-            if q[dst] == -1:
-                q[dst] = 0
-                q[0] -= 1
-            q[dst] += 1
-    return q
+    return bool(game_result(p) != 0)
 
 
 def _games(rng: np.random.Generator, n: int, random_play: bool) -> list[np.ndarray]:
@@ -55,7 +42,7 @@ def _games(rng: np.random.Generator, n: int, random_play: bool) -> list[np.ndarr
                 plays = legal_plays(p, d1, d2)
                 after = plays[rng.integers(len(plays))].afterstate if plays else p
             else:
-                after = _apply_gnubg_steps(p, _gnubg_best_steps(p, d1, d2))
+                after = apply_steps(p, _gnubg_best_steps(p, d1, d2))
             p = flip(after)
     return out
 

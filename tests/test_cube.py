@@ -121,7 +121,7 @@ def test_classify():
     home = np.zeros(26, dtype=np.int8)
     home[[1, 2]] = [7, 8]
     home[[24, 23]] = [-7, -8]
-    assert classify(home) == "bearoff" and cube_efficiency(home) == 0.6
+    assert classify(home) == "bearoff-one-sided" and cube_efficiency(home) == 0.6
     assert efficiency_for("race", 200) == 0.7 and efficiency_for("race", 10) == 0.6
 
 

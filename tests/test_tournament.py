@@ -6,11 +6,14 @@ import json
 
 import numpy as np
 import pytest
+import torch
 
 from bgbot.arena import benchmark, tournament
 from bgbot.arena import stats as arena_stats
 from bgbot.arena.players import PubevalPlayer, RandomPlayer
 from bgbot.cli import main
+from bgbot.evaluation import checkpoint
+from bgbot.evaluation.network import NetConfig, ValueNet
 from bgbot.rules import dice
 
 
@@ -20,11 +23,6 @@ def _strip(results: dict) -> dict:
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory):
-    import torch
-
-    from bgbot.evaluation import checkpoint
-    from bgbot.evaluation.network import NetConfig, ValueNet
-
     torch.manual_seed(1)
     return str(
         checkpoint.save(
@@ -73,10 +71,18 @@ def test_summarize_pair_statistics():
     assert s["stats_b"]["gammon_rate"] == pytest.approx(1 / 8)
 
 
-def test_same_seed_any_workers_same_results(tiny_model, tmp_path, monkeypatch):
+def test_same_seed_any_workers_same_results(tiny_model):
     players = [tiny_model, "pubeval", "random"]
     one = tournament.run(players, 12, seed=3, workers=1, chunk_pairs=2)
     assert len(one["pairings"]) == 3 and one["pairings"][2]["ppg"] > 0  # pubeval beats random
+    two = tournament.run(players, 12, seed=3, workers=2, chunk_pairs=2)  # a net batched differently per worker
+    assert _strip(two) == _strip(one)
+
+
+def test_a_dying_worker_is_replayed_and_changes_nothing(tmp_path, monkeypatch):
+    # pubeval and random: the workers need no torch, so the two pools start in a fraction of a second.
+    players = ["pubeval", "random"]
+    one = tournament.run(players, 12, seed=3, workers=1, chunk_pairs=2)
     # Two workers, one of which dies once: its chunk is replayed, nothing is lost, the results do not change.
     monkeypatch.setenv(tournament.CRASH_ENV, str(tmp_path / "crashed"))
     crashed = tournament.run(players, 12, seed=3, workers=2, chunk_pairs=2)
@@ -126,7 +132,9 @@ def test_cli_tournament_json_and_table(capsys, tmp_path):
 
 def test_benchmark_and_plot(tmp_path):
     b = benchmark.benchmark(PubevalPlayer(), opponent="random", games=20, seed=2)
-    assert b["ppg"] > 1 and b["ci_low"] <= b["ppg"] <= b["ci_high"] and b["games"] == 20
+    # Known values of these 10 duplicate pairs (seed 2): 51 points in 20 games, t-interval with 9 degrees of freedom.
+    assert b["games"] == 20 and b["pairs"] == 10 and b["ppg"] == 2.55
+    assert b["ci_low"] == pytest.approx(2.2368185, abs=1e-6) and b["ci_high"] == pytest.approx(2.8631815, abs=1e-6)
     path = benchmark.plot_progress([{**b, "games_trained": 1000}, {**b, "games_trained": 0}], tmp_path / "p.png")
     assert path.read_bytes()[:4] == b"\x89PNG"
 
@@ -138,9 +146,14 @@ def test_gate_rejects_an_equal_model_and_records_it(tiny_model, tmp_path):
     models.mkdir()
     current = models / "current.pt"
     shutil.copy(tiny_model, current)
-    assert main(["gate", tiny_model, "--against", str(current), "--games", "6", "--workers", "1"]) == 0
+    # Too few games: refused before playing (exit 2), nothing recorded.
+    assert main(["gate", tiny_model, "--against", str(current), "--games", "198", "--workers", "1"]) == 2
+    assert not (models / "README.md").exists()
+    # Equal models with duplicate dice: every pair sums to 0, CI [0, 0], rejected: exit status 1.
+    assert main(["gate", tiny_model, "--against", str(current), "--games", "200", "--workers", "1"]) == 1
     text = (models / "README.md").read_text()
-    assert "## Gate decisions" in text and "rejected" in text and "6 games" in text
+    assert "## Gate decisions" in text and "rejected" in text and "200 games" in text
+    assert "+0.000 ± 0.000 ppg (95% CI [+0.000, +0.000])" in text
     assert not (models / "tiny.pt").exists()
 
 
@@ -150,7 +163,22 @@ def test_gate_promotes_a_significant_winner(tiny_model, tmp_path, monkeypatch):
     (models / "README.md").write_text("# Models\n\n## Gate decisions\n\n- earlier line\n\n## Other\n\ntext\n")
     fake = {"pairings": [{"ppg": 0.3, "ci_low": 0.1, "ci_high": 0.5}]}
     monkeypatch.setattr(tournament, "run", lambda *a, **k: fake)
-    d = benchmark.gate(tiny_model, tiny_model, 100, models_dir=models)
-    assert d["accepted"] and (models / "tiny.pt").exists()
+    # A candidate with its optimiser state, as training writes it.
+    net = ValueNet(NetConfig(n_hidden=8))
+    opt = torch.optim.Adam(net.parameters())
+    net(torch.zeros(1, net.config.n_inputs)).sum().backward()
+    opt.step()
+    cand = checkpoint.save(tmp_path / "cand" / "tiny.pt", net, games_trained=5, training_config={}, optimizer=opt)
+    d = benchmark.gate(cand, tiny_model, 200, models_dir=models)
+    assert d["accepted"] and d["promoted_to"] == str(models / "tiny.pt")
+    promoted, meta = checkpoint.load(models / "tiny.pt")
+    assert meta.optimizer_state is None and meta.games_trained == 5  # stripped, metadata kept
+    assert checkpoint.load(cand)[1].optimizer_state is not None  # the candidate keeps it
+    for a, b in zip(promoted.state_dict().values(), net.state_dict().values()):
+        assert torch.equal(a, b)
+    assert (models / "tiny.pt").stat().st_size < cand.stat().st_size
+    assert benchmark.gate(cand, tiny_model, 200, models_dir=models)["accepted"]  # same weights there: no error
     text = (models / "README.md").read_text()
     assert text.index("ACCEPTED") < text.index("## Other")
+    with pytest.raises(benchmark.GateError, match="at least 200"):
+        benchmark.gate(cand, tiny_model, 100, models_dir=models)

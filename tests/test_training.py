@@ -7,8 +7,11 @@ import json
 
 import numpy as np
 import pytest
+from scipy import stats as scipy_stats
 
+from bgbot.arena.benchmark import benchmark as arena_benchmark
 from bgbot.evaluation import checkpoint
+from bgbot.evaluation.network import Evaluator
 from bgbot.rules.board import flip
 from tests.positions import position
 from training import cli
@@ -100,7 +103,15 @@ def test_tiny_preset_trains_checkpoints_resumes_and_evaluates(tmp_path, capsys):
     assert state["games_trained"] == config.games  # exact: not 201 of 200
     bench = json.loads((run / "eval.jsonl").read_text().splitlines()[-1])  # a real benchmark against pubeval
     assert bench["games"] == config.eval_games and bench["opponent"] == "pubeval"
-    assert bench["ci_low"] <= bench["ppg"] <= bench["ci_high"]
+    # The record is the benchmark of the final net (replayed: same dice), its interval Student's t over 50 pairs.
+    final_net, _ = checkpoint.load(run / "latest.pt")
+    again = arena_benchmark(Evaluator(final_net), "pubeval", games=config.eval_games, seed=config.seed)
+    assert bench["games_trained"] == state["games_trained"]
+    assert {k: bench[k] for k in ("ppg", "ci_low", "ci_high")} == {k: again[k] for k in ("ppg", "ci_low", "ci_high")}
+    half = scipy_stats.t.ppf(0.975, config.eval_games // 2 - 1) * bench["stderr"]
+    assert bench["ci_low"] == pytest.approx(bench["ppg"] - half) and bench["ci_high"] == pytest.approx(
+        bench["ppg"] + half
+    )
     assert (run / "progress.png").stat().st_size > 1000
     state = RunState(**state)
     net, meta = checkpoint.load(run / "latest.pt")

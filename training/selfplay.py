@@ -2,7 +2,9 @@
 
 Algorithm (TD-Gammon's, batched):
 
-* ``G`` games advance together. At each ply every game's side on roll (call it X) rolls; :func:`bgbot.rules.movegen.
+* ``G`` games advance together, one ply per :meth:`SelfPlay.step` by the arena's engine
+  (:func:`bgbot.arena.engine.play_ply`, the same function tournaments use), both seats held by one greedy player
+  (:class:`GreedyPlayer`). At each ply every game's side on roll (call it X) rolls; :func:`bgbot.rules.movegen.
   generate_plays` lists every afterstate of every game, the network evaluates them all in one call
   (:func:`bgbot.evaluation.evaluator.afterstate_probabilities`, which scores finished games exactly), and X takes the play of
   highest cubeless equity (greedy: the dice give enough exploration). A game's first play uses a non-double
@@ -32,9 +34,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from bgbot.arena.engine import Table, play_ply
 from bgbot.evaluation.evaluator import PositionEvaluator, afterstate_probabilities
 from bgbot.evaluation.selection import segment_argmax
-from bgbot.rules.board import game_result, starting_position
 from bgbot.rules.movegen import generate_plays
 from bgbot.rules.outcomes import equity, flip_probabilities
 
@@ -70,6 +72,23 @@ def lambda_returns(values: np.ndarray, done: np.ndarray, td_lambda: float) -> np
     return ret.astype(np.float32)
 
 
+class GreedyPlayer:
+    """Self-play's checker play: the afterstate of highest cubeless equity under ``evaluator`` (terminal afterstates
+    scored exactly); keeps the chosen afterstates' probabilities ``values`` ``(N, 5)`` float32 (mover's side) of its
+    last :meth:`choose` call, the one-step TD targets."""
+
+    def __init__(self, evaluator: PositionEvaluator) -> None:
+        self.evaluator = evaluator
+        self.values = np.zeros((0, 5), dtype=np.float32)
+
+    def choose(self, positions: np.ndarray, dice: np.ndarray) -> np.ndarray:
+        plays = generate_plays(positions, dice)
+        probs = afterstate_probabilities(self.evaluator, plays.afterstates)  # (M, 5) from the mover's side
+        chosen = segment_argmax(equity(probs), plays.parent)  # (G,)
+        self.values = probs[chosen]
+        return plays.afterstates[chosen]
+
+
 class SelfPlay:
     """``G`` self-play games in flight, advanced one ply at a time by :meth:`step`.
 
@@ -77,6 +96,9 @@ class SelfPlay:
         games_in_flight: ``G``.
         rng: the source of all dice.
         td_lambda, horizon: see :func:`lambda_returns`; ``horizon`` 1 (or ``td_lambda`` 0) is TD(0).
+
+    ``positions`` ``(G, 26)`` (side on roll) and ``opening`` ``(G,)`` bool (the next ply is a game's first: a
+    non-double roll) may be set between steps.
     """
 
     def __init__(self, games_in_flight: int, rng: np.random.Generator, td_lambda: float = 0.0, horizon: int = 1):
@@ -84,7 +106,8 @@ class SelfPlay:
         self.rng = rng
         self.td_lambda = td_lambda
         self.horizon = 1 if td_lambda == 0.0 else horizon
-        self.positions = np.repeat(starting_position()[None], g, axis=0)  # (G, 26) int8, side on roll
+        self.table = Table.create(g, seats=np.zeros((g, 2), dtype=np.int64))  # one player in both seats
+        self.table.start(np.arange(g))
         self.opening = np.ones(g, dtype=bool)  # (G,) the next ply is a game's first
         self._states = np.zeros((self.horizon, g, 26), dtype=np.int8)  # ring buffer: pre-roll positions
         self._values = np.zeros((self.horizon, g, 5), dtype=np.float32)  # their one-step targets v_t
@@ -93,6 +116,18 @@ class SelfPlay:
         self.games_finished = 0
         self.results = np.zeros(3, dtype=np.int64)  # games ended as [single, gammon, backgammon]
 
+    @property
+    def positions(self) -> np.ndarray:
+        """``(G, 26)`` int8 positions of the games in flight, side on roll."""
+        return self.table.positions
+
+    @positions.setter
+    def positions(self, value: np.ndarray) -> None:
+        self.table.positions[:] = value
+
+    def _roll(self, table: Table, idx: np.ndarray) -> np.ndarray:
+        return roll_dice(self.rng, self.opening[idx])
+
     def step(self, evaluator: PositionEvaluator) -> tuple[np.ndarray, np.ndarray]:
         """Play one ply in every game; return training pairs whose targets are complete.
 
@@ -100,29 +135,21 @@ class SelfPlay:
             ``(positions, targets)``: ``(K, 26)`` int8 pre-roll positions (side on roll) and ``(K, 5)`` float32
             lambda-return targets from that side; ``K`` is ``G`` once the window is full, 0 before.
         """
-        dice = roll_dice(self.rng, self.opening)
-        plays = generate_plays(self.positions, dice)
-        probs = afterstate_probabilities(evaluator, plays.afterstates)  # (M, 5) from the mover's side
-        chosen = segment_argmax(equity(probs), plays.parent)  # (G,)
-        after = plays.afterstates[chosen]  # (G, 26) the opponent on roll
-        result = game_result(after)  # (G,) <= 0: the mover can only have won
-        done = result != 0
-
+        player = GreedyPlayer(evaluator)
         slot = self._filled % self.horizon
-        self._states[slot] = self.positions
-        self._values[slot] = probs[chosen]
+        self._states[slot] = self.table.positions
+        ply = play_ply(self.table, self._roll, (player,), max_plies=np.iinfo(np.int64).max)
+        done = np.zeros(len(self.opening), dtype=bool)
+        done[ply.ended] = True
+        self._values[slot] = player.values
         self._done[slot] = done
         self._filled += 1
 
-        n_done = int(done.sum())
+        n_done = len(ply.ended)
         if n_done:
-            value = -result[done]
-            self.results[0] += int((value == 1).sum())
-            self.results[1] += int((value == 2).sum())
-            self.results[2] += int((value == 3).sum())
+            self.results += np.bincount(ply.kind - 1, minlength=3)
             self.games_finished += n_done
-            after[done] = starting_position()
-        self.positions = after
+            self.table.start(ply.ended)
         self.opening = done
 
         if self._filled < self.horizon:

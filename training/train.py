@@ -182,7 +182,8 @@ def train(
     start_games, t0 = games, time.perf_counter()
     next_ckpt = (games // config.checkpoint_every + 1) * config.checkpoint_every
     next_eval = (games // config.eval_every + 1) * config.eval_every if config.eval_every else None
-    last_eval, losses = None, []
+    last_eval: dict | None = None
+    losses: list[float] = []
     saved = {"games": games if resume else None}  # what latest.pt holds
 
     def kept() -> str:
@@ -213,6 +214,7 @@ def train(
         losses.clear()
 
     def bench() -> dict:
+        assert evaluate is not None
         record = {"games_trained": games, **evaluate(net, games)}
         try:
             _append_jsonl(run_dir / "eval.jsonl", record)

@@ -6,15 +6,23 @@ All three use :func:`bgbot.arena.tournament.run` (duplicate dice, 95% CI over pa
 from __future__ import annotations
 
 import datetime as dt
-import filecmp
-import shutil
+import os
+import tempfile
 from pathlib import Path
+
+import torch
 
 from bgbot.arena import tournament
 from bgbot.arena.players import NetPlayer, Player
 from bgbot.errors import BgbotError
+from bgbot.formats import matfile
 
 GATE_SECTION = "## Gate decisions"
+MIN_GATE_GAMES = 200
+"""Fewest games the gate decides on: below this the t-interval over 100 duplicate pairs is too wide to promote on,
+and the normal approximation behind it is not to be trusted (a 4-game run showed CI [+1.000, +1.000])."""
+EXIT_ACCEPTED, EXIT_REJECTED = 0, 1
+"""``bgbot gate`` exit status: 0 promoted, 1 rejected (2: an error, as every command)."""
 
 
 class GateError(BgbotError):
@@ -115,9 +123,18 @@ def gate(
         ``{"accepted": bool, "candidate", "against", "promoted_to" (path or None), "ppg", "ci_low", "ci_high",
         "games", "seed", "date"}``.
 
+    The promoted file is the candidate without its optimiser state (:func:`strip_optimizer`: a model to play with,
+    a third of the size); the candidate keeps it, to resume training from.
+
     Raises:
-        GateError: a missing checkpoint, or a different file already at the promotion path.
+        GateError: fewer than :data:`MIN_GATE_GAMES` games, a missing checkpoint, or a file with other weights
+            already at the promotion path.
     """
+    if not isinstance(games, int) or isinstance(games, bool) or games < MIN_GATE_GAMES:
+        raise GateError(
+            f"the gate decides on at least {MIN_GATE_GAMES} games (a smaller sample cannot show a real edge), "
+            f"got {games!r}"
+        )
     candidate, against = Path(candidate), Path(against)
     for p in (candidate, against):
         if not p.is_file():
@@ -129,11 +146,11 @@ def gate(
     target = models / candidate.name
     promoted = None
     if accepted:
-        if target.exists() and not filecmp.cmp(target, candidate, shallow=False):
+        if target.exists() and target.resolve() != candidate.resolve() and not same_weights(target, candidate):
             raise GateError(f"{str(target)!r} exists and differs from the candidate {str(candidate)!r}; rename one")
         if target.resolve() != candidate.resolve():
             models.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(candidate, target)
+            strip_optimizer(candidate, target)
         promoted = str(target)
     decision = {
         "accepted": accepted,
@@ -173,4 +190,43 @@ def record_decision(readme: str | Path, decision: dict) -> None:
         + "\n"
     )
     readme.parent.mkdir(parents=True, exist_ok=True)
-    readme.write_text(head + line + tail)
+    matfile.write_atomic(readme, head + line + tail)
+
+
+def _load_payload(path: str | Path) -> dict:
+    try:
+        payload = torch.load(Path(path), map_location="cpu", weights_only=True)
+    except Exception as e:  # torch raises many types for a damaged file
+        raise GateError(f"cannot read the checkpoint {str(path)!r}: {e}") from e
+    if not isinstance(payload, dict) or "state_dict" not in payload:
+        raise GateError(f"{str(path)!r} is not a bgbot checkpoint")
+    return payload
+
+
+def same_weights(a: str | Path, b: str | Path) -> bool:
+    """Whether two checkpoints hold bit-identical network weights (whatever their optimiser state)."""
+    sa, sb = _load_payload(a)["state_dict"], _load_payload(b)["state_dict"]
+    return sa.keys() == sb.keys() and all(torch.equal(sa[k], sb[k]) for k in sa)
+
+
+def strip_optimizer(src: str | Path, dst: str | Path) -> Path:
+    """Write checkpoint ``src`` to ``dst`` (atomically) without its optimiser state; weights and metadata unchanged.
+
+    Raises:
+        GateError: ``src`` is not a readable bgbot checkpoint. OSError: ``dst`` cannot be written.
+    """
+    payload = _load_payload(src)
+    payload["optimizer_state"] = None
+    dst = Path(dst)
+    fd, tmp = tempfile.mkstemp(prefix=f".{dst.name}.", suffix=".tmp", dir=dst.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            torch.save(payload, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, dst)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return dst

@@ -29,11 +29,12 @@ import numpy as np
 from bgbot.errors import BgbotError
 from bgbot.evaluation import pubeval, search
 from bgbot.evaluation.evaluator import best_plays, position_probabilities
-from bgbot.rules.board import flip
+from bgbot.rules.board import apply_steps, flip
 from bgbot.rules.dice import hash_words
 from bgbot.rules.movegen import Plays, generate_plays, position_keys
 
 __all__ = [
+    "apply_steps",
     "PlayerSpecError",
     "Player",
     "NetPlayer",
@@ -142,20 +143,6 @@ def from_gnubg(board) -> np.ndarray:
         p[24 - i] -= opp[i]
     p[25] = me[24]
     p[0] = -opp[24]
-    return p
-
-
-def apply_steps(position: np.ndarray, steps) -> np.ndarray:
-    """Play checker steps ``(from, to)`` in our indices (25 = bar, 0 = off) on ``position`` ``(26,)`` -> a new
-    ``(26,)`` int8 position, NOT flipped. A step landing on an opponent's blot hits it (to index 0)."""
-    p = np.array(position, dtype=np.int8)
-    for src, dst in steps:
-        p[src] -= 1
-        if dst > 0:
-            if p[dst] == -1:
-                p[dst] = 0
-                p[0] -= 1
-            p[dst] += 1
     return p
 
 

@@ -1,4 +1,16 @@
-"""Statistics of duplicate-game results: points per game with confidence intervals and outcome rates."""
+"""Statistics of duplicate-game results, the one home of the arena's intervals.
+
+* **Points per game** (cubeless or cubeful money): the two games of a duplicate pair share their dice and are strongly
+  (negatively) correlated, so the *pairs* are the independent samples: ppg is the mean of the pair means and its 95%
+  interval is Student's t over the pair means (:func:`t_interval`, ``scipy.stats.t``).
+* **Proportions** (match-win rate): Wilson's score interval (``scipy.stats.binomtest(...).proportion_ci``), inside
+  [0, 1] by construction, treating matches as independent (conservative: duplicate dice only lower the variance).
+* **Rankings** (:func:`ranking`): a player's value is the mean of its pairings' values from its side. Its interval
+  combines the pairings' standard errors with Welch-Satterthwaite degrees of freedom (ppg), or pools its matches into
+  one Wilson interval (match-win rate); with two players it is exactly the pairing's interval.
+
+At least two pairs are needed for a t-interval (:class:`StatsError` otherwise), so an interval is never NaN.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +19,87 @@ import math
 import numpy as np
 from scipy import stats
 
+from bgbot.arena.cubeful import A_DOUBLES, A_PASSES, A_TAKES
+from bgbot.errors import BgbotError
+
+__all__ = [
+    "StatsError",
+    "t_interval",
+    "wilson",
+    "summarize",
+    "summarize_wins",
+    "summarize_money",
+    "summarize_matches",
+    "ranking",
+    "CONFIDENCE",
+]
+
+CONFIDENCE = 0.95
+"""Level of every interval the arena reports."""
+
+
+class StatsError(BgbotError):
+    """Too few samples for an interval (fewer than two duplicate pairs, no matches)."""
+
+
+def t_interval(samples: np.ndarray, confidence: float = CONFIDENCE) -> dict:
+    """Mean and Student-t interval of independent samples ``(n,)`` float, n >= 2.
+
+    Returns:
+        ``{"mean", "stderr", "ci_low", "ci_high", "ci_half_width", "df"}`` (floats; ``df`` = n - 1). All samples equal
+        gives a zero-width interval.
+
+    Raises:
+        StatsError: fewer than two samples or a sample that is not finite.
+
+    >>> r = t_interval(np.array([1.0, 0.0, -1.0, 0.0]))
+    >>> round(r["mean"], 6), round(r["stderr"], 6), round(r["ci_half_width"], 6)
+    (0.0, 0.408248, 1.299228)
+    """
+    x = np.asarray(samples, dtype=np.float64).ravel()
+    n = len(x)
+    if n < 2:
+        raise StatsError(f"a confidence interval needs at least 2 independent samples (duplicate pairs), got {n}")
+    if not np.isfinite(x).all():
+        raise StatsError("a sample is not a finite number")
+    mean = float(x.mean())
+    se = float(x.std(ddof=1) / math.sqrt(n))
+    half = float(stats.t.ppf(0.5 + confidence / 2, n - 1) * se)
+    return {
+        "mean": mean,
+        "stderr": se,
+        "ci_low": mean - half,
+        "ci_high": mean + half,
+        "ci_half_width": half,
+        "df": n - 1,
+    }
+
+
+def wilson(k: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Wilson score interval of the proportion ``k / n`` (``scipy.stats.binomtest``), always inside [0, 1].
+
+    Raises:
+        StatsError: ``n`` < 1 or ``k`` outside 0..n.
+
+    >>> [round(v, 4) for v in wilson(10, 10)]
+    [0.7225, 1.0]
+    """
+    if n < 1 or not 0 <= k <= n:
+        raise StatsError(f"a proportion needs 0 <= k <= n and n >= 1, got k={k}, n={n}")
+    ci = stats.binomtest(int(k), int(n)).proportion_ci(confidence_level=confidence, method="wilson")
+    return float(ci.low), float(ci.high)
+
 
 def summarize(points_a: np.ndarray) -> dict:
-    """Statistics of A's results in duplicate games ``(2P,)`` ints (pairs adjacent): ppg, 95% t-interval over the
-    pair means, and win / gammon / backgammon rates of each side (fractions of all games)."""
+    """Statistics of A's results in duplicate games ``(2P,)`` ints (pairs adjacent, P >= 2): ppg, its 95% t-interval
+    over the pair means (:func:`t_interval`), and win / gammon / backgammon rates of each side (fractions of all games).
+
+    Raises:
+        StatsError: fewer than two pairs.
+    """
     p = np.asarray(points_a, dtype=np.float64)
     pair_means = (p[0::2] + p[1::2]) / 2.0
-    n = len(pair_means)
-    ppg = float(pair_means.mean())
-    se = float(pair_means.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
-    half = float(stats.t.ppf(0.975, n - 1) * se) if n > 1 else float("nan")
+    t = t_interval(pair_means)
 
     def side(s: float) -> dict:
         won = s * p > 0
@@ -28,12 +111,152 @@ def summarize(points_a: np.ndarray) -> dict:
 
     return {
         "games": int(len(p)),
-        "pairs": n,
-        "ppg": ppg,
-        "stderr": se,
-        "ci_low": ppg - half,
-        "ci_high": ppg + half,
-        "ci_half_width": half,
+        "pairs": len(pair_means),
+        "ppg": t["mean"],
+        "stderr": t["stderr"],
+        "ci_low": t["ci_low"],
+        "ci_high": t["ci_high"],
+        "ci_half_width": t["ci_half_width"],
+        "df": t["df"],
         "stats_a": side(1.0),
         "stats_b": side(-1.0),
+    }
+
+
+def summarize_wins(won: np.ndarray) -> dict:
+    """A's match-win rate over matches ``(M,)`` bool (duplicate pairs adjacent) with its Wilson interval (``ci_low``,
+    ``ci_high``, repeated as ``wilson_low``, ``wilson_high``), the t standard error over duplicate pairs (``stderr``),
+    and the win counts (``stderr`` is None with a single pair).
+
+    >>> r = summarize_wins(np.array([True] * 8 + [False] * 2))
+    >>> r["match_win_rate"], round(r["ci_low"], 4), round(r["ci_high"], 4)
+    (0.8, 0.4902, 0.9433)
+    """
+    won = np.asarray(won, dtype=bool)
+    k, n = int(won.sum()), len(won)
+    lo, hi = wilson(k, n)
+    pair_means = (won[0::2].astype(np.float64) + won[1::2]) / 2.0
+    se = float(pair_means.std(ddof=1) / math.sqrt(len(pair_means))) if len(pair_means) > 1 else None
+    rate = k / n
+    return {
+        "matches": n,
+        "pairs": len(pair_means),
+        "match_win_rate": rate,
+        "stderr": se,
+        "ci_low": lo,
+        "ci_high": hi,
+        "ci_half_width": (hi - lo) / 2,
+        "wilson_low": lo,
+        "wilson_high": hi,
+        "wins_a": k,
+        "wins_b": n - k,
+    }
+
+
+def ranking(names: list[str], pairings: list[tuple[int, int]], rows: list[dict], key: str = "ppg") -> list[dict]:
+    """Each player's mean ``key`` (``"ppg"`` or ``"match_win_rate"``) over its pairings from its own side (B's ppg is
+    -ppg, its match-win rate 1 - rate), with a 95% interval, best first.
+
+    ppg: mean of the pairings' ppg, standard error ``sqrt(sum se_i^2) / k``, Student t with Welch-Satterthwaite degrees
+    of freedom (the pairing's own ``df`` when k = 1). Match-win rate: the Wilson interval of all its matches pooled.
+    Either way, with two players each one's interval is its pairing's interval (mirrored for B).
+
+    Returns:
+        One dict per player: ``player``, ``key``, ``value`` (the same mean), ``ci_low``, ``ci_high``, ``ci_half_width``
+        (half the interval's width), ``pairings``.
+    """
+    out = []
+    for p, name in enumerate(names):
+        mine = [(row, p == i) for (i, j), row in zip(pairings, rows) if p in (i, j)]
+        k = len(mine)
+        if key == "match_win_rate":
+            wins = sum(r["wins_a"] if is_a else r["wins_b"] for r, is_a in mine)
+            total = sum(r["matches"] for r, _ in mine)
+            mean = wins / total
+            lo, hi = wilson(wins, total)
+        elif k == 1:
+            r, is_a = mine[0]
+            mean = r[key] if is_a else -r[key]
+            lo, hi = (r["ci_low"], r["ci_high"]) if is_a else (-r["ci_high"], -r["ci_low"])
+        else:
+            vals = [r[key] if is_a else -r[key] for r, is_a in mine]
+            var = [r["stderr"] ** 2 for r, _ in mine]
+            mean = float(np.mean(vals))
+            se = math.sqrt(sum(var)) / k
+            den = sum(v * v / r["df"] for v, (r, _) in zip(var, mine))
+            df = sum(var) ** 2 / den if den > 0 else float(sum(r["df"] for r, _ in mine))
+            half = float(stats.t.ppf(0.5 + CONFIDENCE / 2, df) * se)
+            lo, hi = mean - half, mean + half
+        out.append(
+            {
+                "player": name,
+                key: mean,
+                "value": mean,
+                "ci_low": lo,
+                "ci_high": hi,
+                "ci_half_width": (hi - lo) / 2,
+                "pairings": k,
+            }
+        )
+    return sorted(out, key=lambda r: -r["value"])
+
+
+# -- cubeful sessions and matches (from bgbot.arena.cubeful's chunks) -----------------------------------------
+
+
+def _actions(counts: np.ndarray) -> dict:
+    """``(2, 3)`` counts -> ``{"a": {"doubles", "takes", "passes"}, "b": {...}}``."""
+    return {
+        s: {"doubles": int(counts[r, A_DOUBLES]), "takes": int(counts[r, A_TAKES]), "passes": int(counts[r, A_PASSES])}
+        for r, s in ((0, "a"), (1, "b"))
+    }
+
+
+def summarize_money(chunks: list) -> dict:
+    """Statistics of a pairing's cubeful money games (:class:`bgbot.arena.cubeful.CubefulChunk` list): :func:`summarize`'s ppg and 95% t-interval
+    over duplicate pairs (points include the cube), each side's win / gammon / backgammon rates (games played out to
+    a gammon or backgammon, whatever the cube) and pass-win rate, the cube actions of each player and the mean final
+    cube value."""
+    points = np.concatenate([c.points_a for c in chunks])
+    kind = np.concatenate([c.kind for c in chunks])
+    cubes = np.concatenate([c.cube for c in chunks])
+    out = summarize(points)
+
+    def side(s: int) -> dict:
+        won = s * points > 0
+        return {
+            "win_rate": float(won.mean()),
+            "gammon_rate": float((won & (kind >= 2)).mean()),
+            "backgammon_rate": float((won & (kind >= 3)).mean()),
+            "won_by_pass_rate": float((won & (kind == 0)).mean()),
+        }
+
+    counts = np.sum([c.counts for c in chunks], axis=0)
+    return {
+        **out,
+        "stats_a": side(1),
+        "stats_b": side(-1),
+        "cube_actions": _actions(counts),
+        "mean_final_cube": float(cubes.mean()),
+        "max_cube": int(cubes.max()),
+        "mean_plies": float(np.concatenate([c.plies for c in chunks]).mean()),
+    }
+
+
+def summarize_matches(chunks: list) -> dict:
+    """Statistics of a pairing's matches: A's match-win rate with its 95% Wilson interval (:func:`bgbot.arena.stats.
+    summarize_wins`: ``ci_low``, ``ci_high``, repeated as ``wilson_low``, ``wilson_high``), games per match, cube
+    actions, mean cube value of the games played."""
+    won = np.concatenate([c.points_a for c in chunks]) > 0
+    games = np.concatenate([c.games for c in chunks])
+    cubes = [v for c in chunks for g in c.game_cubes for v in g]
+    counts = np.sum([c.counts for c in chunks], axis=0)
+    return {
+        **summarize_wins(won),
+        "games_played": int(games.sum()),
+        "mean_games_per_match": float(games.mean()),
+        "cube_actions": _actions(counts),
+        "mean_cube": float(np.mean(cubes)),
+        "max_cube": int(max(cubes)),
+        "final_scores": np.concatenate([c.score for c in chunks]).tolist(),
     }

@@ -21,203 +21,116 @@ player for every game where it is on roll. A chunk whose worker dies is replayed
 
 from __future__ import annotations
 
-import math
 import multiprocessing
-import os
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm
 
-from bgbot.arena import cubeful
-from bgbot.arena.players import Player, display_name, make_player
-from bgbot.arena.stats import summarize
-from bgbot.errors import BgbotError
+from bgbot.arena import cubeful, stats
+from bgbot.arena.chunks import (
+    CRASH_ENV,
+    MAX_PLIES,
+    Chunk,
+    ChunkResult,
+    TournamentError,
+    _player,
+    play_games,
+    run_chunk,
+    worker_init,
+)
+from bgbot.arena.players import Player, display_name
+from bgbot.arena.report import format_table
 from bgbot.formats import matfile
-from bgbot.rules.board import game_result, starting_position
-from bgbot.rules.dice import opening_dice, pair_dice
+
+__all__ = [
+    "CHUNK_PAIRS",
+    "CRASH_ENV",
+    "MAX_PLIES",
+    "MAX_GAMES",
+    "MIN_GAMES",
+    "MAX_SEED",
+    "MAX_WORKERS",
+    "TournamentError",
+    "OutputError",
+    "ChunkResult",
+    "play_games",
+    "check_settings",
+    "run",
+    "play",
+    "write_files",
+    "format_table",
+]
 
 CHUNK_PAIRS = 250
 """Duplicate pairs (2 games each) per work unit."""
 MAX_ATTEMPTS = 3
 """How often a chunk is started before a dying worker is reported as an error."""
-MAX_PLIES = 5000
-"""A game longer than this is a bug in a player or the rules (real games last about 60 plies)."""
-CRASH_ENV = "BGBOT_TEST_CRASH_ONCE"
-"""Test hook: when this names a file that does not exist, the first pool worker to start a chunk creates it and
-exits abruptly (``os._exit``), as a killed worker would."""
+MAX_GAMES = 10_000_000
+"""Most games (or matches) per pairing: results are held in memory (about 40 bytes a game), and at a few hundred games
+a second this is already days of play; more is refused up front."""
+MIN_GAMES = 4
+"""Fewest games per pairing (money play): two duplicate pairs, the fewest a t-interval of ppg can be computed from.
+Matches need two (one duplicate pair): their interval is Wilson's, over matches."""
+MAX_SEED = 2**63 - 1
+"""Seeds are 0 .. 2**63 - 1 (they are hashed as 64-bit words)."""
+MAX_WORKERS = 1024
+"""Most worker processes."""
 
 
-class TournamentError(BgbotError):
-    """A tournament that cannot run: fewer than two players, an odd or non-positive game count, a chunk that
-    kept dying."""
+def _run_tasks(tasks: list[tuple], workers: int, progress: bool = False) -> tuple[list[Chunk], int]:
+    """Run chunk tasks in this process (``workers <= 1``) or a spawn pool -> (results in task order, pool restarts).
+    ``progress``: a tqdm bar of games played on stderr. Each chunk's final positions are dropped (bounded memory)."""
+    total = sum(2 * (t[5] - t[4]) for t in tasks)
+    bar = tqdm(total=total, unit="game", file=sys.stderr, disable=not progress, leave=False, dynamic_ncols=True)
 
+    def done(r: Chunk) -> Chunk:
+        r.final = r.final[:0]
+        bar.update(2 * (r.stop - r.start))
+        return r
 
-# -- dice ---------------------------------------------------------------------------------------------------------
+    try:
+        if workers <= 1:
+            import torch  # lazily: a tournament of pubeval and random players needs no torch
 
-
-# -- one chunk of games -------------------------------------------------------------------------------------------
-
-
-@dataclass
-class ChunkResult:
-    """Outcome of the games of pairs ``start .. stop - 1`` of one pairing.
-
-    ``points_a`` ``(2 * P,)`` int8: A's points in each game (game ``2k`` A in seat 0, ``2k + 1`` B in seat 0);
-    ``plies`` ``(2 * P,)`` int32; ``final`` ``(2 * P, 26)`` int8 each game's last position, seen by the loser (the
-    side that would be on roll); ``games_mat`` the games as :class:`bgbot.formats.matfile.Game` when recording, else empty.
-    """
-
-    pairing: int
-    start: int
-    stop: int
-    points_a: np.ndarray
-    plies: np.ndarray
-    final: np.ndarray
-    games_mat: list = field(default_factory=list)
-
-
-def play_games(
-    player_a: Player, player_b: Player, seed: int, pairing: int, start: int, stop: int, record: bool = False
-) -> ChunkResult:
-    """Play the duplicate pairs ``start .. stop - 1`` of a pairing, all games advancing together.
-
-    Args:
-        player_a, player_b: the two players (``choose`` is called once per ply for each, batched).
-        seed, pairing: select the dice (see :func:`pair_dice`).
-        start, stop: the pair range.
-        record: also return each game as a :class:`bgbot.formats.matfile.Game` (left column = A).
-
-    Raises:
-        TournamentError: a game ran past :data:`MAX_PLIES`.
-    """
-    pairs = np.arange(start, stop)
-    n = 2 * len(pairs)
-    pair = np.repeat(pairs, 2)  # (G,) dice key of each game
-    a_seat = np.tile([0, 1], len(pairs))  # (G,) A sits in seat 0 in even games
-    opening = np.repeat(opening_dice(seed, pairing, pairs), 2, axis=0)  # (G, 2) dice of seat 0, seat 1
-    seat = (opening[:, 1] > opening[:, 0]).astype(np.int64)  # (G,) seat on roll: the higher die starts
-    pos = np.tile(starting_position(), (n, 1))  # (G, 26) from the side on roll
-    turn = np.zeros(n, dtype=np.int64)
-    points_a = np.zeros(n, dtype=np.int8)
-    plies = np.zeros(n, dtype=np.int32)
-    active = np.ones(n, dtype=bool)
-    log: list[tuple] = []
-    while active.any():
-        idx = np.flatnonzero(active)
-        if turn[idx].max() >= MAX_PLIES:
-            raise TournamentError(f"a game of pairing {pairing}, pair range {start}..{stop} ran past {MAX_PLIES} plies")
-        dice = np.where((turn[idx] == 0)[:, None], opening[idx], pair_dice(seed, pairing, pair[idx], turn[idx]))
-        before = pos[idx]
-        after = np.empty_like(before)
-        a_to_move = seat[idx] == a_seat[idx]
-        for player, mask in ((player_a, a_to_move), (player_b, ~a_to_move)):
-            if mask.any():
-                after[mask] = player.choose(before[mask], dice[mask])
-        if record:
-            log.append((idx, dice, before, after, a_to_move))
-        pos[idx] = after
-        result = game_result(after)  # (K,) from the opponent's side: negative = the mover won
-        done = result != 0
-        won = -result[done].astype(np.int8)
-        points_a[idx[done]] = np.where(a_to_move[done], won, -won)
-        plies[idx] = turn[idx] + 1
-        active[idx[done]] = False
-        seat[idx] ^= 1
-        turn[idx] += 1
-    games = _record_games(log, points_a, n) if record else []
-    return ChunkResult(pairing, start, stop, points_a, plies, pos, games)
-
-
-def _record_games(log, points_a: np.ndarray, n: int) -> list:
-    """Turn the ply log into one :class:`bgbot.formats.matfile.Game` per game (left column = player A)."""
-    turns: list[list] = [[] for _ in range(n)]
-    for idx, dice, before, after, a_to_move in log:
-        for j, g in enumerate(idx):
-            steps = matfile.play_steps(before[j], dice[j], after[j])
-            turns[g].append(matfile.Turn(0 if a_to_move[j] else 1, (int(dice[j, 0]), int(dice[j, 1])), steps))
-    return [matfile.Game(tuple(turns[g]), 0 if points_a[g] > 0 else 1, abs(int(points_a[g]))) for g in range(n)]
-
-
-# -- worker side --------------------------------------------------------------------------------------------------
-
-_PLAYERS: dict = {}
-
-
-def _player(spec, seed: int) -> Player:
-    """A player from a spec string (built once per process) or a ready :class:`Player`."""
-    if isinstance(spec, Player):
-        return spec
-    key = (spec, seed)
-    if key not in _PLAYERS:
-        _PLAYERS[key] = make_player(spec, seed=seed)
-    return _PLAYERS[key]
-
-
-def _worker_init() -> None:
-    """One torch thread and one BLAS thread per worker process: the workers are the parallelism."""
-    import torch
-    from threadpoolctl import threadpool_limits
-
-    torch.set_num_threads(1)
-    threadpool_limits(1, user_api="blas")
-
-
-def _run_chunk(task: tuple):
-    spec_a, spec_b, seed, pairing, start, stop, record, rules = task
-    marker = os.environ.get(CRASH_ENV)
-    if marker and multiprocessing.parent_process() is not None and not os.path.exists(marker):
-        Path(marker).touch()
-        os._exit(17)
-    a, b = _player(spec_a, seed), _player(spec_b, seed)
-    if rules is None:
-        return play_games(a, b, seed, pairing, start, stop, record)
-    return cubeful.play_games(a, b, seed, pairing, start, stop, rules, record, max_plies=MAX_PLIES)
-
-
-def _run_tasks(tasks: list[tuple], workers: int) -> tuple[list[ChunkResult], int]:
-    """Run chunk tasks in this process (``workers <= 1``) or a spawn pool -> (results in task order, pool restarts)."""
-    if workers <= 1:
-        import torch
-
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            return [_run_chunk(t) for t in tasks], 0
-        finally:
-            torch.set_num_threads(threads)
-    results: dict[int, ChunkResult] = {}
-    attempts = dict.fromkeys(range(len(tasks)), 0)
-    restarts = 0
-    ctx = multiprocessing.get_context("spawn")
-    while len(results) < len(tasks):
-        todo = [i for i in range(len(tasks)) if i not in results]
-        for i in todo:
-            attempts[i] += 1
-            if attempts[i] > MAX_ATTEMPTS:
-                t = tasks[i]
-                raise TournamentError(
-                    f"pairs {t[4]}..{t[5]} of pairing {t[3]} failed {MAX_ATTEMPTS} times "
-                    "(a worker process died each time)"
-                )
-        with ProcessPoolExecutor(min(workers, len(todo)), mp_context=ctx, initializer=_worker_init) as pool:
-            futures = {pool.submit(_run_chunk, tasks[i]): i for i in todo}
+            threads = torch.get_num_threads()
+            torch.set_num_threads(1)
             try:
-                for fut in as_completed(futures):
-                    results[futures[fut]] = fut.result()
-            except BrokenProcessPool:
-                restarts += 1
-                for fut, i in futures.items():
-                    if fut.done() and not fut.cancelled() and fut.exception() is None:
-                        results[i] = fut.result()
-    return [results[i] for i in range(len(tasks))], restarts
-
-
-# -- statistics ---------------------------------------------------------------------------------------------------
+                return [done(run_chunk(t)) for t in tasks], 0
+            finally:
+                torch.set_num_threads(threads)
+        results: dict[int, Chunk] = {}
+        attempts = dict.fromkeys(range(len(tasks)), 0)
+        restarts = 0
+        ctx = multiprocessing.get_context("spawn")
+        while len(results) < len(tasks):
+            todo = [i for i in range(len(tasks)) if i not in results]
+            for i in todo:
+                attempts[i] += 1
+                if attempts[i] > MAX_ATTEMPTS:
+                    t = tasks[i]
+                    raise TournamentError(
+                        f"pairs {t[4]}..{t[5]} of pairing {t[3]} failed {MAX_ATTEMPTS} times "
+                        "(a worker process died each time)"
+                    )
+            with ProcessPoolExecutor(min(workers, len(todo)), mp_context=ctx, initializer=worker_init) as pool:
+                futures = {pool.submit(run_chunk, tasks[i]): i for i in todo}
+                try:
+                    for fut in as_completed(futures):
+                        results[futures[fut]] = done(fut.result())
+                except BrokenProcessPool:
+                    restarts += 1
+                    for fut, i in futures.items():
+                        if i not in results and fut.done() and not fut.cancelled() and fut.exception() is None:
+                            results[i] = done(fut.result())
+        return [results[i] for i in range(len(tasks))], restarts
+    finally:
+        bar.close()
 
 
 # -- tournaments --------------------------------------------------------------------------------------------------
@@ -225,6 +138,52 @@ def _run_tasks(tasks: list[tuple], workers: int) -> tuple[list[ChunkResult], int
 
 def _name(spec) -> str:
     return spec.name if isinstance(spec, Player) else display_name(spec)
+
+
+def check_settings(
+    players: list, games: int, seed: int, workers: int, out_dir: str | Path | None, match_length: int = 0
+) -> None:
+    """Refuse settings a tournament cannot run with, before anything is played.
+
+    Raises:
+        TournamentError: fewer than two players; ``games`` not an even integer in :data:`MIN_GAMES` ..
+            :data:`MAX_GAMES` (2 .. for matches); ``seed`` outside 0 .. :data:`MAX_SEED`; ``workers`` outside 1 .. :data:`MAX_WORKERS`;
+            an empty ``out_dir``; ``match_length`` not an integer >= 0.
+    """
+    if len(players) < 2:
+        raise TournamentError(f"a tournament needs at least two players, got {players!r}")
+
+    def is_int(v) -> bool:
+        return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+    least = 2 if is_int(match_length) and match_length > 0 else MIN_GAMES
+    if not is_int(games) or games < least or games % 2:
+        raise TournamentError(
+            f"games per pairing must be an even number >= {least} (duplicate pairs"
+            + ("; two pairs at least for a confidence interval of ppg" if least > 2 else "")
+            + f"), got {games!r}"
+        )
+    if games > MAX_GAMES:
+        raise TournamentError(
+            f"games per pairing must be at most {MAX_GAMES:,} (results are held in memory), got {games}"
+        )
+    if not is_int(seed) or not 0 <= seed <= MAX_SEED:
+        raise TournamentError(f"the seed must be an integer in 0 .. 2**63 - 1, got {seed!r}")
+    if not is_int(workers) or not 1 <= workers <= MAX_WORKERS:
+        raise TournamentError(f"workers must be an integer in 1 .. {MAX_WORKERS}, got {workers!r}")
+    if out_dir is not None and not str(out_dir).strip():
+        raise TournamentError("the output directory is empty; give a directory name (or leave --out out)")
+    if not is_int(match_length) or match_length < 0:
+        raise TournamentError(f"the match length must be an integer >= 0 (0 = money play), got {match_length!r}")
+
+
+class OutputError(TournamentError):
+    """Some ``.mat`` files could not be written (the results were computed and are kept in ``results``)."""
+
+    def __init__(self, message: str, results: dict, not_written: list[str]) -> None:
+        super().__init__(message)
+        self.results = results
+        self.not_written = not_written
 
 
 def run(
@@ -237,36 +196,60 @@ def run(
     cube: bool = False,
     match_length: int = 0,
     jacoby: bool = True,
+    progress: bool = False,
 ) -> dict:
-    """Round robin of every pairing of ``players``, ``games`` duplicate games (or matches) each.
+    """Round robin of every pairing of ``players``, ``games`` duplicate games (or matches) each; then, with
+    ``out_dir``, the games written as ``.mat`` files (:func:`play` then :func:`write_files`).
+
+    Raises:
+        OutputError: files that could not be written (the results ride on the error); :func:`play`'s errors.
+    """
+    results, files = play(players, games, seed, workers, out_dir, chunk_pairs, cube, match_length, jacoby, progress)
+    write_files(results, files)
+    return results
+
+
+def play(
+    players: list,
+    games: int,
+    seed: int = 0,
+    workers: int = 1,
+    out_dir: str | Path | None = None,
+    chunk_pairs: int = CHUNK_PAIRS,
+    cube: bool = False,
+    match_length: int = 0,
+    jacoby: bool = True,
+    progress: bool = False,
+) -> tuple[dict, list[tuple[Path, str]]]:
+    """Round robin of every pairing of ``players``, ``games`` duplicate games (or matches) each, writing nothing.
 
     Args:
         players: spec strings (see :func:`bgbot.arena.players.make_player`) or :class:`Player` objects (picklable for
             ``workers > 1``), at least two. In pairing (i, j), i < j, player i is A.
-        games: games per pairing, even (``games / 2`` duplicate pairs), >= 2.
-        seed: selects the dice (and the random player's choices).
-        workers: processes; 1 plays in this process.
-        out_dir: when given, each pairing's games are written to ``out_dir/NN_A_vs_B.mat``.
+        games: games per pairing, even (``games / 2`` duplicate pairs), :data:`MIN_GAMES` .. :data:`MAX_GAMES`.
+        seed: selects the dice (and the random player's choices), 0 .. :data:`MAX_SEED`.
+        workers: processes, 1 .. :data:`MAX_WORKERS`; 1 plays in this process.
+        out_dir: when given, the games are recorded and each pairing's ``.mat`` file is planned as
+            ``out_dir/NN_A_vs_B.mat`` (returned as (path, text) for :func:`write_files`).
         chunk_pairs: pairs per work unit (results do not depend on it only when players are deterministic functions
             of their input batch; keep the default to compare runs).
         cube: play cubeful money games (:mod:`bgbot.arena.cubeful`; ``jacoby`` sets the Jacoby rule).
         match_length: > 0 plays matches to that many points (cubeful, Crawford rule); ``games`` then counts matches
             and the ``.mat`` output is one file per match, ``out_dir/NN_A_vs_B_MMMM.mat``.
+        progress: show a tqdm progress bar on stderr.
 
     Returns:
-        A JSON-able dict: ``players`` (names), ``specs``, ``seed``, ``games``, ``pairings`` (one dict per pairing:
-        ``a``, ``b``, :func:`summarize`'s fields, ``mean_plies``, ``mat_file``), ``ranking`` (players by mean ppg over
-        their pairings, best first, with a 95% normal half-width), ``elapsed_s``, ``games_per_s``, ``worker_restarts``.
-        Cubeful: also ``cube`` (the rules); each pairing has :func:`bgbot.arena.cubeful.summarize_money`'s or
-        :func:`bgbot.arena.cubeful.summarize_matches`' fields (match-win rate instead of ppg) and ranks by that value.
+        ``(results, files)``. ``results`` is a JSON-able dict: ``players`` (names), ``specs``, ``seed``, ``games``,
+        ``pairings`` (one dict per pairing: ``a``, ``b``, :func:`bgbot.arena.stats.summarize`'s fields,
+        ``mean_plies``, ``mat_file``), ``ranking`` (:func:`bgbot.arena.stats.ranking`), ``elapsed_s``,
+        ``games_per_s``, ``worker_restarts``. Cubeful: also ``cube`` (the rules); each pairing has
+        :func:`bgbot.arena.stats.summarize_money`'s or :func:`bgbot.arena.stats.summarize_matches`' fields
+        (match-win rate instead of ppg) and ranks by that value. ``files``: ``(path, text)`` of each ``.mat`` file.
 
     Raises:
-        TournamentError: fewer than two players, or a bad game count; :class:`bgbot.arena.players.PlayerSpecError`.
+        TournamentError: bad settings (:func:`check_settings`); :class:`bgbot.arena.players.PlayerSpecError`.
     """
-    if len(players) < 2:
-        raise TournamentError(f"a tournament needs at least two players, got {players!r}")
-    if not isinstance(games, (int, np.integer)) or games < 2 or games % 2:
-        raise TournamentError(f"games per pairing must be an even number >= 2 (duplicate pairs), got {games!r}")
+    check_settings(players, games, seed, workers, out_dir, match_length)
     rules = cubeful.CubeRules(int(match_length), bool(jacoby)) if (cube or match_length) else None
     for spec in players:  # fail fast, in this process, on a bad spec
         _player(spec, seed)
@@ -281,33 +264,38 @@ def run(
         for s in range(0, n_pairs, chunk_pairs)
     ]
     t0 = time.perf_counter()
-    chunks, restarts = _run_tasks(tasks, workers)
+    chunks, restarts = _run_tasks(tasks, workers, progress)
     elapsed = time.perf_counter() - t0
     rows = []
+    files: list[tuple[Path, str]] = []
     for k, (i, j) in enumerate(pairings):
         mine = [c for c in chunks if c.pairing == k]
-        row = {"a": names[i], "b": names[j], "spec_a": _spec_str(players[i]), "spec_b": _spec_str(players[j])}
+        row: dict = {"a": names[i], "b": names[j], "spec_a": _spec_str(players[i]), "spec_b": _spec_str(players[j])}
         if rules is None:
-            points = np.concatenate([c.points_a for c in mine])
-            row |= {**summarize(points), "mean_plies": float(np.concatenate([c.plies for c in mine]).mean())}
+            cubeless = [c for c in mine if isinstance(c, ChunkResult)]
+            points = np.concatenate([c.points_a for c in cubeless])
+            mean_plies = float(np.concatenate([c.plies for c in cubeless]).mean())
+            row |= {**stats.summarize(points), "mean_plies": mean_plies}
         elif rules.is_money:
-            row |= cubeful.summarize_money(mine)
+            row |= stats.summarize_money([c for c in mine if isinstance(c, cubeful.CubefulChunk)])
         else:
-            row |= cubeful.summarize_matches(mine)
-        if record and (rules is None or rules.is_money):
+            row |= stats.summarize_matches([c for c in mine if isinstance(c, cubeful.CubefulChunk)])
+        if record and out_dir is not None:
             games_mat = [g for c in mine for g in c.games_mat]
-            games_mat = [g for slot in games_mat for g in slot] if rules is not None else games_mat
-            row["mat_file"] = str(
-                _write_mat(
-                    Path(out_dir), k, names[i], names[j], games_mat, jacoby=None if rules is None else rules.jacoby
-                )
-            )
-        elif record:
-            matches = [slot for c in mine for slot in c.games_mat]
-            row["mat_files"] = [
-                str(_write_mat(Path(out_dir), k, names[i], names[j], m, rules.match_length, n))
-                for n, m in enumerate(matches, 1)
-            ]
+            if rules is None or rules.is_money:
+                games_mat = [g for slot in games_mat for g in slot] if rules is not None else games_mat
+                jac = None if rules is None else rules.jacoby
+                path = _mat_path(Path(out_dir), k, names[i], names[j])
+                files.append((path, _mat_text(names[i], names[j], games_mat, jacoby=jac)))
+                row["mat_file"] = str(path)
+            else:
+                row["mat_files"] = []
+                for no, m in enumerate(games_mat, 1):
+                    path = _mat_path(Path(out_dir), k, names[i], names[j], no)
+                    files.append((path, _mat_text(names[i], names[j], m, rules.match_length)))
+                    row["mat_files"].append(str(path))
+        for c in mine:  # the games are in ``files`` now
+            c.games_mat = []
         rows.append(row)
     key = "match_win_rate" if rules is not None and not rules.is_money else "ppg"
     out = {
@@ -317,7 +305,7 @@ def run(
         "games": int(games),
         "workers": int(workers),
         "pairings": rows,
-        "ranking": _ranking(names, pairings, rows, key),
+        "ranking": stats.ranking(names, pairings, rows, key),
         "elapsed_s": elapsed,
         "games_per_s": games * len(pairings) / elapsed if elapsed > 0 else float("inf"),
         "worker_restarts": restarts,
@@ -328,74 +316,48 @@ def run(
             "jacoby": rules.jacoby if rules.is_money else False,
             "crawford": not rules.is_money,
         }
-    return out
+    return out, files
 
 
 def _spec_str(spec) -> str:
     return spec.name if isinstance(spec, Player) else str(spec)
 
 
-def _ranking(names, pairings, rows, key: str = "ppg") -> list[dict]:
-    """Each player's mean ``key`` over its pairings (its own side: B's ppg is -ppg, its match-win rate 1 - rate), with
-    a 95% normal half-width, best first; ``value`` repeats the mean under a fixed name."""
-    out = []
-    for p, name in enumerate(names):
-        vals, ses = [], []
-        for (i, j), row in zip(pairings, rows):
-            if p in (i, j):
-                v = row[key]
-                vals.append(v if p == i else (1.0 - v if key == "match_win_rate" else -v))
-                ses.append(row["stderr"])
-        k = len(vals)
-        half = 1.959964 * math.sqrt(sum(s * s for s in ses)) / k
-        mean = float(np.mean(vals))
-        out.append({"player": name, key: mean, "value": mean, "ci_half_width": half, "pairings": k})
-    return sorted(out, key=lambda r: -r["value"])
-
-
-def _write_mat(
-    out_dir: Path,
-    k: int,
-    a: str,
-    b: str,
-    games: list,
-    match_length: int = 0,
-    match_no: int | None = None,
-    jacoby: bool | None = None,
-) -> Path:
-    out_dir.mkdir(parents=True, exist_ok=True)
+def _mat_names(a: str, b: str) -> tuple[str, str]:
     names = (matfile.safe_name(a), matfile.safe_name(b))
-    if names[0] == names[1]:
-        names = (names[0] + "-A", names[1] + "-B")
+    return (names[0] + "-A", names[1] + "-B") if names[0] == names[1] else names
+
+
+def _mat_path(out_dir: Path, k: int, a: str, b: str, match_no: int | None = None) -> Path:
+    names = _mat_names(a, b)
     suffix = "" if match_no is None else f"_{match_no:04d}"
-    path = out_dir / f"{k + 1:02d}_{names[0]}_vs_{names[1]}{suffix}.mat"
-    path.write_text(matfile.match_text(names, games, match_length, jacoby=jacoby))
-    return path
+    return out_dir / f"{k + 1:02d}_{names[0]}_vs_{names[1]}{suffix}.mat"
 
 
-def format_table(results: dict) -> str:
-    """The printed report: one line per pairing (ppg of A with its 95% CI, win, gammon and backgammon rates of each
-    side as fractions of all games) and the ranking; cubeful results: :func:`bgbot.arena.cubeful.format_table`."""
-    if "cube" in results:
-        return cubeful.format_table(results)
-    w = max(len(n) for n in results["players"] + ["player"])
-    lines = [
-        f"{results['games']} games per pairing (duplicate dice, seed {results['seed']}); "
-        f"{results['games_per_s']:.1f} games/s with {results['workers']} worker(s)",
-        "",
-        f"{'A':<{w}}  {'B':<{w}}  {'ppg(A)':>7}  {'95% CI':>18}  {'winA':>6}  {'gamA':>6}  {'bgA':>5}"
-        f"  {'gamB':>6}  {'bgB':>5}",
-    ]
-    for r in results["pairings"]:
-        a, b = r["stats_a"], r["stats_b"]
-        lines.append(
-            f"{r['a']:<{w}}  {r['b']:<{w}}  {r['ppg']:+7.3f}  [{r['ci_low']:+7.3f}, {r['ci_high']:+7.3f}]"
-            f"  {a['win_rate']:6.1%}  {a['gammon_rate']:6.1%}  {a['backgammon_rate']:5.1%}"
-            f"  {b['gammon_rate']:6.1%}  {b['backgammon_rate']:5.1%}"
+def _mat_text(a: str, b: str, games: list, match_length: int = 0, jacoby: bool | None = None) -> str:
+    return matfile.match_text(_mat_names(a, b), games, match_length, jacoby=jacoby)
+
+
+def write_files(results: dict, files: list[tuple[Path, str]]) -> None:
+    """Write each planned file atomically (:func:`bgbot.formats.matfile.write_atomic`), going on past failures.
+
+    Raises:
+        OutputError: the files not written and why (``results`` kept on the error).
+    """
+    failed: list[str] = []
+    first = ""
+    for path, text in files:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            matfile.write_atomic(path, text)
+        except OSError as e:
+            failed.append(str(path))
+            first = first or f"{e.strerror or e}"
+    if failed:
+        written = len(files) - len(failed)
+        raise OutputError(
+            f"{len(failed)} of {len(files)} .mat file(s) not written ({first}), first {failed[0]!r}; "
+            f"{written} written; the results above are complete",
+            results,
+            failed,
         )
-    lines += ["", "Ranking (mean ppg over its pairings, 95% CI half-width):"]
-    for k, r in enumerate(results["ranking"], 1):
-        lines.append(f"{k:2d}. {r['player']:<{w}}  {r['ppg']:+7.3f} ± {r['ci_half_width']:.3f}")
-    if results.get("worker_restarts"):
-        lines.append(f"(a worker died {results['worker_restarts']} time(s); its games were replayed)")
-    return "\n".join(lines)

@@ -9,31 +9,10 @@ import argparse
 from typing import TYPE_CHECKING
 
 from bgbot.commands import common
-from bgbot.cube import decision as cube_lib
-from bgbot.errors import BgbotError
-from bgbot.evaluation.classes import cube_efficiency
+from bgbot.formats import context
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from bgbot.api import Bot
-
-
-class ProbabilitiesSyntaxError(BgbotError):
-    """``--probabilities`` that are not five comma-separated numbers."""
-
-
-def parse_probabilities(text: str) -> list[float]:
-    """``"0.6,0.2,0.01,0.1,0.005"`` -> five floats (checked for consistency later by bgbot.cube.decision)."""
-    try:
-        values = [float(v) for v in text.replace(" ", "").split(",")]
-    except ValueError:
-        values = []
-    if len(values) != 5:
-        raise ProbabilitiesSyntaxError(
-            f"--probabilities takes five comma-separated numbers W,WG,WBG,LG,LBG, got {text!r}"
-        )
-    return values
 
 
 def add_parser(subparsers) -> None:
@@ -66,69 +45,15 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-OPTION_NAMES = {"no_double": "No double", "double_take": "Double, take", "double_pass": "Double, pass"}
-
-
-def options(equities: dict[str, float], emg: dict[str, float] | None, available: bool = True) -> list[dict]:
-    """The cube options in GNU Backgammon's order (its ``hint``): the proper action first. When doubling is right,
-    the double with the right answer (the lower of Double/Take and Double/Pass for the doubler), then the other
-    double, then No double; when not doubling is right (also "too good"), No double, then the two doubles from the
-    higher value down. Checked against gnubg 1.07 for every kind of action. Only No double where the side on roll
-    may not double. Each ``{"option", "name", "value", "diff"[, "emg"]}``, ``diff`` from the first, in the unit of
-    the equities.
-    """
-    nd, dt, dp = equities["no_double"], equities["double_take"], equities["double_pass"]
-    right, wrong = ("double_take", "double_pass") if dt <= dp else ("double_pass", "double_take")
-    if not available:
-        order = ["no_double"]
-    elif min(dt, dp) >= nd:
-        order = [right, wrong, "no_double"]
-    else:
-        order = ["no_double", *sorted(("double_take", "double_pass"), key=lambda k: -equities[k])]
-    first = equities[order[0]]
-    out = []
-    for key in order:
-        item = {"option": key, "name": OPTION_NAMES[key], "value": round(equities[key], 6)}
-        item["diff"] = round(equities[key] - first, 6)
-        if emg is not None:
-            item["emg"] = emg[key]
-        out.append(item)
-    return out
-
-
 def answer(bot: Bot | None, position: str, args: argparse.Namespace) -> dict:
-    """``bgbot.cube.decision.to_json`` of the decision, with ``"position_id"`` first, ``"options"`` in GNU Backgammon's order (the proper action first) and
-    ``"ply"``; at a match score ``"emg"``, the equities as GNU Backgammon's normalised equity; while a double awaits
-    an answer, ``"double_offered": true``, ``"action"`` the taker's answer (Take, Pass or Beaver), ``"doubler_action"``
-    the doubler's proper action and ``"taker"`` the taker's values."""
+    """The ``--json`` answer for one POSITION: :func:`bgbot.api.cube_json` with the command's options."""
+    from bgbot.api import cube_json  # the api imports torch: only when a command runs
+
     ctx = common.resolve(position, None, need_dice=False)
     if args.jacoby is not None:
         ctx = ctx.with_jacoby(args.jacoby == "on")
-    probabilities: list[float] | np.ndarray
-    if args.probabilities is not None:
-        probabilities = parse_probabilities(args.probabilities)
-        efficiency = cube_efficiency(ctx.position)
-        decision = cube_lib.decide(probabilities, ctx.cube, ctx.match, efficiency)
-    else:
-        assert bot is not None  # run() loads a model unless --probabilities is given
-        probabilities = bot.evaluate(ctx.position, ply=args.ply).to_array()
-        decision = bot.cube_action(ctx.position, ctx.cube, ctx.match, probabilities=probabilities)
-    out = {"position_id": ctx.position_id, **cube_lib.to_json(decision, probabilities, ctx.cube, ctx.match)}
-    emg = None
-    if decision.unit == "mwc":
-        keys = list(decision.equities)
-        values = cube_lib.normalised_equity([decision.equities[k] for k in keys], ctx.cube, ctx.match)
-        emg = {k: round(float(v), 6) for k, v in zip(keys, values)}
-        out["emg"] = emg
-    out["options"] = options(decision.equities, emg, decision.cube_available)
-    out["ply"] = 0 if args.probabilities is not None else args.ply
-    if ctx.double_offered:
-        taker = cube_lib.take_answer(decision, ctx.match)
-        out["double_offered"] = True
-        out["doubler_action"] = out["action"]
-        out["action"] = taker["action"]
-        out["taker"] = taker
-    return out
+    given = None if args.probabilities is None else context.parse_probabilities(args.probabilities)
+    return cube_json(bot, ctx, probabilities=given, ply=args.ply)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -157,8 +82,10 @@ def print_decision(result: dict, game: str) -> None:
     awaits it."""
     q = result["probabilities"]
     mwc = result["unit"] == "mwc"
+    exact = result.get("evaluator") == "bearoff-two-sided" and not mwc
+    x = "not used (exact cubeful equities)" if exact else f"{result['cube']['efficiency']:.3f}"
     print(
-        f"Position ID {result['position_id']}, {game}; cube efficiency {result['cube']['efficiency']:.3f}; "
+        f"Position ID {result['position_id']}, {game}; evaluator {result.get('evaluator', '?')}; cube efficiency {x}; "
         f"{result['ply']}-ply"
     )
     print(

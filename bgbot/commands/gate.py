@@ -6,7 +6,7 @@ import argparse
 import json
 import os
 
-from bgbot.arena import benchmark
+from bgbot.arena import benchmark, tournament
 
 
 def add_parser(subparsers) -> None:
@@ -14,14 +14,21 @@ def add_parser(subparsers) -> None:
         "gate",
         help="promote a checkpoint into models/ if it significantly beats the current model",
         description="Play CANDIDATE against the current model with duplicate dice; copy it into the current model's "
-        "directory only when the 95%% CI of its ppg lies above 0. Every decision is appended to "
-        "README.md there (section 'Gate decisions').",
+        "directory only when the 95%% CI of its ppg lies above 0 (the promoted copy without optimiser state; the "
+        "candidate keeps it). Every decision is appended to README.md there (section 'Gate decisions'). At least "
+        f"{benchmark.MIN_GATE_GAMES} games. Exit status: {benchmark.EXIT_ACCEPTED} promoted, "
+        f"{benchmark.EXIT_REJECTED} rejected, 2 an error.",
     )
     p.add_argument("candidate", metavar="CANDIDATE", help="the candidate checkpoint (.pt)")
     p.add_argument("--against", required=True, metavar="PATH", help="the current model, e.g. models/current.pt")
-    p.add_argument("--games", type=int, required=True, help="games (even)")
+    p.add_argument("--games", type=int, required=True, help=f"games (even, at least {benchmark.MIN_GATE_GAMES})")
     p.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="worker processes (default: all CPUs)")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=min(os.cpu_count() or 1, tournament.MAX_WORKERS),
+        help="worker processes (default: all CPUs)",
+    )
     p.add_argument("--ply", type=int, default=0, help="lookahead of both players (default 0)")
     p.add_argument("--json", action="store_true", help="print the decision as JSON")
     p.set_defaults(func=run)
@@ -37,4 +44,4 @@ def run(args: argparse.Namespace) -> int:
             f"{d['candidate']} vs {d['against']}: {d['ppg']:+.3f} ppg, 95% CI [{d['ci_low']:+.3f}, "
             f"{d['ci_high']:+.3f}] over {d['games']} games (seed {d['seed']}): {verdict}"
         )
-    return 0
+    return benchmark.EXIT_ACCEPTED if d["accepted"] else benchmark.EXIT_REJECTED

@@ -7,7 +7,6 @@ import argparse
 from typing import TYPE_CHECKING
 
 from bgbot.commands import common
-from bgbot.cube import decision as cube_lib
 from bgbot.formats import notation, positionid
 from bgbot.rules import board
 
@@ -56,18 +55,12 @@ def answer(bot: Bot, position: str, dice: str | None, ply: int, wanted: list[str
     winning chance (its "Eq." at a match score). With ``wanted`` plays, only the best and those are listed."""
     ctx = common.resolve(position, dice, need_dice=True)
     assert ctx.dice is not None  # need_dice=True
+    from bgbot.api import move_json  # the api imports torch: only when a command runs
+
     ranked = bot.rank_plays(ctx.position, ctx.dice, ctx.cube, ctx.match, ply=ply)
-    plays = [{**p.to_json(), "rank": i} for i, p in enumerate(ranked, 1)]
-    if not ctx.match.is_money:
-        emg = cube_lib.normalised_equity([p["mwc"] for p in plays], ctx.cube, ctx.match)
-        for p, e in zip(plays, emg):
-            p["emg"] = round(float(e), 6)
+    out = move_json(ctx, ranked)
     if wanted:
-        plays = _select(ctx, plays, wanted)
-    out: dict = {"position_id": ctx.position_id, "dice": list(ctx.dice), "plays": plays}
-    if not ctx.match.is_money:
-        out["cube"] = {"value": ctx.cube.value, "owner": ctx.cube.owner}
-        out["match"] = cube_lib.match_json(ctx.match)
+        out["plays"] = _select(ctx, out["plays"], wanted)
     return out
 
 
@@ -94,13 +87,14 @@ def print_table(result: dict, game: str, ply: int) -> None:
     print(f"Position ID {result['position_id']}, dice {common.format_dice(result['dice'])}, {game}; {ply}-ply")
     width = max(4, max(len(p["play"]) for p in plays))
     head = f"{'':5} {'Play':<{width}}  {'Eq.(norm)' if match else 'Equity':>7}" + (f"  {'MWC':>6}" if match else "")
-    print(head + f"  {'Win':>6} {'W(g)':>6} {'W(bg)':>6}  {'Lose':>6} {'L(g)':>6} {'L(bg)':>6}")
+    print(head + f"  {'Win':>6} {'W(g)':>6} {'W(bg)':>6}  {'Lose':>6} {'L(g)':>6} {'L(bg)':>6}  Evaluator")
     best = plays[0]["mwc" if match else "equity"]
     for p in plays:
         q = p["probabilities"]
         i = p["rank"]
         value = p["mwc" if match else "equity"]
         diff = "" if i == 1 else f" ({value - best:+.2%})" if match else f" ({value - best:+.3f})"
+        diff = f"  {p.get('evaluator', '?')}{diff}"
         shown = p["emg"] if match else p["equity"]
         line = f"{i:4d}. {p['play']:<{width}}  {shown:+{9 if match else 7}.3f}" + (
             f"  {p['mwc']:6.1%}" if match else ""

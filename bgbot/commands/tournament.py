@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 
 from bgbot.arena import tournament
 
@@ -16,7 +17,10 @@ def add_parser(subparsers) -> None:
         description="Play every pairing of the players (cubeless money by default; --cube: cubeful money; "
         "--match-length N: N-point matches; duplicate dice: each dice sequence twice with the seats "
         "swapped) and print ppg (or match-win rate) with a 95%% confidence interval per pairing and a "
-        "ranking. A player is PATH.pt[:PLY], pubeval, gnubg[:PLY] or random.",
+        "ranking. A player is PATH.pt[:PLY], pubeval, gnubg[:PLY] or random. Limits: --games 4 .. "
+        f"{tournament.MAX_GAMES:,} per pairing (2 for matches), --seed 0 .. 2**63 - 1, --workers 1 .. "
+        f"{tournament.MAX_WORKERS}. The results are printed before the --out files are written; a file that cannot be "
+        "written is reported after them (exit status 2).",
     )
     p.add_argument(
         "--player",
@@ -25,12 +29,14 @@ def add_parser(subparsers) -> None:
         metavar="SPEC",
         help="a player (give at least two): PATH.pt[:PLY], pubeval, gnubg[:PLY], random",
     )
-    p.add_argument("--games", type=int, required=True, help="games per pairing (even: games/2 duplicate pairs)")
+    p.add_argument(
+        "--games", type=int, required=True, help="games per pairing (even: games/2 duplicate pairs; at least 4)"
+    )
     p.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
     p.add_argument(
         "--workers",
         type=int,
-        default=os.cpu_count() or 1,
+        default=min(os.cpu_count() or 1, tournament.MAX_WORKERS),
         help="worker processes (default: all CPUs); results do not depend on it",
     )
     p.add_argument("--json", action="store_true", help="print the results as JSON")
@@ -46,30 +52,48 @@ def add_parser(subparsers) -> None:
         "probabilities; pubeval and random never double and always take",
     )
     p.add_argument(
-        "--jacoby", choices=("on", "off"), default="on", help="Jacoby rule in cubeful money games (default on)"
+        "--jacoby",
+        choices=("on", "off"),
+        default=None,
+        help="Jacoby rule in cubeful money games (default on; only with --cube)",
     )
     p.add_argument(
         "--match-length",
         type=int,
-        default=0,
+        default=None,
         metavar="N",
-        help="play N-point matches (cubeful, Crawford rule); --games then counts matches",
+        help="play N-point matches (cubeful, Crawford rule; N >= 1); --games then counts matches",
     )
+    p.add_argument("--quiet", action="store_true", help="no progress bar (it is shown on stderr only on a terminal)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.match_length < 0:
-        raise tournament.TournamentError(f"--match-length must be >= 0, got {args.match_length}")
-    results = tournament.run(
+    if args.match_length is not None and args.match_length < 1:
+        raise tournament.TournamentError(
+            f"--match-length must be at least 1, got {args.match_length} (leave it out for money play)"
+        )
+    match_length = args.match_length or 0
+    if args.jacoby is not None and not args.cube:
+        raise tournament.TournamentError(
+            "--jacoby applies to cubeful money games only: add --cube"
+            + (" and drop --match-length (matches have no Jacoby rule)" if match_length else "")
+        )
+    if args.jacoby is not None and match_length:
+        raise tournament.TournamentError("--jacoby does not apply to matches (no Jacoby rule in match play)")
+    if args.out is not None and not args.out.strip():
+        raise tournament.TournamentError("--out needs a directory name, got an empty one")
+    results, files = tournament.play(
         args.player,
         args.games,
         seed=args.seed,
         workers=args.workers,
         out_dir=args.out,
         cube=args.cube,
-        match_length=args.match_length,
-        jacoby=args.jacoby == "on",
+        match_length=match_length,
+        jacoby=args.jacoby != "off",
+        progress=not args.quiet and sys.stderr.isatty(),
     )
-    print(json.dumps(results, indent=2) if args.json else tournament.format_table(results))
+    print(json.dumps(results, indent=2) if args.json else tournament.format_table(results), flush=True)
+    tournament.write_files(results, files)
     return 0

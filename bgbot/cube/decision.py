@@ -7,9 +7,10 @@ Public API::
         .is_money, .post_crawford, .away -> (int, int)
     CubeDecision: action, equities {no_double, double_take, double_pass}, unit "equity" | "mwc", take_point,
         errors {no_double, double, take, pass}, cube_available, efficiency
-    classify(position) -> "over" | "bearoff" | "race" | "contact"
+    classify(position) -> a name of bgbot.evaluation.classes.CLASS_NAMES (over, bearoff-two-sided, ..., contact)
     cube_efficiency(position) -> float;  efficiency_for(position_class, pips_on_roll) -> float
     decide(probabilities, cube, match, efficiency, met=None) -> CubeDecision
+    decide_from_money_equities(own, centre, opp, cube, match) -> CubeDecision    # exact cubeful values (bear-off db)
     cubeful_values(probabilities (N, 5), cube, match, efficiency, met=None) -> (N,) float64  # rank plays
     janowski_take_point(W, L, x) -> float
     to_json(decision, probabilities, cube, match) -> dict                                   # the CLI's --json shape
@@ -57,6 +58,7 @@ class CubeDecision:
             ``unit`` (doubler's cost for no_double/double, taker's cost for take/pass).
         cube_available: the side on roll may double.
         efficiency: the cube efficiency x used.
+        evaluator: what gave the numbers (``bgbot.api.EVALUATORS``; "" when the caller did not say).
     """
 
     action: str
@@ -66,6 +68,7 @@ class CubeDecision:
     errors: dict[str, float] = field(default_factory=dict)
     cube_available: bool = True
     efficiency: float = 0.68
+    evaluator: str = field(default="", compare=False)
 
 
 # ------------------------------------------------------------------------------------------ position class, x
@@ -222,6 +225,35 @@ def decide(
     return CubeDecision(action, equities, unit, _take_point(dt_of, dp, p), errors, True, efficiency)
 
 
+def decide_from_money_equities(
+    own: float, centre: float, opp: float, cube: CubeState = CubeState(), match: MatchState = MatchState()
+) -> CubeDecision:
+    """The money cube decision from exact cubeful equities, as GNU Backgammon takes it from its two-sided bear-off
+    database: ``own``, ``centre``, ``opp`` are the side on roll's equities normalised to the cube, before its own
+    cube decision, with the cube owned by it, centred, or owned by the opponent (each with optimal cube play
+    afterwards; :mod:`bgbot.evaluation.bearoff`). ND = the one for the cube as it is, DT = 2 x ``opp``, DP = +1.
+    No gammons are possible in that database, so "Too good" and the Jacoby rule never apply. ``take_point`` is NaN
+    (no model of the taker's chances is involved).
+
+    Raises:
+        CubeStateError: not money play.
+    """
+    if not match.is_money:
+        raise CubeStateError("exact cubeful bear-off equities are money equities; this is a match")
+    nd = {"me": own, "centre": centre, "opponent": opp}[cube.owner]
+    dt, dp = 2.0 * opp, 1.0
+    equities = {"no_double": float(nd), "double_take": float(dt), "double_pass": dp}
+    nan = float("nan")
+    if not may_double(cube, match):
+        zero = {"no_double": 0.0, "double": 0.0, "take": 0.0, "pass": 0.0}
+        return CubeDecision(NOT_AVAILABLE, equities, "equity", nan, zero, False, 0.0)
+    action = _action(nd, dt, dp, False, False, cube.owner == "me")
+    double = min(dt, dp)
+    best = max(nd, double)
+    errors = {"no_double": best - nd, "double": best - double, "take": max(dt - dp, 0.0), "pass": max(dp - dt, 0.0)}
+    return CubeDecision(action, equities, "equity", nan, errors, True, 0.0)
+
+
 def normalised_equity(mwc, cube: CubeState, match: MatchState, met: MatchEquityTable | None = None) -> np.ndarray:
     """GNU Backgammon's normalised equity (``mwc2eq``, eval.c) of match winning chances: the linear map that sends
     the MWC of losing the current cube value (a single game) to -1 and of winning it to +1; in money-equity units.
@@ -276,7 +308,7 @@ def match_json(match: MatchState) -> dict:
 def to_json(decision: CubeDecision, probabilities, cube: CubeState, match: MatchState) -> dict:
     """The CLI's ``--json`` object: action, equities, unit, probabilities, cube, match (plain JSON types)."""
     w, wg, wbg, lg, lbg = (round(float(v), 6) for v in np.asarray(probabilities, dtype=np.float64).reshape(5))
-    return {
+    out = {
         "action": decision.action,
         "equities": {k: round(v, 6) for k, v in decision.equities.items()},
         "unit": decision.unit,
@@ -291,3 +323,36 @@ def to_json(decision: CubeDecision, probabilities, cube: CubeState, match: Match
         "take_point": None if np.isnan(decision.take_point) else round(decision.take_point, 6),
         "errors": {k: round(v, 6) for k, v in decision.errors.items()},
     }
+    if decision.evaluator:
+        out["evaluator"] = decision.evaluator
+    return out
+
+
+OPTION_NAMES = {"no_double": "No double", "double_take": "Double, take", "double_pass": "Double, pass"}
+
+
+def options(equities: dict[str, float], emg: dict[str, float] | None, available: bool = True) -> list[dict]:
+    """The cube options in GNU Backgammon's order (its ``hint``): the proper action first. When doubling is right,
+    the double with the right answer (the lower of Double/Take and Double/Pass for the doubler), then the other
+    double, then No double; when not doubling is right (also "too good"), No double, then the two doubles from the
+    higher value down. Checked against gnubg 1.07 for every kind of action. Only No double where the side on roll
+    may not double. Each ``{"option", "name", "value", "diff"[, "emg"]}``, ``diff`` from the first, in the unit of
+    the equities.
+    """
+    nd, dt, dp = equities["no_double"], equities["double_take"], equities["double_pass"]
+    right, wrong = ("double_take", "double_pass") if dt <= dp else ("double_pass", "double_take")
+    if not available:
+        order = ["no_double"]
+    elif min(dt, dp) >= nd:
+        order = [right, wrong, "no_double"]
+    else:
+        order = ["no_double", *sorted(("double_take", "double_pass"), key=lambda k: -equities[k])]
+    first = equities[order[0]]
+    out = []
+    for key in order:
+        item = {"option": key, "name": OPTION_NAMES[key], "value": round(equities[key], 6)}
+        item["diff"] = round(equities[key] - first, 6)
+        if emg is not None:
+            item["emg"] = emg[key]
+        out.append(item)
+    return out

@@ -309,3 +309,20 @@ def resolve(position_text: str, dice_text=None) -> Context:
     """
     context = parse_position(position_text)
     return context if dice_text is None else context.with_dice(dice_text)
+
+
+class ProbabilitiesSyntaxError(ContextError):
+    """``--probabilities`` that are not five comma-separated numbers."""
+
+
+def parse_probabilities(text: str) -> list[float]:
+    """``"0.6,0.2,0.01,0.1,0.005"`` -> five floats (checked for consistency later by bgbot.cube.decision)."""
+    try:
+        values = [float(v) for v in text.replace(" ", "").split(",")]
+    except ValueError:
+        values = []
+    if len(values) != 5:
+        raise ProbabilitiesSyntaxError(
+            f"--probabilities takes five comma-separated numbers W,WG,WBG,LG,LBG, got {text!r}"
+        )
+    return values

@@ -25,9 +25,13 @@ written by :func:`match_text` import with ``import mat FILE`` (tests/test_matfil
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import os
 import re
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -173,6 +177,27 @@ def match_text(
 def safe_name(name: str) -> str:
     """A player name the ``.mat`` importers read back: characters other than letters, digits, ``-_.`` become ``_``."""
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "player"
+
+
+def write_atomic(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically: a temporary file in the same directory, flushed to disk, then
+    ``os.replace``; on any failure (a full disk) the temporary file is removed and ``path`` is left as it was.
+
+    Raises:
+        OSError: the directory is missing or not writable, or the disk is full.
+    """
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 # -- reading ------------------------------------------------------------------------------------------------------

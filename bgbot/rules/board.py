@@ -117,3 +117,19 @@ def game_result(positions: np.ndarray) -> np.ndarray:
     my_value = np.where(off[..., 1] > 0, SINGLE, np.where(opp_in_my_home, BACKGAMMON, GAMMON))
     opp_value = np.where(off[..., 0] > 0, SINGLE, np.where(me_in_opp_home, BACKGAMMON, GAMMON))
     return np.where(i_won, my_value, np.where(opp_won, -opp_value, 0)).astype(np.int8)
+
+
+def apply_steps(position: np.ndarray, steps) -> np.ndarray:
+    """Play checker steps ``(from, to)`` in our indices (25 = bar, 0 = off) on ``position`` ``(26,)`` -> a new
+    ``(26,)`` int8 position, NOT flipped. A step landing on an opponent's blot hits it (to index 0). The one
+    "apply checker steps" of the library (GNU Backgammon's moves, test positions); the move generators apply whole
+    batches their own way."""
+    p = np.array(position, dtype=np.int8)
+    for src, dst in steps:
+        p[src] -= 1
+        if dst > 0:
+            if p[dst] == -1:
+                p[dst] = 0
+                p[0] -= 1
+            p[dst] += 1
+    return p

@@ -1,0 +1,468 @@
+"""The one batched game engine: :func:`play_ply` plays one ply for every game in flight.
+
+Cubeless tournaments (:func:`bgbot.arena.tournament.play_games`), cubeful money games and matches
+(:func:`bgbot.arena.cubeful.play_games`) and TD self-play (:meth:`bgbot_training.selfplay.SelfPlay.step`) all advance
+their games with :func:`play_ply`; what differs between them is only how dice are drawn, who sits where, and what
+happens when a game ends (a tournament stops the slot, a match starts its next game, self-play starts a new game).
+
+**State.** A :class:`Table` holds ``G`` game slots: each slot's position from the side on roll ``(G, 26)`` int8, the
+seat on roll (0 or 1), the plies played in the current game, the cube value and owner, which player sits in each
+seat (an index into the caller's list of players, so one player can sit in both seats, as in self-play), whether the
+slot is in play, and optionally each game's record for ``.mat`` files. :meth:`Table.start` starts games in chosen
+slots from the starting position or from any given positions and seats (rollouts start from a position).
+
+**One ply** (:func:`play_ply`), for the active slots:
+
+1. *Cube phase* (only when a :class:`CubePhase` is given): the side on roll may double when the cube is centred or
+   its own (in a match: not in the Crawford game, and not when the cube already wins it the match). Each player
+   answers for its games in one batched :meth:`~bgbot.arena.players.Player.probabilities` call (``None``: never
+   doubles, always takes); :func:`cube_values` and :func:`offers_double` (GNU Backgammon's proper action) decide the
+   double, the opponent takes when Double/Take <= Double/Pass from its own probabilities. A take doubles the cube and
+   gives it to the taker; a pass ends the game, the doubler scoring the cube value before the double.
+2. *Roll*: ``roll(table, idx)`` gives the dice ``(K, 2)`` of the slots ``idx`` (the caller's stream: duplicate-dice
+   hashes in tournaments, a generator in self-play, a fixed sequence in a rollout).
+3. *Choose and apply*: each player's :meth:`choose` is called once with all its games (batched; it generates the
+   plays with the vectorised move generator and returns the chosen afterstates, opponent on roll).
+4. *Game over and score*: :func:`bgbot.rules.board.game_result` of each afterstate; a finished game scores 1, 2 or 3
+   (single, gammon, backgammon) times the cube value (money with the Jacoby rule: single while the cube is centred).
+
+Ended games are reported to ``on_end`` at once (after the cube phase for passes, after the move for played-out
+games), so a caller can restart a slot and the new game plays in the same call, and in the returned :class:`Ply`.
+
+Not implemented, and not blocked: automatic doubles (set the cube in :meth:`Table.start`), chouettes (more players,
+``Table.seats`` says who sits where), match-aware checker play (a chooser may read the :class:`Table`'s cube and the
+caller's score; pass it to the player's constructor).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from bgbot.cube import decision as cubemod
+from bgbot.cube.janowski import MatchScore, emg_from_mwc, match_cubeful_mwc, money_cubeful
+from bgbot.cube.met import kazaross_xg2
+from bgbot.errors import BgbotError
+from bgbot.evaluation.classes import cube_efficiencies
+from bgbot.formats import matfile
+from bgbot.rules.board import game_result, starting_position
+from bgbot.rules.dice import opening_dice, pair_dice
+from bgbot.rules.outcomes import check_probabilities
+
+__all__ = [
+    "EngineError",
+    "CubeRules",
+    "CubePhase",
+    "Table",
+    "Ply",
+    "play_ply",
+    "cube_values",
+    "offers_double",
+    "efficiencies",
+    "DuplicateDice",
+    "GAME_KEY",
+]
+
+
+class EngineError(BgbotError):
+    """A game that cannot go on: a game longer than the ply limit (a bug in a player), bad cube settings."""
+
+
+class Chooser(Protocol):
+    """What the engine needs of a player: batched checker play (and, for the cube phase, ``probabilities``)."""
+
+    def choose(self, positions: np.ndarray, dice: np.ndarray) -> np.ndarray: ...
+
+
+Roll = Callable[["Table", np.ndarray], np.ndarray]
+"""``roll(table, idx)`` -> dice ``(K, 2)`` int8 of the slots ``idx`` ``(K,)``."""
+
+OnEnd = Callable[["Table", np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]
+"""``on_end(table, idx, winner_seat, points, kind)``: games in slots ``idx`` ended; ``points`` (cube and Jacoby
+included) go to ``winner_seat``; ``kind`` 0 = a pass, 1..3 = single/gammon/backgammon played out. The table still
+holds the ended game's cube, position and record; the callback may :meth:`Table.start` new games in those slots."""
+
+
+@dataclass(frozen=True)
+class CubeRules:
+    """How cubeful games are played: ``match_length`` 0 = money session, else matches to that many points;
+    ``jacoby`` (money only): gammons count single while the cube is centred."""
+
+    match_length: int = 0
+    jacoby: bool = True
+
+    def __post_init__(self) -> None:
+        if (
+            not isinstance(self.match_length, (int, np.integer))
+            or isinstance(self.match_length, bool)
+            or self.match_length < 0
+        ):
+            raise EngineError(f"match length must be an integer >= 0 (0 = money), got {self.match_length!r}")
+        if self.match_length > kazaross_xg2().max_length:
+            raise EngineError(
+                f"match length {self.match_length} is beyond the match equity table "
+                f"({kazaross_xg2().max_length} points)"
+            )
+
+    @property
+    def is_money(self) -> bool:
+        return self.match_length == 0
+
+
+@dataclass
+class CubePhase:
+    """The cube phase's settings and match state: ``rules``; in match play ``score`` ``(G, 2)`` int64 points by seat
+    and ``crawford`` ``(G,)`` bool (the current game is the Crawford game), kept up to date by the caller."""
+
+    rules: CubeRules
+    score: np.ndarray | None = None
+    crawford: np.ndarray | None = None
+
+
+@dataclass
+class Table:
+    """``G`` game slots in flight (see the module docstring). Arrays are per slot; ``seats`` ``(G, 2)`` is the index of
+    the player in seat 0 and seat 1; ``owner`` is -1 for a centred cube, else the seat that owns it; ``log`` (when
+    recording) holds each slot's current game as :mod:`bgbot.formats.matfile` turns, column = player index."""
+
+    positions: np.ndarray
+    seat: np.ndarray
+    seats: np.ndarray
+    turn: np.ndarray
+    cube: np.ndarray
+    owner: np.ndarray
+    active: np.ndarray
+    log: list[list] | None = field(default=None)
+
+    @classmethod
+    def create(cls, n: int, seats: np.ndarray | None = None, record: bool = False) -> Table:
+        """``n`` idle slots (start games with :meth:`start`); ``seats`` ``(n, 2)`` defaults to player 0 in seat 0 and
+        player 1 in seat 1; ``record`` keeps each game's turns for ``.mat`` files."""
+        s = np.tile([0, 1], (n, 1)) if seats is None else np.asarray(seats, dtype=np.int64).reshape(n, 2)
+        return cls(
+            positions=np.zeros((n, 26), dtype=np.int8),
+            seat=np.zeros(n, dtype=np.int64),
+            seats=s.astype(np.int64),
+            turn=np.zeros(n, dtype=np.int64),
+            cube=np.ones(n, dtype=np.int64),
+            owner=np.full(n, -1, dtype=np.int64),
+            active=np.zeros(n, dtype=bool),
+            log=[[] for _ in range(n)] if record else None,
+        )
+
+    def start(
+        self, idx: np.ndarray, seat: np.ndarray | int = 0, positions: np.ndarray | None = None, cube: int = 1
+    ) -> None:
+        """Start new games in slots ``idx`` ``(K,)``: ``positions`` ``(K, 26)`` (default the starting position) with
+        ``seat`` ``(K,)`` on roll, no plies played, the cube at ``cube`` and centred, an empty record."""
+        idx = np.asarray(idx, dtype=np.int64)
+        if len(idx) == 0:
+            return
+        self.positions[idx] = starting_position() if positions is None else positions
+        self.seat[idx] = seat
+        self.turn[idx] = 0
+        self.cube[idx] = cube
+        self.owner[idx] = -1
+        self.active[idx] = True
+        if self.log is not None:
+            for g in idx:
+                self.log[g] = []
+
+    def player(self, idx: np.ndarray, seat: np.ndarray) -> np.ndarray:
+        """Index of the player in ``seat`` ``(K,)`` of slots ``idx`` ``(K,)``."""
+        return self.seats[idx, seat]
+
+
+@dataclass
+class Ply:
+    """What one :func:`play_ply` call did. Moves: slots ``idx`` ``(K,)``, ``dice`` ``(K, 2)``, ``before``/``after``
+    ``(K, 26)`` (``after`` already flipped), ``mover`` ``(K,)`` player index, ``result`` ``(K,)`` int8 the game's value
+    for the mover (1..3) or 0 when it goes on. Cube: ``doubled`` ``(D,)`` slots where a double was offered,
+    ``doubler`` ``(D,)`` player index, ``taken`` ``(D,)`` bool. Ends: ``ended`` ``(E,)`` slots, ``winner`` ``(E,)`` player
+    index, ``points`` ``(E,)`` int64 and ``kind`` ``(E,)`` int8 as given to ``on_end``."""
+
+    idx: np.ndarray
+    dice: np.ndarray
+    before: np.ndarray
+    after: np.ndarray
+    mover: np.ndarray
+    result: np.ndarray
+    doubled: np.ndarray
+    doubler: np.ndarray
+    taken: np.ndarray
+    ended: np.ndarray
+    winner: np.ndarray
+    points: np.ndarray
+    kind: np.ndarray
+
+
+_EMPTY_I = np.zeros(0, dtype=np.int64)
+
+
+def play_ply(
+    table: Table,
+    roll: Roll,
+    players: Sequence,
+    cube: CubePhase | None = None,
+    on_end: OnEnd | None = None,
+    max_plies: int = 5000,
+) -> Ply:
+    """Play one ply in every active slot of ``table``: optional cube phase, roll, choose, apply, game over, score.
+
+    Args:
+        table: the games in flight (updated in place: positions, seat on roll, plies, cube, active).
+        roll: the dice of the slots about to move (the caller's stream).
+        players: the players ``Table.seats`` refers to; each needs ``choose`` (and ``probabilities`` for the cube).
+        cube: the cube phase's rules and match state; ``None`` = cubeless.
+        on_end: called as soon as games end (see :data:`OnEnd`); it may restart slots.
+        max_plies: a game past this many plies raises.
+
+    Returns:
+        :class:`Ply`.
+
+    Raises:
+        EngineError: a game ran past ``max_plies``.
+    """
+    ended, winners, points, kinds = [], [], [], []
+
+    def end(idx: np.ndarray, winner_seat: np.ndarray, pts: np.ndarray, kind: np.ndarray) -> None:
+        if len(idx) == 0:
+            return
+        table.active[idx] = False
+        ended.append(idx)
+        winners.append(table.seats[idx, winner_seat])
+        points.append(pts.astype(np.int64))
+        kinds.append(kind.astype(np.int8))
+        if on_end is not None:
+            on_end(table, idx, winner_seat, pts, kind)
+
+    doubled, doubler, taken = _EMPTY_I, _EMPTY_I, np.zeros(0, dtype=bool)
+    if cube is not None:
+        doubled, doubler, taken = _cube_phase(table, players, cube, end)
+
+    idx = np.flatnonzero(table.active)
+    if len(idx) and table.turn[idx].max() >= max_plies:
+        raise EngineError(f"a game ran past {max_plies} plies (slot {int(idx[np.argmax(table.turn[idx])])})")
+    dice = np.asarray(roll(table, idx))
+    before = table.positions[idx]
+    after = np.empty_like(before)
+    mover = table.seats[idx, table.seat[idx]]
+    for p in range(len(players)):
+        m = mover == p
+        if m.any():
+            after[m] = players[p].choose(before[m], dice[m])
+    if table.log is not None:
+        for j, g in enumerate(idx):
+            steps = matfile.play_steps(before[j], dice[j], after[j])
+            table.log[g].append(matfile.Turn(int(mover[j]), (int(dice[j, 0]), int(dice[j, 1])), steps))
+    table.positions[idx] = after
+    mover_seat = table.seat[idx].copy()
+    table.seat[idx] ^= 1
+    table.turn[idx] += 1
+    result = -game_result(after)  # game_result is from the opponent's side: the mover can only have won
+    done = result != 0
+    d_idx = idx[done]
+    value = result[done].astype(np.int64)
+    if cube is not None and cube.rules.is_money and cube.rules.jacoby:
+        value = np.where(table.owner[d_idx] == -1, 1, value)
+    end(d_idx, mover_seat[done], value * table.cube[d_idx], result[done])
+
+    def cat(parts: list, dtype) -> np.ndarray:
+        return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
+
+    return Ply(
+        idx,
+        dice,
+        before,
+        after,
+        mover,
+        result,
+        doubled,
+        doubler,
+        taken,
+        cat(ended, np.int64),
+        cat(winners, np.int64),
+        cat(points, np.int64),
+        cat(kinds, np.int8),
+    )
+
+
+# ------------------------------------------------------------------------------------------------- the cube phase
+
+
+def _cube_phase(
+    table: Table, players: Sequence, phase: CubePhase, end: Callable
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Doubles, takes and passes before the roll (module docstring) -> (slots doubled, doubler, taken)."""
+    rules = phase.rules
+    money = rules.is_money
+    seat, owner, cube = table.seat, table.owner, table.cube
+    idx = np.flatnonzero(table.active & (table.turn > 0) & ((owner == -1) | (owner == seat)))
+    if not money and len(idx):
+        assert phase.score is not None and phase.crawford is not None
+        ok = ~phase.crawford[idx] & (rules.match_length - phase.score[idx, seat[idx]] > cube[idx])
+        idx = idx[ok]
+    if len(idx) == 0:
+        return _EMPTY_I, _EMPTY_I, np.zeros(0, dtype=bool)
+    away = None
+    if not money:
+        assert phase.score is not None
+        length = rules.match_length
+        away = np.column_stack([length - phase.score[idx, seat[idx]], length - phase.score[idx, 1 - seat[idx]]])
+    roller = table.seats[idx, seat[idx]]
+    own = (owner[idx] == seat[idx]).astype(np.int64)
+    doubled = np.zeros(len(idx), dtype=bool)
+    for p in range(len(players)):
+        m = roller == p
+        if not m.any():
+            continue
+        probs = players[p].probabilities(table.positions[idx[m]])
+        if probs is None:
+            continue
+        q = check_probabilities(probs, repair=True)
+        vals = cube_values(
+            q, own[m], efficiencies(table.positions[idx[m]]), rules, None if away is None else away[m], cube[idx[m]]
+        )
+        doubled[m] = offers_double(vals, q, own[m], rules)
+    d_idx = idx[doubled]
+    if len(d_idx) == 0:
+        return _EMPTY_I, _EMPTY_I, np.zeros(0, dtype=bool)
+    d_player = roller[doubled]
+    taker = table.seats[d_idx, 1 - seat[d_idx]]
+    take = np.ones(len(d_idx), dtype=bool)
+    for p in range(len(players)):
+        m = taker == p
+        if not m.any():
+            continue
+        probs = players[p].probabilities(table.positions[d_idx[m]])
+        if probs is None:
+            continue
+        q = check_probabilities(probs, repair=True)
+        vals = cube_values(
+            q,
+            (owner[d_idx[m]] == seat[d_idx[m]]).astype(np.int64),
+            efficiencies(table.positions[d_idx[m]]),
+            rules,
+            None if away is None else away[doubled][m],
+            cube[d_idx[m]],
+        )
+        take[m] = vals[:, 1] <= vals[:, 2]
+    if table.log is not None:
+        for j, g in enumerate(d_idx):
+            table.log[g].append(matfile.CubeAction(int(d_player[j]), "double", int(2 * cube[g])))
+            table.log[g].append(matfile.CubeAction(int(taker[j]), "take" if take[j] else "pass"))
+    t_idx = d_idx[take]
+    cube[t_idx] *= 2
+    owner[t_idx] = 1 - seat[t_idx]
+    p_idx = d_idx[~take]
+    end(p_idx, seat[p_idx].copy(), cube[p_idx].copy(), np.zeros(len(p_idx), dtype=np.int8))
+    return d_idx, d_player, take
+
+
+def efficiencies(positions: np.ndarray) -> np.ndarray:
+    """:func:`bgbot.evaluation.classes.cube_efficiency` of each position ``(N, 26)`` -> ``(N,)`` float64 (batched)."""
+    return cube_efficiencies(positions)
+
+
+def cube_values(
+    p: np.ndarray,
+    owner: np.ndarray,
+    x: np.ndarray,
+    rules: CubeRules,
+    away: np.ndarray | None = None,
+    cube: np.ndarray | None = None,
+) -> np.ndarray:
+    """No double, Double/Take, Double/Pass for the side on roll, in comparable units, ``(N, 3)`` float64.
+
+    Args:
+        p: ``(N, 5)`` cubeless probabilities of the side on roll (consistent: :func:`bgbot.rules.outcomes.
+            check_probabilities`).
+        owner: ``(N,)`` 0 cube centred, +1 the side on roll owns it (the opponent's cube is never asked about).
+        x: ``(N,)`` cube efficiencies.
+        rules: money (equity normalised to the cube) or match.
+        away, cube: match only, ``(N, 2)`` points still needed by (side on roll, opponent) and ``(N,)`` cube values.
+
+    Returns:
+        Money: cubeful equities; match: normalised money equity of the match winning chances (gnubg's mwc2eq), the
+        units :func:`bgbot.cube.decision.decide` compares them in.
+    """
+    n = len(p)
+    out = np.empty((n, 3), dtype=np.float64)
+    owner = np.asarray(owner)
+    if rules.is_money:
+        for o in (0, 1):
+            m = owner == o
+            if m.any():
+                out[m, 0] = money_cubeful(p[m], o, rules.jacoby, x[m])
+                out[m, 1] = 2.0 * money_cubeful(p[m], -1, rules.jacoby, x[m])
+        out[:, 2] = 1.0
+        return out
+    assert away is not None and cube is not None
+    met = kazaross_xg2()
+    keys = np.column_stack([away, cube, owner]).astype(np.int64)
+    for key in np.unique(keys, axis=0):
+        m = (keys == key).all(axis=1)
+        score = MatchScore(int(key[0]), int(key[1]), int(key[2]), False, met)
+        nd = match_cubeful_mwc(p[m], score, int(key[3]), x[m])
+        dt = match_cubeful_mwc(p[m], score.doubled(), -1, x[m])
+        dp = np.full(int(m.sum()), score.mwc_if(0, score.cube))
+        out[m] = np.column_stack([emg_from_mwc(v, score) for v in (nd, dt, dp)])
+    return out
+
+
+def offers_double(values: np.ndarray, p: np.ndarray, owner: np.ndarray, rules: CubeRules) -> np.ndarray:
+    """Whether the side on roll doubles, ``(N,)`` bool: GNU Backgammon's proper action (:func:`bgbot.cube.decision._action`)
+    from :func:`cube_values` is a double, redouble or optional double."""
+    out = np.zeros(len(values), dtype=bool)
+    nd, dt, dp = values[:, 0], values[:, 1], values[:, 2]
+    gammon = p[:, 1] > 0.0
+    # _action doubles only where DT >= ND, or where ND > DT > DP and no gammon is possible ("the double wins").
+    for i in np.flatnonzero((dt >= nd) | ((dt > dp) & ~gammon)):
+        optional_pass = bool(gammon[i]) and (not rules.is_money or owner[i] != 0 or not rules.jacoby)
+        action = cubemod._action(
+            float(nd[i]), float(dt[i]), float(dp[i]), bool(gammon[i]), optional_pass, bool(owner[i] == 1)
+        )
+        out[i] = action.startswith(("Double", "Redouble", "Optional"))
+    return out
+
+
+# ------------------------------------------------------------------------------------------- tournaments' dice
+
+GAME_KEY = 1 << 24
+"""The dice of game ``k`` of a match use the pairing key ``pairing + k * GAME_KEY``."""
+
+
+class DuplicateDice:
+    """The tournaments' dice stream, a :data:`Roll`: slot ``g`` plays duplicate pair ``pair[g]`` of a pairing; its
+    ``k``-th game (a match has several) rolls :func:`bgbot.rules.dice.opening_dice` then
+    :func:`bgbot.rules.dice.pair_dice` under the pairing key ``pairing + k * GAME_KEY``, so the dice depend only on
+    ``(seed, pairing, pair, game, turn)``, never on the batch or the worker.
+
+    Args:
+        seed, pairing: the tournament's seed and the pairing number.
+        pair: ``(G,)`` the duplicate pair of each slot (both slots of a pair get the same dice).
+    """
+
+    def __init__(self, seed: int, pairing: int, pair: np.ndarray) -> None:
+        self.seed = seed
+        self.pairing = pairing
+        self.pair = np.asarray(pair, dtype=np.int64)
+        self.game_no = np.zeros(len(self.pair), dtype=np.int64)
+        self.opening = np.zeros((len(self.pair), 2), dtype=np.int8)
+
+    def start(self, table: Table, idx: np.ndarray) -> None:
+        """Start game ``game_no[idx]`` in slots ``idx`` from the starting position, the higher opening die on roll
+        (seat 0 rolls ``opening[:, 0]``)."""
+        if len(idx) == 0:
+            return
+        key = (self.pairing + self.game_no[idx] * GAME_KEY)[:, None]
+        self.opening[idx] = opening_dice(self.seed, key, self.pair[idx])
+        table.start(idx, seat=(self.opening[idx, 1] > self.opening[idx, 0]).astype(np.int64))
+
+    def __call__(self, table: Table, idx: np.ndarray) -> np.ndarray:
+        turn = table.turn[idx]
+        later = pair_dice(self.seed, self.pairing + self.game_no[idx] * GAME_KEY, self.pair[idx], turn)
+        return np.where((turn == 0)[:, None], self.opening[idx], later)
