@@ -23,7 +23,7 @@ import torch
 from torch import nn
 
 from bgbot.errors import BgbotError
-from bgbot.evaluation import encoding, features
+from bgbot.evaluation import classes, encoding, features
 from bgbot.evaluation.network import ACTIVATIONS, EvaluationError, Evaluator, NetConfig, ValueNet
 from bgbot.rules.outcomes import equity
 
@@ -55,30 +55,17 @@ class ClassNetsError(BgbotError):
     """Specialist nets that cannot be built: an unknown class or encoding, or inputs that do not fit it."""
 
 
+_FROM_CLASSES = np.array([0, 3, 3, 3, 2, 1], dtype=np.int8)
+"""``bgbot.evaluation.classes`` code (over, bear-off two-sided, bear-off one-sided, race, crashed, contact) -> ours."""
+
+
 def classify(positions: np.ndarray) -> np.ndarray:
-    """Position classes ``(N, 26)`` int8 -> ``(N,)`` int8: 0 over, 1 contact, 2 crashed, 3 race (no contact left).
+    """Position classes ``(N, 26)`` int8 -> ``(N,)`` int8: 0 over, 1 contact, 2 crashed, 3 race (no contact left,
+    the bear-off classes included: the evaluator values those from the databases and never asks a net).
 
-    Crashed (GNU Backgammon's CLASS_CRASHED, eval.c ``ClassifyPosition``): a contact position where some side has at
-    most 6 checkers left in play not counting the extra ones piled on its 1-point (beyond 1) and, when its 1-point
-    holds 2 or more, those on its 2-point (beyond 1): with ``t`` checkers in play, ``n1``, ``n2`` on its 1- and
-    2-points: ``t <= 6``; or ``n1 >= 2`` and (``t <= 6 + n1`` or ``n2 >= 2`` and ``1 + t - n1 - n2 <= 6``); or
-    ``n1 <= 1`` and ``t <= 6 + n2 - 1``.
+    From :func:`bgbot.evaluation.classes.classify_batch` (GNU Backgammon's ``ClassifyPosition``, crashed included).
     """
-    p = np.asarray(positions).astype(np.int16)
-    mine, theirs = np.maximum(p, 0), np.maximum(-p, 0)
-    t_me, t_op = mine.sum(axis=1), theirs.sum(axis=1)
-    over = (t_me == 0) | (t_op == 0)
-    race = encoding.is_race(positions)
-    out = np.where(over, OVER, np.where(race, RACE, CONTACT)).astype(np.int8)
-    crashed = _crashed(t_me, mine[:, 1], mine[:, 2]) | _crashed(t_op, theirs[:, 24], theirs[:, 23])
-    out[(out == CONTACT) & crashed] = CRASHED
-    return out
-
-
-def _crashed(t: np.ndarray, n1: np.ndarray, n2: np.ndarray) -> np.ndarray:
-    """One side's crashed test (see :func:`classify`) from its checkers in play and on its 1- and 2-points."""
-    big = n1 > 1
-    return (t <= 6) | np.where(big, (t <= 6 + n1) | ((n2 > 1) & (1 + t - n1 - n2 <= 6)), t <= 6 + n2 - 1)
+    return _FROM_CLASSES[classes.classify_batch(np.asarray(positions, dtype=np.int8))]
 
 
 class ClassNets(nn.Module):
