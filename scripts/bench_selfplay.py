@@ -44,8 +44,8 @@ from bgbot.api import DEFAULT_MODEL
 from bgbot.evaluation import bearoff, checkpoint, encoding
 from bgbot.evaluation.evaluator import set_class_dispatch
 from bgbot.evaluation.network import Evaluator, set_threads
-from training.config import TrainConfig
-from training.selfplay import SelfPlay
+from bgbot_training.config import TrainConfig
+from bgbot_training.selfplay import SelfPlay
 
 WARMUP_PLIES = 120
 """Plies played off the clock before self-play is timed: all games in flight start together, and for the first ~50
@@ -192,12 +192,25 @@ def main() -> None:
     )
     p.add_argument("--no-gnubg", action="store_true", help="skip the GNU Backgammon references")
     p.add_argument("--no-2core", action="store_true", help="skip the two-process throughput")
+    p.add_argument(
+        "--baseline",
+        default=None,
+        help="a second checkpoint whose self-play speed (dispatch on) is measured in the same rounds; adds "
+        "baseline_selfplay_games_per_s and speed_vs_baseline = model / baseline",
+    )
     args = p.parse_args()
     set_threads()
     bearoff.load()  # built or read before timing
     config = TrainConfig.load(args.config)
     model = args.model or str(DEFAULT_MODEL)
-    runs: dict[str, list[float]] = {"bare": [], "selfplay": [], "no_dispatch": [], "harness": [], "training": []}
+    runs: dict[str, list[float]] = {
+        "bare": [],
+        "selfplay": [],
+        "no_dispatch": [],
+        "harness": [],
+        "training": [],
+        "baseline": [],
+    }
     with threadpool_limits(1):
         for r in range(args.rounds):
             if not args.no_gnubg:
@@ -207,6 +220,8 @@ def main() -> None:
                 key = "selfplay" if mode == "on" or args.dispatch == "off" else "no_dispatch"
                 runs[key].append(selfplay_speed(model, args.games, config.games_in_flight, seed=r))
             set_class_dispatch(True)
+            if args.baseline:
+                runs["baseline"].append(selfplay_speed(args.baseline, args.games, config.games_in_flight, seed=r))
             if not args.no_gnubg:
                 runs["harness"].append(harness_gnubg_speed(args.gnubg_games, seed=r))
             if args.train_games > 0:
@@ -238,6 +253,9 @@ def main() -> None:
                 "training_config": args.config,
                 "training_games_per_s": rounded("training"),
                 "training_ratio": ratio("training", "bare"),
+                "baseline": args.baseline,
+                "baseline_selfplay_games_per_s": rounded("baseline"),
+                "speed_vs_baseline": ratio("selfplay", "baseline"),
                 "selfplay_2core_games_per_s": None if two_core is None else round(two_core, 1),
                 "per_round": runs,
                 "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),

@@ -107,6 +107,16 @@ def _start(config: TrainConfig, run_dir: Path, resume: bool, force: bool = False
             "pass --force to delete them and start over, or pick another run directory"
         )
     torch.manual_seed(config.seed)
+    if config.specialists:
+        from bgbot.evaluation import specialists
+
+        if config.init_from:
+            base, _ = checkpoint.load(config.init_from)
+            nets = base if getattr(base, "is_class_nets", False) else specialists.from_single(base)
+        else:
+            nets = specialists.fresh(config.n_hidden, config.activation)
+        nets.train()
+        return nets, torch.optim.Adam(nets.parameters(), lr=config.lr), 0
     net = ValueNet(NetConfig(n_inputs=encoding.N_FEATURES, n_hidden=config.n_hidden, activation=config.activation))
     return net, torch.optim.Adam(net.parameters(), lr=config.lr), 0
 
@@ -222,8 +232,11 @@ def train(
             for group in opt.param_groups:
                 group["lr"] = _learning_rate(config, games)
             net.train()
-            out = net(torch.from_numpy(encoding.encode(positions)))
-            loss = torch.nn.functional.mse_loss(out, torch.from_numpy(targets))
+            if getattr(net, "is_class_nets", False):
+                loss = net.loss(positions, targets)
+            else:
+                out = net(torch.from_numpy(encoding.encode(positions)))
+                loss = torch.nn.functional.mse_loss(out, torch.from_numpy(targets))
             if not torch.isfinite(loss):
                 raise RunError(f"training diverged at {games} games: the loss is {loss.item()}; {kept()}")
             opt.zero_grad(set_to_none=True)
