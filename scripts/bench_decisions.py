@@ -42,7 +42,7 @@ from bgbot.cube.decision import decide
 from bgbot.evaluation import checkpoint, search, specialists
 from bgbot.evaluation.classes import efficiency_for
 from bgbot.evaluation.evaluator import position_probabilities
-from bgbot.evaluation.network import Evaluator
+from bgbot.evaluation.specialists import evaluator_for
 from bgbot.formats import positionid
 from bgbot.rules.board import game_result, pip_counts
 from bgbot.rules.movegen import generate_plays
@@ -155,7 +155,7 @@ def main() -> None:
 
     model = args.model or str(DEFAULT_MODEL)
     net, meta = checkpoint.load(model)
-    ev = Evaluator(net)
+    ev = evaluator_for(net)
     ref = Referee(gnubg_nn, Path(args.cache) if args.cache else None)
     ids, pos, dice = load_set(args.positions)
     classes = specialists.classify(pos)

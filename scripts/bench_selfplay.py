@@ -43,7 +43,8 @@ from threadpoolctl import threadpool_limits
 from bgbot.api import DEFAULT_MODEL
 from bgbot.evaluation import bearoff, checkpoint, encoding
 from bgbot.evaluation.evaluator import set_class_dispatch
-from bgbot.evaluation.network import Evaluator, set_threads
+from bgbot.evaluation.network import set_threads
+from bgbot.evaluation.specialists import evaluator_for
 from bgbot_training.config import TrainConfig
 from bgbot_training.selfplay import SelfPlay
 
@@ -56,7 +57,7 @@ def selfplay_speed(model: str, games: int, games_in_flight: int, seed: int = 1) 
     """Games per CPU second of 0-ply self-play of ``model`` without learning, in the steady state (after
     :data:`WARMUP_PLIES`)."""
     net, _ = checkpoint.load(model)
-    evaluator = Evaluator(net)
+    evaluator = evaluator_for(net)
     sp = SelfPlay(games_in_flight, np.random.default_rng(seed))
     for _ in range(WARMUP_PLIES):
         sp.step(evaluator)
@@ -131,7 +132,7 @@ def training_speed(model: str, config: TrainConfig, games: int, seed: int = 1) -
     """
     net, _ = checkpoint.load(model)
     opt = torch.optim.Adam(net.parameters(), lr=config.lr)
-    evaluator = Evaluator(net)
+    evaluator = evaluator_for(net)
     sp = SelfPlay(config.games_in_flight, np.random.default_rng(seed), config.td_lambda, config.lambda_horizon)
 
     def ply() -> None:
@@ -158,7 +159,7 @@ def _selfplay_worker(args: tuple) -> float:
     set_threads()
     with threadpool_limits(1):
         net, _ = checkpoint.load(model)
-        evaluator = Evaluator(net)
+        evaluator = evaluator_for(net)
         sp = SelfPlay(games_in_flight, np.random.default_rng(seed))
         for _ in range(WARMUP_PLIES):
             sp.step(evaluator)

@@ -46,7 +46,7 @@ def test_encoding_v2_extends_v1(positions):
 def test_from_single_computes_what_the_base_net_does(positions, tmp_path):
     base, _ = checkpoint.load(MODEL)
     nets = specialists.from_single(base)
-    ev = Evaluator(nets)
+    ev = specialists.evaluator_for(nets)
     assert isinstance(ev, specialists.ClassEvaluator)
     np.testing.assert_allclose(ev.evaluate(positions), Evaluator(base).evaluate(positions), rtol=0, atol=1e-6)
     # format 2 round trip; the one-net format 1 still loads

@@ -43,7 +43,8 @@ from bgbot.errors import BgbotError
 from bgbot.evaluation import checkpoint, features, search, specialists
 from bgbot.evaluation.checkpoint import CheckpointError
 from bgbot.evaluation.evaluator import position_probabilities
-from bgbot.evaluation.network import Evaluator, set_threads
+from bgbot.evaluation.network import set_threads
+from bgbot.evaluation.specialists import evaluator_for
 from bgbot.rules.outcomes import flip_probabilities
 
 from .selfplay import SelfPlay
@@ -101,7 +102,7 @@ def load_npz(path: Path) -> dict:
 
 def _load_model(path: str):
     net, meta = checkpoint.load(path)
-    return net, Evaluator(net), meta
+    return net, evaluator_for(net), meta
 
 
 # --- sample --------------------------------------------------------------------------------------------------------

@@ -35,7 +35,8 @@ from tqdm import tqdm
 
 from bgbot.errors import BgbotError
 from bgbot.evaluation import checkpoint, encoding
-from bgbot.evaluation.network import EvaluationError, Evaluator, NetConfig, ValueNet, set_threads
+from bgbot.evaluation.network import EvaluationError, NetConfig, ValueNet, set_threads
+from bgbot.evaluation.specialists import evaluator_for
 
 from .config import TrainConfig
 from .selfplay import SelfPlay
@@ -176,7 +177,7 @@ def train(
     net, opt, games = _start(config, run_dir, resume, force)
     if resume and games >= config.games:  # a finished run: nothing to do, nothing written
         return RunState(games, 0.0, 0.0, None)
-    evaluator = Evaluator(net)
+    evaluator = evaluator_for(net)
     rng = np.random.default_rng([config.seed, games])
     selfplay = SelfPlay(config.games_in_flight, rng, config.td_lambda, config.lambda_horizon)
     start_games, t0 = games, time.perf_counter()

@@ -35,7 +35,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import torch
@@ -43,12 +43,10 @@ import torch
 import bgbot
 from bgbot.errors import BgbotError
 from bgbot.evaluation import encoding
-from bgbot.evaluation.network import Evaluator, NetConfig, ValueNet
+from bgbot.evaluation.network import NetConfig, ValueNet
+from bgbot.evaluation.specialists import ClassNets, evaluator_for
 from bgbot.formats import positionid
 from bgbot.rules.outcomes import ProbabilityError, check_probabilities
-
-if TYPE_CHECKING:
-    from bgbot.evaluation.specialists import ClassNets
 
 FORMAT = "bgbot-checkpoint"
 FORMAT_VERSION = 1
@@ -124,7 +122,7 @@ def sanity_check(net: ValueNet, origin: str = "the network") -> None:
             bad = int((~torch.isfinite(t)).sum())
             raise CheckpointError(f"{origin}: weights {name!r} hold {bad} NaN or infinite values")
     positions = np.stack([positionid.decode(p) for p in SANITY_POSITIONS])
-    out = Evaluator(net, check=False).evaluate(positions).astype(np.float64)  # (3, 5)
+    out = evaluator_for(net, check=False).evaluate(positions).astype(np.float64)  # (3, 5)
     try:
         if not np.isfinite(out).all():
             raise ProbabilityError("not finite")
@@ -320,8 +318,6 @@ def add_checksum(path: str | Path) -> bool:
 
 def _class_nets(path: Path, data: dict):
     """Rebuild a version-2 checkpoint's :class:`bgbot.evaluation.specialists.ClassNets` and its contact config."""
-    from bgbot.evaluation.specialists import ClassNets
-
     nets = data.get("nets")
     if not isinstance(nets, dict):
         raise CheckpointError(f"{str(path)!r} is a damaged bgbot checkpoint: format 2 without its 'nets' entry")

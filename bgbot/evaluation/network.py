@@ -161,14 +161,6 @@ class Evaluator:
     Does not look at finished games: see the module docstring.
     """
 
-    def __new__(cls, net=None, *args, **kwargs):
-        """``Evaluator(class_nets)`` builds a :class:`bgbot.evaluation.specialists.ClassEvaluator`."""
-        if cls is Evaluator and getattr(net, "is_class_nets", False):
-            from bgbot.evaluation.specialists import ClassEvaluator
-
-            return super().__new__(ClassEvaluator)
-        return super().__new__(cls)
-
     def __init__(self, net: ValueNet, batch_size: int = 65536, check: bool = True) -> None:
         if net.config.encoding_version != encoding.ENCODING_VERSION:
             raise NetworkConfigError(

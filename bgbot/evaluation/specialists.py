@@ -10,7 +10,7 @@ known here are in :data:`ENCODERS`:
   (:func:`bgbot.evaluation.features.features`: the side on roll's, then the opponent's).
 
 :class:`ClassEvaluator` classifies a batch once and sends each class's rows to its net (numpy matrix products, as
-:class:`bgbot.evaluation.network.Evaluator`). ``network.Evaluator(class_nets)`` returns one.
+:class:`bgbot.evaluation.network.Evaluator`). use :func:`evaluator_for` to get the right evaluator for any loaded net.
 """
 
 from __future__ import annotations
@@ -220,3 +220,11 @@ class ClassEvaluator(Evaluator):
     def equities(self, positions: np.ndarray) -> np.ndarray:
         """Cubeless money equity ``(M,)`` float32 for the side on roll."""
         return equity(self.evaluate(positions))
+
+
+def evaluator_for(net: ValueNet | ClassNets, batch_size: int = 65536, check: bool = True) -> Evaluator:
+    """The evaluator of a loaded net (:func:`bgbot.evaluation.checkpoint.load`): a :class:`ClassEvaluator` for
+    specialist nets (checkpoint format 2), a plain :class:`bgbot.evaluation.network.Evaluator` for one net."""
+    if isinstance(net, ClassNets):
+        return ClassEvaluator(net, batch_size, check)
+    return Evaluator(net, batch_size, check)
