@@ -168,6 +168,18 @@ def test_automatic_double_raises_every_member_cube_and_rotation_over_games():
     assert rec2["start_cube"] == 1 and rec2["box"] == ["p0", "p1", "p2"][expected[0]]
 
 
+def test_bad_seed_and_games_are_errors(capsys):
+    args = ["chouette", "--player", "random", "--player", "random", "--player", "random"]
+    for extra, message in (
+        (["--games", "3", "--seed", "-1"], "the seed must be an integer in 0 .. 2**63 - 1, got -1"),
+        (["--games", "3", "--seed", str(2**64)], "the seed must be an integer in 0 .. 2**63 - 1"),
+        (["--games", str(10**11)], "games must be at most 10,000,000"),
+    ):
+        assert main([*args, *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and message in err and err.count("\n") == 1
+
+
 def test_bots_chouette_command(tmp_path, capsys):
     # (the 300-game run of the issue is in the report; the suite keeps to a few games)
     args = ["chouette", "--player", MODEL, "--player", "pubeval", "--player", MODEL, "--cube", "--seed", "4",

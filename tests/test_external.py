@@ -51,6 +51,12 @@ def test_answers(bot):
     for bad in ("hello", "board:a:b:3", OPENING.replace(":5:", ":x:", 1), OPENING.replace(":-2:", ":-9:", 1)):
         answer = external.answer_line(bot, bad)
         assert answer.startswith("Error: ") and "\n" not in answer
+    fields = OPENING.split(":")
+    for k, value in ((6, "99999999999999999999999"), (6, "256"), (6, "-256")):  # overflow; a count wrapping in int8
+        bad = ":".join([*fields[:k], value, *fields[k + 1 :]])
+        assert external.answer_line(bot, bad).startswith("Error: "), value
+    empty = "board:a:b:3:0:0:" + ":".join(["0"] * 49)  # no checkers on the board: the game is over
+    assert "the game is over" in external.answer_line(bot, empty)
 
 
 def _free_port() -> int:

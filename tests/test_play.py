@@ -87,6 +87,9 @@ def test_bad_options(capsys):
         (["play", "--ply", "7"], "--ply must be 0..2"),
         (["play", "--bgbot-first"], "--bgbot-first needs --position"),
         (["play", "--match-length", "-1"], "--match-length must be >= 0"),
+        (["play", "--match-length", "65"], "65-point match is longer than the 64 points"),
+        (["play", "--seed", "-1"], "--seed must be in 0 .. 2**63 - 1"),
+        (["play", "--save", "/nonexistent-dir/x.mat"], "no directory '/nonexistent-dir'"),
     ):
         assert cli.main(argv) == 2
         err = capsys.readouterr().err

@@ -152,6 +152,10 @@ def test_bad_input_400_and_422_server_stays_up(server, capsys):
         assert get(server, path, **params).status_code == 422
     assert httpx.post(server + "/v1/batch", content=b"not json").status_code == 422
     assert httpx.post(server + "/v1/batch", json={"requests": [{"endpoint": "x"}]}).status_code == 422
+    # a non-finite number in the body: 422 naming it, not a 500 from rendering the validation error
+    body = b'{"requests": [{"endpoint": "move", "position": "4HPwATDgc/ABMA", "dice": "31", "ply": 1e400}]}'
+    got = httpx.post(server + "/v1/batch", content=body, headers={"content-type": "application/json"})
+    assert got.status_code == 422 and got.json()["detail"][0]["input"] == "inf"
     assert httpx.get(server + "/v1/health").json()["status"] == "ok"
 
 

@@ -90,6 +90,20 @@ def test_rollout_kind_and_missing_inputs_say_why(tmp_path, capsys):
     args = ["targets", "--model", MODEL, "--positions", str(tmp_path), "--out", str(tmp_path / "o"), "--quiet"]
     assert cli.main([*args, "--kind", "ply2"]) == 2
     assert "no positions parts" in capsys.readouterr().err
+    sample = ["sample", "--model", MODEL, "--out", str(tmp_path / "s")]
+    for argv, message in (
+        ([*sample, "--positions", "0"], "argument --positions: an integer >= 1, got 0"),
+        ([*sample, "--positions", "5", "--seed", "-1"], "argument --seed: an integer >= 0, got -1"),
+        (["sample", "--model", MODEL, "--out", "", "--positions", "5"], "argument --out: a directory name"),
+    ):
+        with pytest.raises(SystemExit) as exit_:
+            cli.main(argv)
+        assert exit_.value.code == 2 and message in capsys.readouterr().err
+    gate = ["gate", "--candidate", MODEL, "--against", MODEL, "--opponent", "pubeval"]
+    assert cli.main([*gate, "--games", "3"]) == 2  # the tournament's own check: one line, no traceback
+    err = capsys.readouterr().err
+    assert err.startswith("error: games per pairing must be an even number") and err.count("\n") == 1
+    assert not list(tmp_path.glob("*.npz")) and not (tmp_path / "s").exists()
 
 
 def test_rollout_one_half_move_is_exactly_one_ply():

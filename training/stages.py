@@ -41,7 +41,6 @@ from tqdm import tqdm
 
 from bgbot.errors import BgbotError
 from bgbot.evaluation import checkpoint, features, search, specialists
-from bgbot.evaluation.checkpoint import CheckpointError
 from bgbot.evaluation.evaluator import position_probabilities
 from bgbot.evaluation.network import set_threads
 from bgbot.evaluation.specialists import evaluator_for
@@ -408,37 +407,62 @@ def run_gate(args: argparse.Namespace) -> dict:
 STAGES = ("sample", "targets", "fit", "gate")
 
 
+def _at_least(lo: int):
+    """An argparse type: an integer >= ``lo`` (argparse then prints one ``error:`` line and exits 2)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"an integer >= {lo}, got {text!r}") from None
+        if value < lo:
+            raise argparse.ArgumentTypeError(f"an integer >= {lo}, got {value}")
+        return value
+
+    return parse
+
+
+def _directory(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("a directory name, got an empty one")
+    return text
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m training", description="Training stages after TD pre-training.")
     sub = p.add_subparsers(dest="stage", required=True)
     s = sub.add_parser("sample", help="sample positions from the model's self-play")
     s.add_argument("--model", required=True)
-    s.add_argument("--out", required=True, help="directory of part-NNNNN.npz files")
-    s.add_argument("--positions", type=int, required=True)
-    s.add_argument("--part-size", type=int, default=500)
-    s.add_argument("--seed", type=int, default=1)
-    s.add_argument("--generation", type=int, default=1)
-    s.add_argument("--games-in-flight", type=int, default=256)
+    s.add_argument("--out", required=True, type=_directory, help="directory of part-NNNNN.npz files")
+    s.add_argument("--positions", type=_at_least(1), required=True)
+    s.add_argument("--part-size", type=_at_least(1), default=500)
+    s.add_argument("--seed", type=_at_least(0), default=1)
+    s.add_argument("--generation", type=_at_least(1), default=1)
+    s.add_argument("--games-in-flight", type=_at_least(1), default=256)
     s.add_argument("--keep", action="append", metavar="CLASS=RATE", help=f"keep rates, defaults {DEFAULT_KEEP}")
     t = sub.add_parser("targets", help="compute targets of sampled positions with the engine")
     t.add_argument("--model", required=True)
     t.add_argument("--positions", required=True, help="a sample directory")
-    t.add_argument("--out", required=True)
+    t.add_argument("--out", required=True, type=_directory)
     t.add_argument("--kind", default="ply2", choices=TARGET_KINDS)
-    t.add_argument("--chunk", type=int, default=100, help="positions searched together")
-    t.add_argument("--limit", type=int, default=0, help="only the first N parts (0: all)")
-    t.add_argument("--trials", type=int, default=36, help="rollout: trials per position (36: each first roll once)")
-    t.add_argument("--horizon", type=int, default=8, help="rollout: half-moves before the net values the position")
-    t.add_argument("--seed", type=int, default=1, help="rollout: dice seed")
+    t.add_argument("--chunk", type=_at_least(1), default=100, help="positions searched together")
+    t.add_argument("--limit", type=_at_least(0), default=0, help="only the first N parts (0: all)")
+    t.add_argument(
+        "--trials", type=_at_least(1), default=36, help="rollout: trials per position (36: each first roll once)"
+    )
+    t.add_argument(
+        "--horizon", type=_at_least(0), default=8, help="rollout: half-moves before the net values the position"
+    )
+    t.add_argument("--seed", type=_at_least(0), default=1, help="rollout: dice seed")
     f = sub.add_parser("fit", help="fit the next generation's nets to targets")
     f.add_argument("--init", required=True, help="checkpoint to start from (v1 single net or specialists)")
     f.add_argument("--targets", required=True, nargs="+", help="target directories")
-    f.add_argument("--run-dir", required=True)
-    f.add_argument("--epochs", type=int, default=10)
+    f.add_argument("--run-dir", required=True, type=_directory)
+    f.add_argument("--epochs", type=_at_least(1), default=10)
     f.add_argument("--lr", type=float, default=1e-4)
-    f.add_argument("--batch", type=int, default=128)
+    f.add_argument("--batch", type=_at_least(1), default=128)
     f.add_argument("--val-frac", type=float, default=0.05)
-    f.add_argument("--seed", type=int, default=1)
+    f.add_argument("--seed", type=_at_least(0), default=1)
     f.add_argument("--resume", action="store_true")
     g = sub.add_parser("gate", help="duplicate games of a candidate against the previous generation")
     g.add_argument("--candidate", required=True)
@@ -459,7 +483,7 @@ def main(argv: list[str]) -> int:
     fn = {"sample": run_sample, "targets": run_targets, "fit": run_fit, "gate": run_gate}[args.stage]
     try:
         summary = fn(args)
-    except (StageError, CheckpointError) as e:
+    except (BgbotError, OSError) as e:  # bad input (a player spec, games), a failed write: one line, status 2
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(json.dumps(summary))

@@ -55,6 +55,7 @@ from bgbot.arena.engine import (
     wants_double,
 )
 from bgbot.arena.players import Player
+from bgbot.arena.tournament import MAX_GAMES, MAX_SEED
 from bgbot.errors import BgbotError
 from bgbot.formats import matfile
 
@@ -450,6 +451,10 @@ def run(
         )
     if not isinstance(games, (int, np.integer)) or isinstance(games, bool) or games < 1:
         raise ChouetteError(f"games must be an integer >= 1, got {games!r}")
+    if games > MAX_GAMES:
+        raise ChouetteError(f"games must be at most {MAX_GAMES:,} (the records are held in memory), got {games}")
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+        raise ChouetteError(f"the seed must be an integer in 0 .. 2**63 - 1, got {seed!r}")
     rules = rules or ChouetteRules()
     players = [s if isinstance(s, Player) else make_player(s, seed=seed) for s in specs]
     names = [s.name if isinstance(s, Player) else display_name(s) for s in specs]

@@ -70,9 +70,12 @@ class FibsBoard:
 
 def _ints(fields: list[str], line: str) -> list[int]:
     try:
-        return [int(f) for f in fields]
+        values = [int(f) for f in fields]
     except ValueError:
         raise ExternalError(f"a FIBS board has integer fields after the names, got {line[:200]!r}") from None
+    if any(abs(v) >= 1 << 31 for v in values):
+        raise ExternalError(f"a FIBS board field is out of range in {line[:200]!r}")
+    return values
 
 
 def parse_board(line: str) -> FibsBoard:
@@ -116,7 +119,9 @@ def parse_board(line: str) -> FibsBoard:
     pos[25] = abs(mine[25])  # my bar
     pos[0] = -abs(mine[0])  # the opponent's bar
     try:
-        position = board_lib.validate(pos.astype(np.int8))
+        position = board_lib.validate(pos)  # range-checked before the int8 cast
+        if board_lib.off_counts(position).max() == board_lib.NUM_CHECKERS:
+            raise ExternalError("the game is over: a side has borne off all its checkers")
         may_me, may_opp = may_double[me], may_double[1 - me]
         owner: Owner = "centre" if may_me == may_opp else ("me" if may_me else "opponent")
         money = length <= 0 or length >= 9999

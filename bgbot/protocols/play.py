@@ -80,6 +80,12 @@ class Session:
             raise PlayError(f"--match-length must be >= 0, got {match_length}")
         if not 0 <= ply <= 2:
             raise PlayError(f"--ply must be 0..2, got {ply}")
+        if seed is not None and not 0 <= seed <= 2**63 - 1:
+            raise PlayError(f"--seed must be in 0 .. 2**63 - 1, got {seed}")
+        if match_length:
+            MatchState(match_length)  # refuses a match longer than the match equity table, before any game
+        if save and not Path(save).parent.is_dir():
+            raise PlayError(f"--save {save!r}: no directory {str(Path(save).parent)!r} to save the games in")
         self.bot, self.length, self.ply, self.manual = bot, match_length, ply, manual_dice
         self.rng = np.random.default_rng(seed)
         self.save = save

@@ -279,6 +279,22 @@ def create_app(bot: "Bot"):
     async def _bad_input(request, err: BgbotError):
         return JSONResponse(status_code=400, content={"detail": str(err)})
 
+    from fastapi.encoders import jsonable_encoder
+    from fastapi.exceptions import RequestValidationError
+
+    def _finite(v):  # a non-finite number in a malformed body (1e400) would make the 422 answer itself fail (500)
+        if isinstance(v, float) and not np.isfinite(v):
+            return repr(v)
+        if isinstance(v, dict):
+            return {k: _finite(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [_finite(x) for x in v]
+        return v
+
+    @app.exception_handler(RequestValidationError)
+    async def _malformed(request, err: RequestValidationError):
+        return JSONResponse(status_code=422, content={"detail": _finite(jsonable_encoder(err.errors()))})
+
     POSITION = Query(..., description="Position ID, PositionID:MatchID (GNUbg ID) or XGID=...")
     DICE = Query(None, description="the roll: 31, 3-1 or '3 1' (optional when the position carries dice)")
 
