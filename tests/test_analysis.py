@@ -11,6 +11,7 @@ from bgbot import cli
 from bgbot.api import Bot
 from bgbot.arena import tournament
 from bgbot.arena.players import PubevalPlayer, RandomPlayer
+from bgbot.errors import BgbotError
 from bgbot.formats import matfile
 from bgbot.protocols import analysis
 
@@ -166,3 +167,19 @@ def _money():
     from bgbot.rules.state import CubeState, MatchState
 
     return CubeState(), MatchState()
+
+
+def test_matches_longer_than_25_points_use_the_extended_table(capsys, tmp_path):
+    # GNU Backgammon plays (and writes) matches up to 64 points; Kazaross-XG2 covers 25, gnubg's extension the rest
+    long = tmp_path / "long.mat"
+    long.write_text(
+        " 31 point match\n\n Game 1\n a : 0                      b : 0\n"
+        "  1) 31: 8/5 6/5               42: 8/4 6/4\n  2)                             Doubles => 2\n  3)  Takes\n"
+    )
+    assert cli.main(["analyse", str(long), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["match_length"] == 31 and [d["decision"] for d in out["decisions"]][-2:] == ["double", "take"]
+    r = tournament.play(["pubeval", "random"], 2, seed=1, workers=1, match_length=31)[0]
+    assert r["pairings"][0]["matches"] == 2
+    with pytest.raises(BgbotError, match="64 points"):
+        tournament.play(["pubeval", "random"], 2, seed=1, workers=1, match_length=65)

@@ -52,7 +52,7 @@ import numpy as np
 
 from bgbot.cube import decision as cubemod
 from bgbot.cube.janowski import MatchScore, emg_from_mwc, match_cubeful_mwc, money_cubeful
-from bgbot.cube.met import kazaross_xg2
+from bgbot.cube.met import kazaross_xg2_extended
 from bgbot.errors import BgbotError
 from bgbot.evaluation.classes import cube_efficiencies
 from bgbot.formats import matfile
@@ -123,10 +123,10 @@ class CubeRules:
             or self.match_length < 0
         ):
             raise EngineError(f"match length must be an integer >= 0 (0 = money), got {self.match_length!r}")
-        if self.match_length > kazaross_xg2().max_length:
+        if self.match_length > kazaross_xg2_extended().max_length:
             raise EngineError(
                 f"match length {self.match_length} is beyond the match equity table "
-                f"({kazaross_xg2().max_length} points)"
+                f"({kazaross_xg2_extended().max_length} points)"
             )
 
         if n and self.match_length:
@@ -550,7 +550,7 @@ def cube_values(
         out[:, 2] = 1.0
         return out
     assert away is not None and cube is not None
-    met = kazaross_xg2()
+    met = kazaross_xg2_extended()
     keys = np.column_stack([away, cube, owner]).astype(np.int64)
     for key in np.unique(keys, axis=0):
         m = (keys == key).all(axis=1)

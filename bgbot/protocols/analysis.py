@@ -28,7 +28,7 @@ import numpy as np
 
 from bgbot.api import Bot
 from bgbot.cube.janowski import MatchScore
-from bgbot.cube.met import kazaross_xg2
+from bgbot.cube.met import kazaross_xg2_extended
 from bgbot.errors import BgbotError
 from bgbot.formats import matfile
 from bgbot.rules.movegen_scalar import legal_plays
@@ -58,7 +58,7 @@ def _emg_scale(cube: CubeState, match: MatchState) -> float:
     if match.is_money:
         return 1.0
     away_me, away_opp = match.away
-    score = MatchScore(away_me, away_opp, cube.value, match.crawford, kazaross_xg2())
+    score = MatchScore(away_me, away_opp, cube.value, match.crawford, kazaross_xg2_extended())
     (w1, _, _), (l1, _, _) = score.results()
     return 2.0 / (w1 - l1)
 
