@@ -204,6 +204,14 @@ def test_ubgi_player_rejects_a_broken_engine():
         make_player("ubgi:")
 
 
+def test_ubgi_player_times_out_a_silent_handshake(monkeypatch):
+    from bgbot.arena.players import PlayerSpecError, UbgiPlayer, make_player
+
+    monkeypatch.setattr(UbgiPlayer, "HANDSHAKE_TIMEOUT", 1.0)
+    with pytest.raises(PlayerSpecError, match="did not answer 'ubgi' with 'ubgiok' within 1 s"):
+        make_player("ubgi:cat")  # echoes every command, never says ubgiok: used to hang the tournament forever
+
+
 FAKE = """
 import sys
 for line in sys.stdin:
@@ -215,7 +223,7 @@ for line in sys.stdin:
     elif cmd[0] == "isready":
         print("readyok")
     elif cmd[:2] == ["go", "role"] and cmd[2] == "cube":
-        print("bestcube nodouble")
+        print("info role cube probs 0.5 garbage"); print("bestcube nodouble")
     elif cmd[0] == "go":
         print("bestmove 24/18 24/18 24/18")
     elif cmd[0] == "quit":
@@ -234,6 +242,6 @@ def test_ubgi_player_checks_every_move_and_needs_probabilities_for_the_cube(tmp_
     start = starting_position()[None, :]
     with pytest.raises(PlayerSpecError, match="played '24/18 24/18 24/18'"):
         player.choose(start, np.array([[3, 1]]))
-    with pytest.raises(PlayerSpecError, match="gives no 'info ... probs"):
+    with pytest.raises(PlayerSpecError, match="'probs' needs five numbers"):
         player.probabilities(start)
     player.close()

@@ -238,11 +238,29 @@ class UbgiPlayer(Player):
             )
         except (OSError, ValueError) as e:
             raise PlayerSpecError(f"cannot start UBGI engine {command!r}: {e}") from e
-        self._ask("ubgi", "ubgiok")
-        self._ask("isready", "readyok")
+        import queue
+        import threading
 
-    def _ask(self, line: str, final: str | tuple[str, ...]) -> list[str]:
-        """Send ``line``, read up to the line starting with ``final``; returns the lines read."""
+        # Lines are read by a thread so that the handshake can time out (an engine that never says ubgiok).
+        self._lines: queue.Queue[str | None] = queue.Queue()
+
+        def pump(stream, lines) -> None:
+            for text in stream:
+                lines.put(text)
+            lines.put(None)
+
+        threading.Thread(target=pump, args=(self._proc.stdout, self._lines), daemon=True).start()
+        self._ask("ubgi", "ubgiok", timeout=self.HANDSHAKE_TIMEOUT)
+        self._ask("isready", "readyok", timeout=self.HANDSHAKE_TIMEOUT)
+
+    HANDSHAKE_TIMEOUT = 60.0
+    """Seconds an engine has to answer ``ubgi`` and ``isready`` (loading a model included)."""
+
+    def _ask(self, line: str, final: str | tuple[str, ...], timeout: float | None = None) -> list[str]:
+        """Send ``line``, read up to the line starting with ``final`` (waiting at most ``timeout`` seconds for each
+        line; None: no limit); returns the lines read."""
+        import queue
+
         assert self._proc.stdin is not None and self._proc.stdout is not None
         try:
             self._proc.stdin.write(line + "\n")
@@ -251,7 +269,12 @@ class UbgiPlayer(Player):
             raise PlayerSpecError(f"UBGI engine {self.command!r} is gone ({e}) after {line!r}") from e
         lines = []
         while True:
-            answer = self._proc.stdout.readline()
+            try:
+                answer = self._lines.get(timeout=timeout)
+            except queue.Empty:
+                raise PlayerSpecError(
+                    f"UBGI engine {self.command!r} did not answer {line!r} with {final!r} within {timeout:g} s"
+                ) from None
             if not answer:
                 raise PlayerSpecError(f"UBGI engine {self.command!r} exited after {line!r}")
             answer = answer.strip()
@@ -291,7 +314,13 @@ class UbgiPlayer(Player):
                     f"UBGI engine {self.command!r} gives no 'info ... probs W WG WBG LG LBG' for cube decisions; "
                     "it can only play cubeless money games"
                 )
-            out[i] = [float(v) for v in info[-1].split(" probs ", 1)[1].split()[:5]]
+            try:
+                row = [float(v) for v in info[-1].split(" probs ", 1)[1].split()[:5]]
+            except ValueError:
+                row = []
+            if len(row) != 5:
+                raise PlayerSpecError(f"UBGI engine {self.command!r}: 'probs' needs five numbers, got {info[-1]!r}")
+            out[i] = row
         return out
 
     def close(self) -> None:
