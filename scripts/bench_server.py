@@ -1,0 +1,184 @@
+"""Benchmark ``bgbot serve``: 200 ``GET /v1/move`` requests sent one after another against the same 200 sent at once.
+
+Starts ``bgbot serve`` (this checkout's, ``python -m bgbot.cli serve``) on a free local port, warms it up, then runs
+``--repeat`` rounds; each round sends the requests sequentially (one connection, each request after the previous
+answer) and concurrently (all in flight together, ``asyncio.gather`` over one ``httpx.AsyncClient``; the server
+batches them through the evaluator), alternating which goes first. Wall time is measured on the client, over real
+HTTP, client and server sharing the machine. Every concurrent answer must equal the sequential one (up to the last
+digit of the 6-decimal rounding, as ``tests/test_server.py`` compares them). The evaluator batches the server used are
+read from ``/v1/health`` before and after each concurrent run.
+
+The JSON printed: per round the wall seconds of each mode, their ratio (sequential / concurrent: how many times faster
+the concurrent requests were answered together) and the batches; the median round's figures; the latency percentiles
+(p50, p99, milliseconds, from the request's start to its answer on the client) of the median round; and the machine's
+load average before and after (the machine may be shared: a busy machine lowers both and the ratio with them).
+
+The requests: the first 200 positions after the first of ``tests/data/gnubg_selfplay_positions.txt`` (GNU Backgammon
+self-play), request ``i`` with dice ``(1 + i % 6)(1 + 7i % 6)``, 0 ply, money play.
+
+Usage: ``python scripts/bench_server.py [--requests 200] [--repeat 3] [--model PATH]`` (needs ``bgbot[server]``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data" / "gnubg_selfplay_positions.txt"
+
+
+def move_requests(n: int) -> list[dict[str, str]]:
+    """``n`` query dicts for ``/v1/move`` (see the module docstring)."""
+    ids = [x.split()[0] for x in DATA.read_text().splitlines() if x.strip() and not x.startswith("#")]
+    if n + 1 > len(ids):
+        raise SystemExit(f"--requests at most {len(ids) - 1}")
+    return [{"position": pid, "dice": f"{1 + i % 6}{1 + (i * 7) % 6}"} for i, pid in enumerate(ids[1 : n + 1])]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(model: str | None) -> tuple[subprocess.Popen, str]:
+    """A ``bgbot serve`` subprocess on a free port, answering ``/v1/health``; its URL."""
+    port = free_port()
+    argv = [sys.executable, "-m", "bgbot.cli", "serve", "--port", str(port)] + (["--model", model] if model else [])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.Popen(argv, env=env, stderr=subprocess.PIPE, text=True)
+    line = proc.stderr.readline() if proc.stderr else ""
+    if "listening" not in line:
+        proc.kill()
+        raise SystemExit(f"bgbot serve did not start: {line.strip()}")
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            if httpx.get(url + "/v1/health", timeout=5).status_code == 200:
+                return proc, url
+        except httpx.TransportError:
+            time.sleep(0.2)
+    proc.kill()
+    raise SystemExit("bgbot serve did not answer /v1/health within a minute")
+
+
+async def fire(url: str, requests: list[dict[str, str]], concurrent: bool) -> tuple[list[dict], list[float], float]:
+    """The answers, each request's latency (seconds) and the wall seconds of all of them."""
+    limits = httpx.Limits(max_connections=len(requests), max_keepalive_connections=len(requests))
+    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
+
+        async def one(params: dict[str, str]) -> tuple[dict, float]:
+            t = time.perf_counter()
+            r = await client.get("/v1/move", params=params)
+            if r.status_code != 200:
+                raise SystemExit(f"/v1/move {params} answered {r.status_code}: {r.text}")
+            return r.json(), time.perf_counter() - t
+
+        await one(requests[0])  # a connection ready
+        start = time.perf_counter()
+        if concurrent:
+            done = await asyncio.gather(*(one(p) for p in requests))
+        else:
+            done = [await one(p) for p in requests]
+        wall = time.perf_counter() - start
+    return [a for a, _ in done], [t for _, t in done], wall
+
+
+def close(a, b, tol: float = 2e-6) -> bool:
+    """Equal JSON up to ``tol`` on floats; plays compared by position (near-ties may swap ranks)."""
+    if isinstance(a, dict) and "plays" in a:
+        pa, pb = ({p["position_id"]: {k: v for k, v in p.items() if k != "rank"} for p in x["plays"]} for x in (a, b))
+        return pa.keys() == pb.keys() and all(close(pa[k], pb[k], tol) for k in pa) and close(
+            {k: v for k, v in a.items() if k != "plays"}, {k: v for k, v in b.items() if k != "plays"}, tol
+        )
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(close(a[k], b[k], tol) for k in a)
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(close(x, y, tol) for x, y in zip(a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        return abs(a - b) <= tol
+    return a == b
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The ``q``-th percentile (nearest rank) of ``values``, in milliseconds."""
+    ordered = sorted(values)
+    return round(1000 * ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered)) - 1))], 1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--requests", type=int, default=200, help="move requests per mode (default 200)")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds, the median reported (default 3)")
+    parser.add_argument("--model", default=None, help="checkpoint for bgbot serve (default: the shipped model)")
+    args = parser.parse_args(argv)
+    requests = move_requests(args.requests)
+    load_before = os.getloadavg()
+    proc, url = start_server(args.model)
+    try:
+        asyncio.run(fire(url, requests[:20], concurrent=True))  # warm-up: imports, first batches
+        rounds = []
+        for r in range(args.repeat):
+            result = {}
+            for concurrent in (r % 2 == 1, r % 2 == 0):
+                before = httpx.get(url + "/v1/health").json()
+                answers, latency, wall = asyncio.run(fire(url, requests, concurrent))
+                after = httpx.get(url + "/v1/health").json()
+                result["concurrent" if concurrent else "sequential"] = (answers, latency, wall, after, before)
+            seq, con = result["sequential"], result["concurrent"]
+            mismatched = sum(not close(a, b) for a, b in zip(seq[0], con[0]))
+            if mismatched:
+                raise SystemExit(f"round {r}: {mismatched} concurrent answers differ from the sequential ones")
+            rounds.append(
+                {
+                    "sequential_s": round(seq[2], 3),
+                    "concurrent_s": round(con[2], 3),
+                    "ratio": round(seq[2] / con[2], 2),
+                    "concurrent_batches": con[3]["batches"] - con[4]["batches"] - 1,  # less the warm-up request
+                    "sequential_batches": seq[3]["batches"] - seq[4]["batches"] - 1,
+                    "latency_ms": {
+                        mode: {"p50": percentile(x[1], 50), "p99": percentile(x[1], 99)}
+                        for mode, x in (("sequential", seq), ("concurrent", con))
+                    },
+                }
+            )
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    median = sorted(rounds, key=lambda x: x["ratio"])[len(rounds) // 2]
+    print(
+        json.dumps(
+            {
+                "benchmark": "bgbot serve: GET /v1/move, sequential vs concurrent, over HTTP (httpx client)",
+                "requests": len(requests),
+                "answers_equal": True,
+                "sequential_s": median["sequential_s"],
+                "concurrent_s": median["concurrent_s"],
+                "ratio": median["ratio"],
+                "median_ratio": statistics.median(x["ratio"] for x in rounds),
+                "concurrent_batches": median["concurrent_batches"],
+                "latency_ms": median["latency_ms"],
+                "rounds": rounds,
+                "cpus": os.cpu_count(),
+                "load_average_before": [round(x, 2) for x in load_before],
+                "load_average_after": [round(x, 2) for x in os.getloadavg()],
+            },
+            indent=1,
+        )
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
