@@ -25,12 +25,14 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import socket
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlencode
 
 import httpx
 
@@ -73,8 +75,9 @@ def start_server(model: str | None) -> tuple[subprocess.Popen, str]:
     raise SystemExit("bgbot serve did not answer /v1/health within a minute")
 
 
-async def fire(url: str, requests: list[dict[str, str]], concurrent: bool) -> tuple[list[dict], list[float], float]:
-    """The answers, each request's latency (seconds) and the wall seconds of all of them."""
+async def fire_httpx(url: str, requests: list[dict[str, str]], concurrent: bool) -> tuple[list[dict], list[float], float]:
+    """With ``httpx.AsyncClient`` (connections opened as needed, inside the timing): the answers, each request's
+    latency (seconds) and the wall seconds of all of them."""
     limits = httpx.Limits(max_connections=len(requests), max_keepalive_connections=len(requests))
     async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
 
@@ -95,6 +98,40 @@ async def fire(url: str, requests: list[dict[str, str]], concurrent: bool) -> tu
     return [a for a, _ in done], [t for _, t in done], wall
 
 
+async def fire_raw(url: str, requests: list[dict[str, str]], concurrent: bool) -> tuple[list[dict], list[float], float]:
+    """With a minimal HTTP/1.1 client on asyncio streams (keep-alive connections opened before the clock starts: one
+    for the sequential requests, one per request for the concurrent ones), so that the client's own cost -- about
+    2.5 ms of CPU a request for httpx, on the cores the server uses -- does not hide the server's: the answers, each
+    request's latency (seconds) and the wall seconds of all of them."""
+    host, _, port = url.removeprefix("http://").partition(":")
+    paths = [f"/v1/move?{urlencode(p)}" for p in requests]
+    conns = [await asyncio.open_connection(host, int(port)) for _ in range(len(requests) if concurrent else 1)]
+
+    async def one(conn, path: str) -> tuple[dict, float]:
+        reader, writer = conn
+        t = time.perf_counter()
+        writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode("ascii"))
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = re.search(rb"(?im)^content-length: *(\d+)", head)
+        if not head.startswith(b"HTTP/1.1 200") or length is None:
+            raise SystemExit(f"GET {path} answered {head!r}")
+        body = await reader.readexactly(int(length.group(1)))
+        return json.loads(body), time.perf_counter() - t
+
+    try:
+        await one(conns[0], paths[0])  # the server's first request on a connection
+        start = time.perf_counter()
+        if concurrent:
+            done = await asyncio.gather(*(one(c, p) for c, p in zip(conns, paths)))
+        else:
+            done = [await one(conns[0], p) for p in paths]
+        wall = time.perf_counter() - start
+    finally:
+        for _, writer in conns:
+            writer.close()
+    return [a for a, _ in done], [t for _, t in done], wall
+
+
 def close(a, b, tol: float = 2e-6) -> bool:
     """Equal JSON up to ``tol`` on floats; plays compared by position (near-ties may swap ranks)."""
     if isinstance(a, dict) and "plays" in a:
@@ -111,6 +148,15 @@ def close(a, b, tol: float = 2e-6) -> bool:
     return a == b
 
 
+def server_cpu(pid: int) -> float:
+    """CPU seconds (user + system) the server process has used so far (Linux ``/proc``; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def percentile(values: list[float], q: float) -> float:
     """The ``q``-th percentile (nearest rank) of ``values``, in milliseconds."""
     ordered = sorted(values)
@@ -121,21 +167,27 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--requests", type=int, default=200, help="move requests per mode (default 200)")
     parser.add_argument("--repeat", type=int, default=3, help="rounds, the median reported (default 3)")
+    parser.add_argument(
+        "--client", choices=("raw", "httpx"), default="raw", help="HTTP client (default raw: see fire_raw)"
+    )
     parser.add_argument("--model", default=None, help="checkpoint for bgbot serve (default: the shipped model)")
     args = parser.parse_args(argv)
     requests = move_requests(args.requests)
     load_before = os.getloadavg()
     proc, url = start_server(args.model)
     try:
+        fire = fire_raw if args.client == "raw" else fire_httpx
         asyncio.run(fire(url, requests[:20], concurrent=True))  # warm-up: imports, first batches
         rounds = []
         for r in range(args.repeat):
             result = {}
             for concurrent in (r % 2 == 1, r % 2 == 0):
                 before = httpx.get(url + "/v1/health").json()
+                cpu = time.process_time(), server_cpu(proc.pid)
                 answers, latency, wall = asyncio.run(fire(url, requests, concurrent))
+                cpu = time.process_time() - cpu[0], server_cpu(proc.pid) - cpu[1]
                 after = httpx.get(url + "/v1/health").json()
-                result["concurrent" if concurrent else "sequential"] = (answers, latency, wall, after, before)
+                result["concurrent" if concurrent else "sequential"] = (answers, latency, wall, after, before, cpu)
             seq, con = result["sequential"], result["concurrent"]
             mismatched = sum(not close(a, b) for a, b in zip(seq[0], con[0]))
             if mismatched:
@@ -147,6 +199,10 @@ def main(argv: list[str] | None = None) -> int:
                     "ratio": round(seq[2] / con[2], 2),
                     "concurrent_batches": con[3]["batches"] - con[4]["batches"] - 1,  # less the warm-up request
                     "sequential_batches": seq[3]["batches"] - seq[4]["batches"] - 1,
+                    "cpu_s": {
+                        mode: {"client": round(x[5][0], 3), "server": round(x[5][1], 3)}
+                        for mode, x in (("sequential", seq), ("concurrent", con))
+                    },
                     "latency_ms": {
                         mode: {"p50": percentile(x[1], 50), "p99": percentile(x[1], 99)}
                         for mode, x in (("sequential", seq), ("concurrent", con))
@@ -160,7 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         json.dumps(
             {
-                "benchmark": "bgbot serve: GET /v1/move, sequential vs concurrent, over HTTP (httpx client)",
+                "benchmark": "bgbot serve: GET /v1/move, sequential vs concurrent, over HTTP",
+                "client": args.client,
                 "requests": len(requests),
                 "answers_equal": True,
                 "sequential_s": median["sequential_s"],
