@@ -140,24 +140,31 @@ def _fast_moves(bot: "Bot", ctxs: list[context.Context]) -> list[dict | BgbotErr
     texts: list[str] = []
     afters: list[np.ndarray] = []
     counts: list[int] = []
+    seen: dict[tuple[bytes, int, int], tuple[list[str], list[np.ndarray]]] = {}  # the same request twice: once
     for ctx in ctxs:
         assert ctx.dice is not None
         pos, (d1, d2) = ctx.position, ctx.dice
-        try:
-            scalar = movegen_scalar.legal_plays(pos, d1, d2)
-        except BgbotError as err:
-            out.append(err)
-            counts.append(0)
-            continue
+        key = (pos.tobytes(), d1, d2)  # the dice order picks which step sequence names a play
+        if key not in seen:
+            try:
+                scalar = movegen_scalar.legal_plays(pos, d1, d2)
+            except BgbotError as err:
+                out.append(err)
+                counts.append(0)
+                continue
+            if scalar:
+                board = [int(x) for x in pos]  # format_play reads the board as Python ints: convert once
+                seen[key] = (
+                    [notation.format_play(board, q) for q in scalar],  # type: ignore[arg-type]
+                    [q.afterstate for q in scalar],
+                )
+            else:
+                seen[key] = ([notation.format_no_play()], [pos])
+        text, play_after = seen[key]
         out.append({})
-        if scalar:
-            board = [int(x) for x in pos]  # format_play reads the board as Python ints: convert once
-            texts.extend(notation.format_play(board, q) for q in scalar)  # type: ignore[arg-type]
-            afters.extend(q.afterstate for q in scalar)
-        else:
-            texts.append(notation.format_no_play())
-            afters.append(pos)
-        counts.append(max(len(scalar), 1))
+        texts.extend(text)
+        afters.extend(play_after)
+        counts.append(len(text))
     if not afters:
         return out
     after = flip(np.stack(afters)).astype(np.int8)  # (N, 26) opponent on roll
