@@ -42,7 +42,17 @@ from bgbot.formats.plays import LegalPlay, as_context, as_position, legal_plays
 from bgbot.rules.outcomes import equity, flip_probabilities
 from bgbot.rules.state import CubeState, MatchState
 
-__all__ = ["ApiError", "Bot", "DEFAULT_MODEL", "LegalPlay", "Probabilities", "RankedPlay", "legal_plays", "move_answer", "round_array"]
+__all__ = [
+    "ApiError",
+    "Bot",
+    "DEFAULT_MODEL",
+    "LegalPlay",
+    "Probabilities",
+    "RankedPlay",
+    "legal_plays",
+    "move_answer",
+    "round_array",
+]
 
 DEFAULT_MODEL = resources.files("bgbot") / "data" / "default_model.pt"
 """The model shipped as package data (a Traversable; ``str()`` of it is a file path for a normal install)."""

@@ -1,22 +1,27 @@
 """Benchmark ``bgbot serve``: 200 ``GET /v1/move`` requests sent one after another against the same 200 sent at once.
 
-Starts ``bgbot serve`` (this checkout's, ``python -m bgbot.cli serve``) on a free local port, warms it up, then runs
-``--repeat`` rounds; each round sends the requests sequentially (one connection, each request after the previous
-answer) and concurrently (all in flight together, ``asyncio.gather`` over one ``httpx.AsyncClient``; the server
-batches them through the evaluator), alternating which goes first. Wall time is measured on the client, over real
-HTTP, client and server sharing the machine. Every concurrent answer must equal the sequential one (up to the last
-digit of the 6-decimal rounding, as ``tests/test_server.py`` compares them). The evaluator batches the server used are
-read from ``/v1/health`` before and after each concurrent run.
+Starts ``bgbot serve`` (this checkout's, ``python -m bgbot.cli serve``) on a free local port, sends every request once
+in each mode untimed (warm-up: the timing is of a server in its steady state), then runs ``--repeat`` rounds; each
+round sends the requests sequentially (each after the previous answer, on one keep-alive connection) and concurrently
+(all in flight together; the server batches them through the evaluator), alternating which goes first. Wall time is
+measured on the client, over real HTTP on the loopback, client and server sharing the machine. The default client is
+a minimal HTTP/1.1 client on asyncio streams (:func:`fire_raw`), whose own CPU cost is small; ``--client httpx`` uses
+``httpx.AsyncClient``, which spends about 2.5 ms of CPU a request on the cores the server needs, so that its
+concurrent requests reach the server one by one and the figure measures the client. Every concurrent answer must
+equal the sequential one (up to the last digit of the 6-decimal rounding, as ``tests/test_server.py`` compares them).
+The evaluator batches the server used are read from ``/v1/health`` before and after each run.
 
 The JSON printed: per round the wall seconds of each mode, their ratio (sequential / concurrent: how many times faster
-the concurrent requests were answered together) and the batches; the median round's figures; the latency percentiles
-(p50, p99, milliseconds, from the request's start to its answer on the client) of the median round; and the machine's
-load average before and after (the machine may be shared: a busy machine lowers both and the ratio with them).
+the concurrent requests were answered together), the evaluator batches, the CPU seconds of client and server (Linux)
+and the latency percentiles (p50, p99, milliseconds, from a request's start to its answer on the client); the figures
+of the median round (by ratio) at the top; and the machine's load average before and after (the machine may be
+shared: other jobs on its cores lengthen both modes and change the ratio).
 
 The requests: the first 200 positions after the first of ``tests/data/gnubg_selfplay_positions.txt`` (GNU Backgammon
 self-play), request ``i`` with dice ``(1 + i % 6)(1 + 7i % 6)``, 0 ply, money play.
 
-Usage: ``python scripts/bench_server.py [--requests 200] [--repeat 3] [--model PATH]`` (needs ``bgbot[server]``).
+Usage: ``python scripts/bench_server.py [--requests 200] [--repeat 3] [--client raw|httpx] [--model PATH]`` (needs
+``bgbot[server]``).
 """
 
 from __future__ import annotations
@@ -75,7 +80,9 @@ def start_server(model: str | None) -> tuple[subprocess.Popen, str]:
     raise SystemExit("bgbot serve did not answer /v1/health within a minute")
 
 
-async def fire_httpx(url: str, requests: list[dict[str, str]], concurrent: bool) -> tuple[list[dict], list[float], float]:
+async def fire_httpx(
+    url: str, requests: list[dict[str, str]], concurrent: bool
+) -> tuple[list[dict], list[float], float]:
     """With ``httpx.AsyncClient`` (connections opened as needed, inside the timing): the answers, each request's
     latency (seconds) and the wall seconds of all of them."""
     limits = httpx.Limits(max_connections=len(requests), max_keepalive_connections=len(requests))
@@ -136,8 +143,10 @@ def close(a, b, tol: float = 2e-6) -> bool:
     """Equal JSON up to ``tol`` on floats; plays compared by position (near-ties may swap ranks)."""
     if isinstance(a, dict) and "plays" in a:
         pa, pb = ({p["position_id"]: {k: v for k, v in p.items() if k != "rank"} for p in x["plays"]} for x in (a, b))
-        return pa.keys() == pb.keys() and all(close(pa[k], pb[k], tol) for k in pa) and close(
-            {k: v for k, v in a.items() if k != "plays"}, {k: v for k, v in b.items() if k != "plays"}, tol
+        return (
+            pa.keys() == pb.keys()
+            and all(close(pa[k], pb[k], tol) for k in pa)
+            and close({k: v for k, v in a.items() if k != "plays"}, {k: v for k, v in b.items() if k != "plays"}, tol)
         )
     if isinstance(a, dict):
         return isinstance(b, dict) and a.keys() == b.keys() and all(close(a[k], b[k], tol) for k in a)
@@ -177,7 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     proc, url = start_server(args.model)
     try:
         fire = fire_raw if args.client == "raw" else fire_httpx
-        asyncio.run(fire(url, requests[:20], concurrent=True))  # warm-up: imports, first batches
+        for concurrent in (False, True):  # warm-up, every request once in each mode: steady state is measured
+            asyncio.run(fire(url, requests, concurrent))
         rounds = []
         for r in range(args.repeat):
             result = {}

@@ -35,7 +35,8 @@ import bgbot
 from bgbot.api import PROBABILITY_NAMES, Bot, cube_json, move_answer, move_json, round_array
 from bgbot.errors import BgbotError
 from bgbot.evaluation.classes import CLASS_NAMES
-from bgbot.evaluation.evaluator import classified_probabilities, position_probabilities
+from bgbot.evaluation import bearoff
+from bgbot.evaluation.evaluator import class_dispatch, classified_probabilities, position_probabilities
 from bgbot.evaluation.network import set_threads
 from bgbot.formats import context, notation, plays, positionid
 from bgbot.rules import movegen_scalar
@@ -387,6 +388,8 @@ def serve(bot: "Bot", host: str = "127.0.0.1", port: int = 8080) -> int:
     """Run the API with uvicorn until interrupted. Raises ServerError (port in use, FastAPI missing)."""
     check_port(host, port)
     set_threads()  # one torch thread: requests are small batches, and threads fighting for cores cost ~10 ms each
+    if class_dispatch():
+        bearoff.load()  # the bear-off databases now, not on the first request that reaches a bear-off (~0.5 s)
     app = create_app(bot)
     try:
         import uvicorn
