@@ -12,7 +12,8 @@ equal the sequential one (up to the last digit of the 6-decimal rounding, as ``t
 The evaluator batches the server used are read from ``/v1/health`` before and after each run.
 
 The JSON printed: per round the wall seconds of each mode, their ratio (sequential / concurrent: how many times faster
-the concurrent requests were answered together), the evaluator batches, the CPU seconds of client and server (Linux)
+the concurrent requests were answered together), the evaluator batches, the CPU seconds of client and server (Linux;
+``server_cpu_ratio``: the server's CPU seconds sequential / concurrent, less disturbed by other jobs than wall time)
 and the latency percentiles (p50, p99, milliseconds, from a request's start to its answer on the client); the figures
 of the median round (by ratio) at the top; and the machine's load average before and after (the machine may be
 shared: other jobs on its cores lengthen both modes and change the ratio).
@@ -209,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
                     "ratio": round(seq[2] / con[2], 2),
                     "concurrent_batches": con[3]["batches"] - con[4]["batches"] - 1,  # less the warm-up request
                     "sequential_batches": seq[3]["batches"] - seq[4]["batches"] - 1,
+                    "server_cpu_ratio": round(seq[5][1] / con[5][1], 2) if con[5][1] else None,
                     "cpu_s": {
                         mode: {"client": round(x[5][0], 3), "server": round(x[5][1], 3)}
                         for mode, x in (("sequential", seq), ("concurrent", con))
@@ -235,6 +237,7 @@ def main(argv: list[str] | None = None) -> int:
                 "ratio": median["ratio"],
                 "median_ratio": statistics.median(x["ratio"] for x in rounds),
                 "concurrent_batches": median["concurrent_batches"],
+                "server_cpu_ratio": statistics.median(x["server_cpu_ratio"] or 0 for x in rounds),
                 "latency_ms": median["latency_ms"],
                 "rounds": rounds,
                 "cpus": os.cpu_count(),

@@ -34,8 +34,8 @@ import numpy as np
 import bgbot
 from bgbot.api import PROBABILITY_NAMES, Bot, cube_json, move_answer, move_json, round_array
 from bgbot.errors import BgbotError
-from bgbot.evaluation.classes import CLASS_NAMES
 from bgbot.evaluation import bearoff
+from bgbot.evaluation.classes import CLASS_NAMES
 from bgbot.evaluation.evaluator import class_dispatch, classified_probabilities, position_probabilities
 from bgbot.evaluation.network import set_threads
 from bgbot.formats import context, notation, plays, positionid
