@@ -37,7 +37,8 @@ from bgbot.cube import decision as cube_lib
 from bgbot.errors import BgbotError
 from bgbot.evaluation import bearoff, checkpoint, evaluator
 from bgbot.evaluation.classes import CLASS_NAMES, cube_efficiencies, cube_efficiency
-from bgbot.evaluation.network import Evaluator, ValueNet
+from bgbot.evaluation.network import ValueNet
+from bgbot.evaluation.specialists import evaluator_for
 from bgbot.formats.plays import LegalPlay, as_context, as_position, legal_plays
 from bgbot.rules.outcomes import equity, flip_probabilities
 from bgbot.rules.state import CubeState, MatchState
@@ -152,7 +153,7 @@ class Bot:
         self.net = net
         self.meta = meta
         self.path = path
-        self.evaluator = Evaluator(net)
+        self.evaluator = evaluator_for(net)
 
     def __repr__(self) -> str:
         return f"Bot.load({self.path!r})"
