@@ -39,7 +39,7 @@ from bgbot.evaluation.classes import cube_efficiency
 from bgbot.evaluation.network import Evaluator, ValueNet
 from bgbot.formats.plays import LegalPlay, as_context, as_position, legal_plays
 from bgbot.rules.outcomes import equity, flip_probabilities
-from bgbot.rules.state import CubeState, MatchState
+from bgbot.rules.state import CubeState, MatchState, Owner
 
 __all__ = ["ApiError", "Bot", "DEFAULT_MODEL", "LegalPlay", "Probabilities", "RankedPlay", "legal_plays"]
 
@@ -108,6 +108,8 @@ class RankedPlay(LegalPlay):
     def to_json(self) -> dict:
         """``{"play", "position_id", "equity", "probabilities", "ply"}`` (+ ``"mwc"`` at a match score), 6
         decimals."""
+        if self.probabilities is None:  # the default exists only because LegalPlay's fields have defaults
+            raise TypeError("a RankedPlay needs its probabilities")
         out = {
             **super().to_json(),
             "equity": round(self.equity, 6),
@@ -121,7 +123,8 @@ class RankedPlay(LegalPlay):
 
 def _opponent_view(c: CubeState, m: MatchState) -> tuple[CubeState, MatchState]:
     """The cube and match seen by the other side."""
-    owner = {"centre": "centre", "me": "opponent", "opponent": "me"}[c.owner]
+    flip_owner: dict[Owner, Owner] = {"centre": "centre", "me": "opponent", "opponent": "me"}
+    owner = flip_owner[c.owner]
     return CubeState(c.value, owner), replace(m, score=(m.score[1], m.score[0]))
 
 

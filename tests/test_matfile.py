@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 
@@ -66,7 +65,6 @@ def _gnubg_final_position_ids(path) -> list[str]:
     return re.findall(r"Position ID: (\S+)", out)
 
 
-@pytest.mark.skipif(not os.path.exists(GNUBG), reason="GNU Backgammon is not installed")
 def test_gnubg_imports_and_replays_to_the_same_final_positions(tmp_path):
     c = tournament.play_games(PubevalPlayer(), RandomPlayer(1), seed=11, pairing=0, start=0, stop=4, record=True)
     for g, (game, final) in enumerate(zip(c.games_mat, c.final)):

@@ -106,6 +106,7 @@ def run_batch(path: str, answer: Callable[[str], dict]) -> int:
         OSError: the file cannot be opened.
     """
     # Undecodable bytes become U+FFFD, so a binary line is one bad request, not the end of the session.
+    stream: TextIO
     if path != "-":
         stream = open(path, encoding="utf-8", errors="replace")
     elif hasattr(sys.stdin, "buffer"):

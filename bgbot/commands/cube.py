@@ -12,6 +12,8 @@ from bgbot.errors import BgbotError
 from bgbot.evaluation.classes import cube_efficiency
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from bgbot.api import Bot
 
 
@@ -60,11 +62,13 @@ def answer(bot: Bot | None, position: str, args: argparse.Namespace) -> dict:
     ctx = common.resolve(position, None, need_dice=False)
     if args.jacoby is not None:
         ctx = ctx.with_jacoby(args.jacoby == "on")
+    probabilities: list[float] | np.ndarray
     if args.probabilities is not None:
         probabilities = parse_probabilities(args.probabilities)
         efficiency = cube_efficiency(ctx.position)
         decision = cube_lib.decide(probabilities, ctx.cube, ctx.match, efficiency)
     else:
+        assert bot is not None  # run() loads a model unless --probabilities is given
         probabilities = bot.evaluate(ctx.position).to_array()
         decision = bot.cube_action(ctx.position, ctx.cube, ctx.match, probabilities=probabilities)
     return {"position_id": ctx.position_id, **cube_lib.to_json(decision, probabilities, ctx.cube, ctx.match)}

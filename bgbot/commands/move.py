@@ -30,8 +30,13 @@ def answer(bot: Bot, position: str, dice: str | None, ply: int) -> dict:
     """``{"position_id", "dice", "plays": [{"play", "position_id", "equity", "probabilities"[, "mwc"]}]}``, best
     first; a match score adds ``"cube"`` and ``"match"``."""
     ctx = common.resolve(position, dice, need_dice=True)
+    assert ctx.dice is not None  # need_dice=True
     plays = bot.rank_plays(ctx.position, ctx.dice, ctx.cube, ctx.match, ply=ply)
-    out = {"position_id": ctx.position_id, "dice": list(ctx.dice), "plays": [p.to_json() for p in plays]}
+    out: dict[str, object] = {
+        "position_id": ctx.position_id,
+        "dice": list(ctx.dice),
+        "plays": [p.to_json() for p in plays],
+    }
     if not ctx.match.is_money:
         out["cube"] = {"value": ctx.cube.value, "owner": ctx.cube.owner}
         out["match"] = cube_lib.match_json(ctx.match)

@@ -22,6 +22,7 @@ def add_parser(subparsers) -> None:
 def answer(position: str, dice: str | None) -> dict:
     """The JSON answer: ``{"position_id", "dice", "plays": [{"play", "position_id"}]}``."""
     ctx = common.resolve(position, dice, need_dice=True)
+    assert ctx.dice is not None  # need_dice=True
     found = plays.legal_plays(ctx.position, ctx.dice)
     return {"position_id": ctx.position_id, "dice": list(ctx.dice), "plays": [p.to_json() for p in found]}
 

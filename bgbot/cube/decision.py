@@ -200,7 +200,8 @@ def decide(
             return match_cubeful_mwc(rows, score.doubled(), -1, efficiency)
 
         dt, dp, unit = float(dt_of(p)[0]), score.mwc_if(0, cube.value), "mwc"
-        cmp = tuple(float(v) for v in emg_from_mwc(np.array([nd, dt, dp]), score))
+        emg = emg_from_mwc(np.array([nd, dt, dp]), score)
+        cmp = (float(emg[0]), float(emg[1]), float(emg[2]))
         if not available and cube.owner != "opponent":
             dt = dp = nd
     equities = {"no_double": nd, "double_take": dt, "double_pass": dp}

@@ -132,7 +132,10 @@ class MatchScore:
     def results(self) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
         """((W1, W2, W3), (L1, L2, L3)): my MWC when I win / lose 1, 2, 3 times the cube."""
         c = self.cube
-        return (tuple(self.mwc_if(0, k * c) for k in (1, 2, 3)), tuple(self.mwc_if(1, k * c) for k in (1, 2, 3)))
+        return (
+            (self.mwc_if(0, c), self.mwc_if(0, 2 * c), self.mwc_if(0, 3 * c)),
+            (self.mwc_if(1, c), self.mwc_if(1, 2 * c), self.mwc_if(1, 3 * c)),
+        )
 
 
 def emg_from_mwc(mwc, score: MatchScore):

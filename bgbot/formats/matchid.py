@@ -38,7 +38,7 @@ import binascii
 from dataclasses import dataclass
 
 from bgbot.errors import BgbotError
-from bgbot.rules.state import CubeState, MatchState
+from bgbot.rules.state import CubeState, MatchState, Owner
 
 _FIELDS = (  # name, width in bits, in order from bit 0
     ("cube_log", 4),
@@ -163,7 +163,7 @@ class MatchID:
             "on_roll": self.on_roll,
             "crawford": int(self.crawford),
             "game_state": self.game_state,
-            "turn": self.turn,
+            "turn": self.on_roll if self.turn is None else self.turn,  # never None after __post_init__
             "double_offered": int(self.double_offered),
             "resignation": self.resignation,
             "die1": self.dice[0],
@@ -182,7 +182,7 @@ class MatchID:
     def to_states(self) -> tuple[CubeState, MatchState]:
         """The cube and match state seen from the player on roll."""
         me = self.on_roll
-        owner = "centre" if self.cube_owner is None else ("me" if self.cube_owner == me else "opponent")
+        owner: Owner = "centre" if self.cube_owner is None else ("me" if self.cube_owner == me else "opponent")
         match = MatchState(
             length=self.length,
             score=(self.score[me], self.score[1 - me]),

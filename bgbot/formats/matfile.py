@@ -127,17 +127,18 @@ def _result_line(winner: int, points: int) -> str:
 def game_text(number: int, names: tuple[str, str], scores: tuple[int, int], game: Game) -> str:
     """One game's block: ``Game N``, the header with the scores before it, numbered move lines, the ``Wins`` line."""
     lines = [f" Game {number}", f" {names[0]} : {scores[0]}".ljust(HEADER_WIDTH + 1) + f"{names[1]} : {scores[1]}"]
-    rows: list[list[str]] = []
+    rows: list[list[str | None]] = []
     for turn in game.turns:
         if turn.side == 0 or not rows or rows[-1][1] is not None:
             rows.append(["", None])
         rows[-1][turn.side] = turn.text()
-    wins = _result_line(game.winner, game.points).strip()
+    wins_text = _result_line(game.winner, game.points).strip()
+    wins: str | None = wins_text
     if game.winner == 1 and rows and rows[-1][1] is None:  # after a drop by the left player: on the same line
-        rows[-1][1] = " " + wins
+        rows[-1][1] = " " + wins_text
         wins = None
     for i, (left, right) in enumerate(rows, 1):
-        lines.append((f"{i:3d}) " + left.ljust(LEFT_WIDTH - 1) + " " + (right or "")).rstrip())
+        lines.append((f"{i:3d}) " + (left or "").ljust(LEFT_WIDTH - 1) + " " + (right or "")).rstrip())
     if wins is not None:
         lines.append(_result_line(game.winner, game.points))
     return "\n".join(lines) + "\n"

@@ -77,7 +77,7 @@ def format_play(position: np.ndarray, play: Play) -> str:
         return NO_PLAY
     # One path per step, sorted by source then destination, highest first.
     paths = [list(step) for step in sorted(play.steps, reverse=True)]
-    hit_on_way = [[] for _ in paths]  # intermediate points where the checker hit
+    hit_on_way: list[list[int]] = [[] for _ in paths]  # intermediate points where the checker hit
     alive = [True] * len(paths)
     for i in range(len(paths)):
         for j in range(i + 1, len(paths)):

@@ -99,7 +99,8 @@ def decode(pid: str) -> np.ndarray:
     if text[-1] not in "AQgw":  # the last character carries 2 bits of byte 9 and 4 padding bits that must be 0
         raise PositionIDError(f"bits left over after the 80-bit key in Position ID {pid!r}")
     bits = [(key[i // 8] >> (i % 8)) & 1 for i in range(80)]
-    counts, run, pos = [], 0, 0
+    counts: list[int] = []
+    run, pos = 0, 0
     while len(counts) < 50 and pos < 80:
         if bits[pos]:
             run += 1

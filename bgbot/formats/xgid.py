@@ -36,7 +36,7 @@ import numpy as np
 
 from bgbot.errors import BgbotError
 from bgbot.rules import board
-from bgbot.rules.state import CubeState, MatchState
+from bgbot.rules.state import CubeState, MatchState, Owner
 
 
 class XGIDError(BgbotError):
@@ -151,7 +151,7 @@ class XGID:
         for name, text_field, low, high in zip(
             names[1:], parts[1:], (0, -1, -1, None, 0, 0, 0, 0, 0), (12, 1, 1, None, 10**6, 10**6, 15, 10**6, 12)
         ):
-            if low is None:  # the dice field is checked below
+            if low is None or high is None:  # the dice field is checked below
                 continue
             if (
                 not (text_field.lstrip("-").isascii() and text_field.lstrip("-").isdigit())
@@ -207,7 +207,7 @@ class XGID:
 
     def to_states(self) -> tuple[CubeState, MatchState]:
         """Cube and match state seen from the side on roll."""
-        owner = "centre" if self.cube_owner == 0 else ("me" if self.cube_owner == self.turn else "opponent")
+        owner: Owner = "centre" if self.cube_owner == 0 else ("me" if self.cube_owner == self.turn else "opponent")
         me, opp = (self.score[0], self.score[1]) if self.turn == 1 else (self.score[1], self.score[0])
         if self.length:
             match = MatchState(

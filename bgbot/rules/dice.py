@@ -28,7 +28,7 @@ def splitmix64(x: np.ndarray) -> np.ndarray:
 def hash_words(*words) -> np.ndarray:
     """Chain :func:`splitmix64` over integer words (scalars or arrays, broadcast) -> uint64: a counter-based random
     number generator (equal inputs, equal outputs; any change scrambles every bit)."""
-    h = np.uint64(0x6A09E667F3BCC908)
+    h: np.ndarray = np.asarray(np.uint64(0x6A09E667F3BCC908))
     with np.errstate(over="ignore"):
         for w in words:
             h = splitmix64(h ^ np.asarray(w).astype(np.uint64))

@@ -88,8 +88,8 @@ _UNIT1 = np.where(_HALF == 1, _UNIT, np.uint64(0))  # (26,) and in word 1
 def _key_delta_table() -> np.ndarray:
     """``(2, 26 * 26 * 3)`` uint64: the change of each key word when a checker of mine leaves index ``src`` and index
     ``dest`` gains ``inc`` (0 off, 1, or 2 when it hits a blot, which adds one to the opponent's bar, index 0)."""
-    src, dest, inc = np.meshgrid(np.arange(26), np.arange(26), np.arange(3), indexing="ij")
-    src, dest, inc = src.ravel(), dest.ravel(), inc.ravel().astype(np.uint64)
+    grid = np.meshgrid(np.arange(26), np.arange(26), np.arange(3), indexing="ij")
+    src, dest, inc = grid[0].ravel(), grid[1].ravel(), grid[2].ravel().astype(np.uint64)
     hit = (inc == 2).astype(np.uint64)
     with np.errstate(over="ignore"):
         word0 = _UNIT0[dest] * inc - _UNIT0[src] + hit
@@ -108,10 +108,10 @@ def position_keys(positions: np.ndarray) -> np.ndarray:
     equal keys mean equal positions. The packing is linear in the counts, so moving a checker changes the key by
     adding and subtracting :data:`_UNIT` entries, which is how :func:`_apply_die` keeps keys up to date.
     """
-    v = positions.astype(np.int64)
-    v[:, 1:25] += 15  # points: count + 15 in 0..30
-    v[:, 0] *= -1  # the opponent's bar is stored negative
-    v = v.astype(np.uint64) << _SHIFT
+    counts = positions.astype(np.int64)
+    counts[:, 1:25] += 15  # points: count + 15 in 0..30
+    counts[:, 0] *= -1  # the opponent's bar is stored negative
+    v = counts.astype(np.uint64) << _SHIFT
     return np.stack([v[:, 0:13].sum(axis=1), v[:, 13:26].sum(axis=1)], axis=1)
 
 
@@ -453,8 +453,8 @@ def generate_plays(positions: np.ndarray, dice: np.ndarray) -> Plays:
     best = np.zeros(n, dtype=np.int8)
     for _, par, rank in parts:  # a part's rank is the same for all its rows
         best = np.maximum(best, rank * (np.bincount(par, minlength=n) > 0)).astype(np.int8)
-    kept = [(step, np.flatnonzero(best[par] == rank)) for step, par, rank in parts]
-    kept = [(step, sel, par[sel]) for (step, sel), (_, par, _) in zip(kept, parts) if len(sel)]
+    selected = [(step, np.flatnonzero(best[par] == rank)) for step, par, rank in parts]
+    kept = [(step, sel, par[sel]) for (step, sel), (_, par, _) in zip(selected, parts) if len(sel)]
     cand_keys = np.concatenate([step.keys if len(sel) == len(step.keys) else step.keys[sel] for step, sel, _ in kept])
     cand_par = np.concatenate([par for _, _, par in kept])
     first = _unique_rows(cand_keys, cand_par)  # (M,) indices into the concatenated candidates, by parent
