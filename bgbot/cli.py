@@ -16,7 +16,7 @@ import sys
 import bgbot
 from bgbot.errors import BgbotError
 
-COMMANDS = ["moves", "move", "cube", "tournament", "gate", "train"]
+COMMANDS = ["moves", "move", "cube", "rollout", "tournament", "gate", "train"]
 """Subcommand modules under :mod:`bgbot.commands`, in the order ``--help`` lists them."""
 
 EXIT_USAGE = 2
