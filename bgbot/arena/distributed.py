@@ -107,12 +107,13 @@ def connect_ray(address: str, num_cpus: int | None = None):
         import ray
     except ImportError as e:
         raise DistributedError("--ray needs the optional package ray: pip install 'bgbot[ray]'") from e
+    if address != "local":
+        _probe(address)
     if ray.is_initialized():
         return ray
     if address == "local":
         ray.init(num_cpus=num_cpus, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
         return ray
-    _probe(address)
     try:
         ray.init(address=address, logging_level="ERROR", log_to_driver=False)
     except Exception as e:  # Ray raises ConnectionError, RuntimeError, TimeoutError ...

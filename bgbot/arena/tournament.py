@@ -177,9 +177,13 @@ def _run_chunk(task: tuple) -> Chunk:
     return cubeful.play_games(a, b, seed, pairing, start, stop, rules, record, max_plies=MAX_PLIES)
 
 
-def _run_tasks(tasks: list[tuple], workers: int, progress: bool = False) -> tuple[list[Chunk], int]:
-    """Run chunk tasks in this process (``workers <= 1``) or a spawn pool -> (results in task order, pool restarts).
-    ``progress``: a tqdm bar of games played on stderr. Each chunk's final positions are dropped (bounded memory)."""
+def _run_tasks(
+    tasks: list[tuple], workers: int, progress: bool = False, ray: str | None = None
+) -> tuple[list[Chunk], int]:
+    """Run chunk tasks in this process (``workers <= 1``), a spawn pool, or on Ray (``ray``: an address or ``"local"``,
+    :mod:`bgbot.arena.distributed`, which re-runs the chunk of a worker that dies) -> (results in task order, pool
+    restarts). ``progress``: a tqdm bar of games played on stderr. Each chunk's final positions are dropped (bounded
+    memory)."""
     total = sum(2 * (t[5] - t[4]) for t in tasks)
     bar = tqdm(total=total, unit="game", file=sys.stderr, disable=not progress, leave=False, dynamic_ncols=True)
 
@@ -189,6 +193,10 @@ def _run_tasks(tasks: list[tuple], workers: int, progress: bool = False) -> tupl
         return r
 
     try:
+        if ray is not None:
+            from bgbot.arena import distributed
+
+            return distributed.run_tasks(_run_chunk, tasks, ray=ray, on_result=done), 0
         if workers <= 1:
             import torch  # lazily: a tournament of pubeval and random players needs no torch
 
@@ -291,6 +299,7 @@ def run(
     match_length: int = 0,
     jacoby: bool = True,
     progress: bool = False,
+    ray: str | None = None,
 ) -> dict:
     """Round robin of every pairing of ``players``, ``games`` duplicate games (or matches) each; then, with
     ``out_dir``, the games written as ``.mat`` files (:func:`play` then :func:`write_files`).
@@ -298,7 +307,9 @@ def run(
     Raises:
         OutputError: files that could not be written (the results ride on the error); :func:`play`'s errors.
     """
-    results, files = play(players, games, seed, workers, out_dir, chunk_pairs, cube, match_length, jacoby, progress)
+    results, files = play(
+        players, games, seed, workers, out_dir, chunk_pairs, cube, match_length, jacoby, progress, ray
+    )
     write_files(results, files)
     return results
 
@@ -314,6 +325,7 @@ def play(
     match_length: int = 0,
     jacoby: bool = True,
     progress: bool = False,
+    ray: str | None = None,
 ) -> tuple[dict, list[tuple[Path, str]]]:
     """Round robin of every pairing of ``players``, ``games`` duplicate games (or matches) each, writing nothing.
 
@@ -331,6 +343,8 @@ def play(
         match_length: > 0 plays matches to that many points (cubeful, Crawford rule); ``games`` then counts matches
             and the ``.mat`` output is one file per match, ``out_dir/NN_A_vs_B_MMMM.mat``.
         progress: show a tqdm progress bar on stderr.
+        ray: run the chunks on Ray (an address or ``"local"``; :mod:`bgbot.arena.distributed`) instead of the
+            process pool; the results are the same (apart from timing and the ``ray`` field).
 
     Returns:
         ``(results, files)``. ``results`` is a JSON-able dict: ``players`` (names), ``specs``, ``seed``, ``games``,
@@ -358,7 +372,11 @@ def play(
         for s in range(0, n_pairs, chunk_pairs)
     ]
     t0 = time.perf_counter()
-    chunks, restarts = _run_tasks(tasks, workers, progress)
+    if ray is not None:
+        from bgbot.arena import distributed
+
+        distributed.connect_ray(ray)  # an unreachable address fails before any game is played
+    chunks, restarts = _run_tasks(tasks, workers, progress, ray)
     elapsed = time.perf_counter() - t0
     rows = []
     files: list[tuple[Path, str]] = []
@@ -404,6 +422,8 @@ def play(
         "games_per_s": games * len(pairings) / elapsed if elapsed > 0 else float("inf"),
         "worker_restarts": restarts,
     }
+    if ray is not None:
+        out["ray"] = ray
     if rules is not None:
         out["cube"] = {
             "match_length": rules.match_length,
