@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import time
-
 import json
+import time
 
 import numpy as np
 import pytest
@@ -86,3 +85,32 @@ def test_cli_rollout_ray_local_json_equals_two_workers(ray_local, capsys):
     strip = ("elapsed_s", "trials_per_s", "workers")
     assert {k: v for k, v in on_ray.items() if k not in strip} == {k: v for k, v in pool.items() if k not in strip}
     assert len(on_ray["plays"]) == 2
+
+
+def test_selfplay_actors_pick_up_new_weight_versions(ray_local):
+    import torch
+
+    from bgbot.evaluation.network import NetConfig, ValueNet
+    from training import distributed as td
+
+    net = ValueNet(NetConfig())
+    store = td.WeightStore()
+    actor = td.SelfPlayActor(store, net.config.to_dict(), games=4, seed=1)
+    assert ray.get(store.publish.remote(td.weights_of(net))) == 1
+    pos, tgt, ver = ray.get(actor.play.remote(2))
+    assert len(pos) == 8 and tgt.shape == (8, 5) and set(ver.tolist()) == {1}
+    with torch.no_grad():
+        net.out.bias += 1.0
+    assert ray.get(store.publish.remote(td.weights_of(net))) == 2
+    _, tgt2, ver2 = ray.get(actor.play.remote(1))
+    assert set(ver2.tolist()) == {2}
+    # The learner loop: every update publishes a new version, and the actors play with them.
+    seen: list[int] = []
+
+    def update(positions, targets, versions):
+        seen.extend(versions.tolist())
+        with torch.no_grad():
+            net.out.bias -= 0.1
+
+    published = td.run_learner(net, update, [actor], store, rounds=3, plies=1)
+    assert published == [3, 4, 5, 6] and max(seen) > 3

@@ -15,7 +15,6 @@ from bgbot.evaluation.checkpoint import load
 from bgbot.evaluation.network import Evaluator
 from bgbot.rules.board import starting_position
 from bgbot.rules.movegen import generate_all_rolls
-from bgbot.rules.outcomes import equity
 
 MODEL = Path(__file__).resolve().parents[1] / "bgbot" / "data" / "default_model.pt"
 
@@ -84,7 +83,7 @@ def _position(me: tuple[int, ...], them: tuple[int, ...]) -> np.ndarray:
     return p
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _win(me: tuple[int, ...], them: tuple[int, ...]) -> float:
     """Exact probability that the side on roll wins, both sides maximising their winning chances."""
     if sum(me) == 0:
