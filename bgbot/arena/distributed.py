@@ -19,6 +19,7 @@ others; see the README). An address that does not answer is a :class:`Distribute
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 import socket
@@ -54,7 +55,7 @@ def worker_init() -> None:
     """One BLAS and one torch thread per worker process (the workers are the parallelism)."""
     os.environ["OMP_NUM_THREADS"] = "1"
     os.environ["MKL_NUM_THREADS"] = "1"
-    from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
+    from threadpoolctl import threadpool_limits
 
     threadpool_limits(1, user_api="blas")
     torch = sys.modules.get("torch")
@@ -112,16 +113,16 @@ def connect_ray(address: str, num_cpus: int | None = None):
     if ray.is_initialized():
         return ray
     if address == "local":
-        ray.init(num_cpus=num_cpus, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+        ray.init(num_cpus=num_cpus, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
         return ray
     try:
-        ray.init(address=address, logging_level="ERROR", log_to_driver=False)
+        ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
     except Exception as e:  # Ray raises ConnectionError, RuntimeError, TimeoutError ...
         raise DistributedError(f"cannot join the Ray cluster at {address!r}: {e}") from e
     return ray
 
 
-def _run_ray(fn: Callable, tasks: Sequence, ray_address: str, on_result: Callable | None) -> list:
+def _run_ray(fn: Callable, tasks: Sequence, ray_address: str, on_result: Callable[[Any], object] | None) -> list:
     ray = connect_ray(ray_address)
     remote = ray.remote(num_cpus=1, max_retries=MAX_ATTEMPTS - 1, retry_exceptions=False)(_call_one_thread)
     fn_ref = ray.put(fn)
@@ -146,7 +147,7 @@ def _run_ray(fn: Callable, tasks: Sequence, ray_address: str, on_result: Callabl
     return [results[i] for i in range(len(tasks))]
 
 
-def _run_pool(fn: Callable, tasks: Sequence, workers: int, on_result: Callable | None) -> list:
+def _run_pool(fn: Callable, tasks: Sequence, workers: int, on_result: Callable[[Any], object] | None) -> list:
     results: dict[int, Any] = {}
     attempts = dict.fromkeys(range(len(tasks)), 0)
     ctx = multiprocessing.get_context("spawn")
@@ -180,7 +181,7 @@ def run_tasks(
     tasks: Sequence,
     workers: int = 1,
     ray: str | None = None,
-    on_result: Callable[[Any], None] | None = None,
+    on_result: Callable[[Any], object] | None = None,
 ) -> list:
     """``[fn(t) for t in tasks]``, in this process (``workers <= 1``), a spawn process pool of ``workers``, or on Ray
     (``ray`` an address or ``"local"``; then ``workers`` is ignored: the cluster's CPUs are the workers).

@@ -32,7 +32,7 @@ from itertools import combinations
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
+from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from bgbot.arena import cubeful, stats

@@ -8,6 +8,7 @@ import os
 import sys
 
 from bgbot.arena import tournament
+from bgbot.arena.report import format_table
 
 
 def add_parser(subparsers) -> None:
@@ -101,6 +102,6 @@ def run(args: argparse.Namespace) -> int:
         progress=not args.quiet and sys.stderr.isatty(),
         ray=args.ray,
     )
-    print(json.dumps(results, indent=2) if args.json else tournament.format_table(results), flush=True)
+    print(json.dumps(results, indent=2) if args.json else format_table(results), flush=True)
     tournament.write_files(results, files)
     return 0
