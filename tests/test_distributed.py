@@ -65,7 +65,7 @@ def test_rollout_on_ray_equals_the_local_run_even_when_a_worker_dies(ray_local, 
     seen = []
     again = ro._run(ev, pos, np.ones(1, bool), s, ray="local", progress=seen.append)
     assert (ray_local / "fired").exists() and not (ray_local / "armed").exists()
-    assert np.array_equal(again, local) and len(seen) == len(ro.chunk_tasks(s))
+    assert np.array_equal(again, local) and len(seen) == len(ro.chunk_tasks(s, 1))
 
 
 def test_unreachable_ray_address_is_a_clear_error_quickly(ray_local):

@@ -158,7 +158,7 @@ def test_same_seed_same_results_for_any_workers_even_when_one_dies(ev, tmp_path,
     seen = []
     two = ro._run(ev, pos, np.ones(1, bool), s, workers=2, progress=seen.append)
     assert (tmp_path / "fired").exists() and not (tmp_path / "armed").exists()
-    assert np.array_equal(one, two) and len(seen) == len(ro.chunk_tasks(s))
+    assert np.array_equal(one, two) and len(seen) == len(ro.chunk_tasks(s, 1))
 
 
 # -- settings and the command ---------------------------------------------------------------------------------------

@@ -31,7 +31,8 @@ switches them off inside the trial's evaluations (net-only players), for exactne
 
 **Work units.** Trials are cut into fixed chunks of :data:`CHUNK_TRIALS` (a constant, not a function of the worker
 count: the batches the net sees, hence its floating-point results, are the same for any number of workers, with or
-without Ray), each chunk holding the same trial range of every start position. Per-trial results are kept and
+without Ray), each chunk holding the same trial range of a block of start positions (at most :data:`CHUNK_GAMES`
+games in flight). Per-trial results are kept and
 concatenated in trial order, so a rollout for a seed is bit-identical however it was run.
 
 Cubeful rollouts (``--cube``) are not implemented here yet: the results are cubeless.
@@ -77,7 +78,9 @@ __all__ = [
 ]
 
 CHUNK_TRIALS = 72
-"""Trials per work unit (of every start position): 18 units for 1296 trials."""
+"""Trials per work unit (of each start position in it): 18 units for 1296 trials of up to 28 candidates."""
+CHUNK_GAMES = 2048
+"""Most games in flight in one work unit (bounds memory: a ply's plays of all 21 rolls of every game)."""
 MAX_TRIALS = 10_000_000
 """Most trials per rollout (per-trial results are kept in memory, 40 bytes a trial and candidate)."""
 MIN_TRIALS = 2
@@ -340,9 +343,17 @@ def play_chunk(
     return (values + luck).reshape(k, t, 5)
 
 
-def chunk_tasks(settings: RolloutSettings) -> list[tuple[int, int]]:
-    """The fixed trial ranges ``[(lo, hi), ...]`` of a rollout's work units (:data:`CHUNK_TRIALS` each)."""
-    return [(lo, min(lo + CHUNK_TRIALS, settings.trials)) for lo in range(0, settings.trials, CHUNK_TRIALS)]
+def chunk_tasks(settings: RolloutSettings, n_starts: int = 1) -> list[tuple[int, int, int, int]]:
+    """The fixed work units of a rollout of ``n_starts`` start positions: ``[(first start, end start, lo, hi), ...]``,
+    :data:`CHUNK_TRIALS` trials of a block of starts, at most :data:`CHUNK_GAMES` games a unit (a function of the
+    settings and ``n_starts`` only, never of the workers)."""
+    step = min(CHUNK_TRIALS, settings.trials)
+    block = max(1, CHUNK_GAMES // step)
+    return [
+        (s0, min(s0 + block, n_starts), lo, min(lo + step, settings.trials))
+        for s0 in range(0, n_starts, block)
+        for lo in range(0, settings.trials, step)
+    ]
 
 
 _EVALUATORS: dict = {}
@@ -412,12 +423,13 @@ def _run(
     """All chunks of a rollout, run in this process, a process pool or on Ray -> ``(K, trials, 5)``."""
     from bgbot.arena import distributed
 
-    tasks = [(spec, starts, root, lo, hi, settings) for lo, hi in chunk_tasks(settings)]
+    units = chunk_tasks(settings, len(starts))
+    tasks = [(spec, starts[a:b], root[a:b], lo, hi, settings) for a, b, lo, hi in units]
     results = distributed.run_tasks(run_chunk, tasks, workers=workers, ray=ray, on_result=progress)
     out = np.empty((len(starts), settings.trials, 5), dtype=np.float64)
-    for (lo, hi), (lo2, r) in zip(chunk_tasks(settings), results):
+    for (a, b, lo, hi), (lo2, r) in zip(units, results):
         assert lo == lo2
-        out[:, lo:hi] = r
+        out[a:b, lo:hi] = r
     return out
 
 

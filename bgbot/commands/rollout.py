@@ -116,18 +116,21 @@ def _progress(enabled: bool, n_cands: int, settings):
 
     from bgbot.rules.outcomes import equity
 
-    bar = tqdm(total=settings.trials, unit="trial", file=sys.stderr, leave=False, dynamic_ncols=True)
+    bar = tqdm(total=settings.trials * n_cands, unit="trial", file=sys.stderr, leave=False, dynamic_ncols=True)
     seen: list[np.ndarray] = []
 
     def progress(result) -> None:
-        _, r = result  # (K, T, 5)
+        _, r = result  # (K, T, 5): a block of candidates
+        if r.shape[0] != n_cands:  # more candidates than one work unit holds: no running estimate
+            bar.update(r.shape[0] * r.shape[1])
+            return
         seen.append(equity(r))  # (K, T)
         eq = np.concatenate(seen, axis=1)
         means = eq.mean(axis=1)
         best = int(np.argmax(means))
         se = eq[best].std(ddof=1) / np.sqrt(eq.shape[1]) if eq.shape[1] > 1 else float("nan")
         bar.set_postfix_str(f"best {means[best]:+.4f} ± {se:.4f}")
-        bar.update(r.shape[1])
+        bar.update(r.shape[0] * r.shape[1])
 
     return bar, progress
 
