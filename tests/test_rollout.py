@@ -211,3 +211,38 @@ def test_cli_bad_input_is_one_error_line(capsys, argv, match):
     assert main(["rollout", *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: ") and match in err[0]
+
+
+# -- cubeful ---------------------------------------------------------------------------------------------------------
+
+
+def test_cube_rollout_of_a_sure_win_is_double_pass(ev):
+    # One checker on my 1-point against three of theirs: I bear off next roll whatever I roll (no gammon: they have
+    # 12 checkers off). No double wins 1 point, Double/Take 2, Double/Pass 1: a double, and a pass.
+    pos = _position((1, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 3))
+    s = ro.RolloutSettings(trials=36, cube=True, databases=False)
+    out = ro.cube_rollout(ev, pos, s)
+    assert out["no_double"]["cubeful_equity"] == 1.0 and out["double_take"]["cubeful_equity"] == 2.0
+    assert out["no_double"]["cubeful_equity_se"] == 0.0 and out["action"].endswith("pass")
+
+
+def test_cubeful_trials_double_and_pass_inside(ev):
+    # A race I am a big favourite in but can still lose: in the No double trials my opponent never gets to use the
+    # cube before I double them out, so some trials end by a pass (cubeful +1 without a finished game).
+    pos = _position((0, 0, 1, 1, 1, 0), (0, 0, 0, 0, 1, 2))
+    s = ro.RolloutSettings(trials=72, cube=True, databases=False, variance_reduction=False)
+    res = ro._run(ev, pos[None], np.ones(1, bool), s, cube_state=np.array([[1, -1, 1]]))[0]
+    assert res.shape == (72, 6)
+    assert set(np.unique(res[:, 5])) <= {-2.0, -1.0, 1.0, 2.0}  # points won by the cube, never a gammon here
+    passed = (res[:, 5] == 1.0) & (res[:, 0] < 1.0)  # +1 with a cubeless evaluation that is not a finished win
+    assert passed.any()
+
+
+def test_cli_cube_rollout_json(capsys):
+    argv = ["rollout", "4HPwATDgc/ABMA", "--cube", "--trials", "36", "--truncate", "2", "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)["cube"]
+    assert out["double_pass"] == 1.0 and out["action"] == "No double, take"
+    assert out["double_take"]["cubeful_equity"] < out["no_double"]["cubeful_equity"]
+    assert main(["rollout", "sOfgwQDgZ8PBAA:cAmgAEAAEAAE", "--cube"]) == 2
+    assert "match score" in capsys.readouterr().err

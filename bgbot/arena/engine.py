@@ -115,11 +115,15 @@ class CubeRules:
 @dataclass
 class CubePhase:
     """The cube phase's settings and match state: ``rules``; in match play ``score`` ``(G, 2)`` int64 points by seat
-    and ``crawford`` ``(G,)`` bool (the current game is the Crawford game), kept up to date by the caller."""
+    and ``crawford`` ``(G,)`` bool (the current game is the Crawford game), kept up to date by the caller;
+    ``first_ply``: see below."""
 
     rules: CubeRules
     score: np.ndarray | None = None
     crawford: np.ndarray | None = None
+    first_ply: bool = False
+    """Cube actions also before a game's first ply (games started from a given position, as in a rollout of a
+    play); by default there is none before the opening roll."""
 
 
 @dataclass
@@ -300,7 +304,7 @@ def _cube_phase(
     rules = phase.rules
     money = rules.is_money
     seat, owner, cube = table.seat, table.owner, table.cube
-    idx = np.flatnonzero(table.active & (table.turn > 0) & ((owner == -1) | (owner == seat)))
+    idx = np.flatnonzero(table.active & ((table.turn > 0) | phase.first_ply) & ((owner == -1) | (owner == seat)))
     if not money and len(idx):
         assert phase.score is not None and phase.crawford is not None
         ok = ~phase.crawford[idx] & (rules.match_length - phase.score[idx, seat[idx]] > cube[idx])

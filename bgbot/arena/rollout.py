@@ -35,7 +35,15 @@ without Ray), each chunk holding the same trial range of a block of start positi
 games in flight). Per-trial results are kept and
 concatenated in trial order, so a rollout for a seed is bit-identical however it was run.
 
-Cubeful rollouts (``--cube``) are not implemented here yet: the results are cubeless.
+**Cubeful rollouts** (``cube=True``, money play only): the cube is played inside every trial by the engine's cube
+phase (each side doubles, takes and passes by :mod:`bgbot.cube` from its own 0-ply probabilities, as in cubeful
+tournaments); a trial's cubeful value is the points it won (cube and Jacoby rule included) divided by the position's
+cube; a truncated (or database-stopped) trial is valued by Janowski's cubeful money equity of the position at that
+point (:func:`bgbot.cube.janowski.money_cubeful`, cube efficiency by position class), times the cube. A position's
+cube decision (:func:`cube_rollout`) rolls out No double and Double/Take together (the same dice in each trial), as
+GNU Backgammon does; in a rollout of plays the opponent may double at its first turn. Variance reduction applies to
+the cubeless probabilities only: the cubeful equity is not luck-adjusted (GNU Backgammon also adjusts it), so its
+standard error is larger. Cubeful rollouts at a match score are not implemented.
 """
 
 from __future__ import annotations
@@ -48,7 +56,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from bgbot.arena.engine import Table, play_ply
+from bgbot.arena.engine import CubePhase, CubeRules, Table, efficiencies, play_ply
+from bgbot.cube.janowski import money_cubeful
 from bgbot.errors import BgbotError
 from bgbot.evaluation import search
 from bgbot.evaluation.evaluator import PositionEvaluator, afterstate_probabilities, best_plays, position_probabilities
@@ -112,6 +121,8 @@ class RolloutSettings:
         variance_reduction: luck estimation (on by default).
         quasi_random: stratified first two rolls.
         databases: stop at (and evaluate with) the exact bear-off databases where available.
+        cube: cubeful money rollout (the cube played inside every trial; module docstring).
+        jacoby: the Jacoby rule in cubeful trials.
     """
 
     trials: int = 1296
@@ -121,6 +132,8 @@ class RolloutSettings:
     variance_reduction: bool = True
     quasi_random: bool = True
     databases: bool = True
+    cube: bool = False
+    jacoby: bool = True
 
     def __post_init__(self) -> None:
         def is_int(v) -> bool:
@@ -195,6 +208,10 @@ class _RolloutPlayer:
         self.plies = plies
         self.vr = variance_reduction
         self.luck = np.zeros((0, 5))
+
+    def probabilities(self, positions: np.ndarray) -> np.ndarray:
+        """0-ply probabilities of the side on roll, for the cube phase of cubeful trials."""
+        return position_probabilities(self.evaluator, np.asarray(positions, dtype=np.int8))
 
     def choose(self, positions: np.ndarray, dice: np.ndarray) -> np.ndarray:
         positions = np.asarray(positions, dtype=np.int8)
@@ -280,6 +297,7 @@ def play_chunk(
     hi: int,
     settings: RolloutSettings,
     on_ply: Callable[[int], None] | None = None,
+    cube_state: np.ndarray | None = None,
 ) -> np.ndarray:
     """Trials ``lo .. hi - 1`` of every start position, all advancing together through the engine.
 
@@ -291,11 +309,13 @@ def play_chunk(
         lo, hi: the global trial numbers (they select the dice).
         settings: :class:`RolloutSettings`.
         on_ply: called with the number of trials still in flight after each ply (progress).
+        cube_state: cubeful only, ``(K, 3)`` int64 per start: the cube value, its owner (-1 centred, 0 the side on roll
+            at the start, 1 the other side) and the cube the cubeful equity is normalised to (the position's own).
 
     Returns:
-        ``(K, hi - lo, 5)`` float64: each trial's result in the root's perspective (probabilities of win, win gammon,
-        win backgammon, lose gammon, lose backgammon; with variance reduction the luck terms are included, so single
-        trials may lie outside [0, 1]).
+        ``(K, hi - lo, 5)`` float64 (cubeful: ``(K, hi - lo, 6)``): each trial's result in the root's perspective
+        (probabilities of win, win gammon, win backgammon, lose gammon, lose backgammon; with variance reduction the
+        luck terms are included, so single trials may lie outside [0, 1]; cubeful: then the points won, normalised).
     """
     starts = np.asarray(starts, dtype=np.int8).reshape(-1, 26)
     k, t = len(starts), hi - lo
@@ -309,6 +329,17 @@ def play_chunk(
     luck = np.zeros((g, 5), dtype=np.float64)
     dice = RolloutDice(settings, trial)
     player = _RolloutPlayer(evaluator, settings.plies, settings.variance_reduction)
+    phase = None
+    points = np.zeros(g, dtype=np.float64)
+    base = np.ones(g, dtype=np.float64)
+    if settings.cube:
+        cs = np.asarray(cube_state if cube_state is not None else [[1, -1, 1]] * k, dtype=np.int64).reshape(k, 3)
+        table.cube[:] = cs[start_of, 0]
+        table.owner[:] = cs[start_of, 1]
+        base = cs[start_of, 2].astype(np.float64)
+        # Trials of a play start with the opponent on roll, who may double at once; a position rollout's first
+        # cube decision (no double / double, take) is the one being rolled out.
+        phase = CubePhase(CubeRules(0, settings.jacoby), first_ply=not bool(np.all(root_on_roll)))
 
     def on_end(tab: Table, idx: np.ndarray, winner_seat: np.ndarray, pts: np.ndarray, kind: np.ndarray) -> None:
         won = np.zeros((len(idx), 5), dtype=np.float64)
@@ -316,6 +347,12 @@ def play_chunk(
         won[:, 1] = kind >= 2
         won[:, 2] = kind >= 3
         values[idx] = _to_root(won, winner_seat == root_seat[idx])
+        passed = kind == 0
+        if passed.any():  # a double passed: the cubeless outputs are the doubler's evaluation (as GNU Backgammon)
+            s_idx = idx[passed]
+            p = position_probabilities(evaluator, tab.positions[s_idx])
+            values[s_idx] = _to_root(p, tab.seat[s_idx] == root_seat[s_idx])
+        points[idx] = np.where(winner_seat == root_seat[idx], pts, -pts) / base[idx]
 
     with _databases(settings.databases):
         while True:
@@ -330,17 +367,40 @@ def play_chunk(
             if stop.any():
                 s = idx[stop]
                 p = position_probabilities(evaluator, table.positions[s])
-                values[s] = _to_root(p, table.seat[s] == root_seat[s])
+                is_root = table.seat[s] == root_seat[s]
+                values[s] = _to_root(p, is_root)
+                if settings.cube:
+                    cf = _cubeful_now(table, s, p, settings.jacoby)
+                    points[s] = np.where(is_root, cf, -cf) / base[s]
                 table.active[s] = False
                 if not table.active.any():
                     break
             seat_before = table.seat.copy()
-            ply = play_ply(table, dice, [player], None, on_end)
+            ply = play_ply(table, dice, [player], phase, on_end)
             if settings.variance_reduction:
                 luck[ply.idx] += _diff_to_root(player.luck, seat_before[ply.idx] == root_seat[ply.idx])
             if on_ply is not None:
                 on_ply(int(table.active.sum()))
-    return (values + luck).reshape(k, t, 5)
+    out = values + luck
+    if settings.cube:
+        out = np.column_stack([out, points])
+    return out.reshape(k, t, out.shape[1])
+
+
+def _cubeful_now(table: Table, idx: np.ndarray, p: np.ndarray, jacoby: bool) -> np.ndarray:
+    """Cubeful money equity in points (cube included) of the side on roll in slots ``idx``, from its probabilities
+    ``p`` ``(K, 5)``: :func:`bgbot.cube.janowski.money_cubeful` with the position's cube efficiency (truncated or
+    database-stopped cubeful trials)."""
+    seat, owner = table.seat[idx], table.owner[idx]
+    rel = np.where(owner == -1, 0, np.where(owner == seat, 1, -1))
+    x = efficiencies(table.positions[idx])
+    q = np.asarray(p, dtype=np.float64)
+    out = np.zeros(len(idx), dtype=np.float64)
+    for o in (-1, 0, 1):
+        m = rel == o
+        if m.any():
+            out[m] = money_cubeful(q[m], o, jacoby, x[m])
+    return out * table.cube[idx]
 
 
 def chunk_tasks(settings: RolloutSettings, n_starts: int = 1) -> list[tuple[int, int, int, int]]:
@@ -374,9 +434,9 @@ def _evaluator(spec) -> PositionEvaluator:
 
 def run_chunk(task: tuple) -> tuple[int, np.ndarray]:
     """One work unit, picklable for a process pool or Ray: ``task`` = (evaluator or checkpoint path, starts,
-    root_on_roll, lo, hi, settings) -> ``(lo, (K, hi - lo, 5) results)``."""
-    spec, starts, root, lo, hi, settings = task
-    return lo, play_chunk(_evaluator(spec), starts, root, lo, hi, settings)
+    root_on_roll, lo, hi, settings, cube_state) -> ``(lo, (K, hi - lo, 5 or 6) results)``."""
+    spec, starts, root, lo, hi, settings, cube_state = task
+    return lo, play_chunk(_evaluator(spec), starts, root, lo, hi, settings, cube_state=cube_state)
 
 
 # ------------------------------------------------------------------------------------------------- estimates
@@ -394,21 +454,35 @@ class Estimate:
     equity_se: float
     trials: int
     results: np.ndarray
+    cubeful: float | None = None
+    cubeful_se: float | None = None
 
     @classmethod
     def of(cls, results: np.ndarray) -> Estimate:
-        """From per-trial results ``(T, 5)``: means, and standard errors ``sd / sqrt(T)`` (sample sd, ddof 1)."""
+        """From per-trial results ``(T, 5)`` (cubeful ``(T, 6)``): means, and standard errors ``sd / sqrt(T)`` (sample
+        sd, ddof 1)."""
         r = np.asarray(results, dtype=np.float64)
         n = len(r)
-        eq = equity(r)
+        eq = equity(r[:, :5])
+        cf = r[:, 5] if r.shape[1] > 5 else None
         return cls(
-            r.mean(axis=0),
-            r.std(axis=0, ddof=1) / np.sqrt(n),
+            r[:, :5].mean(axis=0),
+            r[:, :5].std(axis=0, ddof=1) / np.sqrt(n),
             float(eq.mean()),
             float(eq.std(ddof=1) / np.sqrt(n)),
             n,
             r,
+            None if cf is None else float(cf.mean()),
+            None if cf is None else float(cf.std(ddof=1) / np.sqrt(n)),
         )
+
+    def values(self) -> np.ndarray:
+        """The per-trial value the rollout ranks by, ``(T,)``: cubeful points when cubeful, else cubeless equity."""
+        return self.results[:, 5] if self.cubeful is not None else equity(self.results[:, :5])
+
+    @property
+    def value(self) -> float:
+        return self.cubeful if self.cubeful is not None else self.equity
 
 
 def _run(
@@ -419,14 +493,18 @@ def _run(
     workers: int = 1,
     ray: str | None = None,
     progress: Callable | None = None,
+    cube_state: np.ndarray | None = None,
 ) -> np.ndarray:
-    """All chunks of a rollout, run in this process, a process pool or on Ray -> ``(K, trials, 5)``."""
+    """All chunks of a rollout, run in this process, a process pool or on Ray -> ``(K, trials, 5 or 6)``."""
     from bgbot.arena import distributed
 
     units = chunk_tasks(settings, len(starts))
-    tasks = [(spec, starts[a:b], root[a:b], lo, hi, settings) for a, b, lo, hi in units]
+    cs = None if cube_state is None else np.asarray(cube_state, dtype=np.int64)
+    tasks = [
+        (spec, starts[a:b], root[a:b], lo, hi, settings, None if cs is None else cs[a:b]) for a, b, lo, hi in units
+    ]
     results = distributed.run_tasks(run_chunk, tasks, workers=workers, ray=ray, on_result=progress)
-    out = np.empty((len(starts), settings.trials, 5), dtype=np.float64)
+    out = np.empty((len(starts), settings.trials, 6 if settings.cube else 5), dtype=np.float64)
     for (a, b, lo, hi), (lo2, r) in zip(units, results):
         assert lo == lo2
         out[a:b, lo:hi] = r
@@ -532,11 +610,18 @@ def rollout_plays(
     workers: int = 1,
     ray: str | None = None,
     progress: Callable | None = None,
+    cube: tuple[int, int] = (1, 0),
 ) -> list[Candidate]:
     """Roll out each candidate's afterstate (trials start with the opponent on roll; the root is the side that
-    played) with the same dice per trial; fills each candidate's :attr:`Candidate.estimate`."""
+    played) with the same dice per trial; fills each candidate's :attr:`Candidate.estimate`. ``cube`` (cubeful
+    settings only): the cube value and owner seen by the root (0 centred, +1 the root, -1 the opponent)."""
     starts = np.array([c.afterstate for c in cands], dtype=np.int8)
-    res = _run(evaluator, starts, np.zeros(len(cands), dtype=bool), settings, workers, ray, progress)
+    cs = None
+    if settings.cube:
+        value, owner = cube
+        seat = {0: -1, 1: 1, -1: 0}[owner]  # seats: 0 = the opponent (on roll at the start), 1 = the root
+        cs = np.tile([value, seat, value], (len(cands), 1))
+    res = _run(evaluator, starts, np.zeros(len(cands), dtype=bool), settings, workers, ray, progress, cs)
     for c, r in zip(cands, res):
         c.estimate = Estimate.of(r)
     return cands
@@ -548,14 +633,14 @@ def rank_candidates(cands: list[Candidate], z: float = 1.96) -> list[dict]:
     ``|difference| > z * se``). Returns JSON-ready dicts."""
     est = [c.estimate for c in cands]
     assert all(e is not None for e in est)
-    order = sorted(range(len(cands)), key=lambda i: -est[i].equity)  # type: ignore[union-attr]
+    order = sorted(range(len(cands)), key=lambda i: -est[i].value)  # type: ignore[union-attr]
     best = est[order[0]]
     assert best is not None
     out = []
     for rank, i in enumerate(order, 1):
         e = est[i]
         assert e is not None
-        diff = equity(e.results) - equity(best.results)
+        diff = e.values() - best.values()
         se = float(diff.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else 0.0
         out.append(
             {
@@ -575,13 +660,67 @@ PROBABILITY_NAMES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose
 
 
 def estimate_json(e: Estimate) -> dict:
-    """``{"probabilities", "probabilities_se", "equity", "equity_se", "trials"}``."""
-    return {
+    """``{"probabilities", "probabilities_se", "equity", "equity_se", "trials"}`` (+ ``"cubeful_equity"``,
+    ``"cubeful_equity_se"`` when cubeful)."""
+    out = {
         "probabilities": dict(zip(PROBABILITY_NAMES, map(float, e.mean))),
         "probabilities_se": dict(zip(PROBABILITY_NAMES, map(float, e.se))),
         "equity": e.equity,
         "equity_se": e.equity_se,
         "trials": e.trials,
+    }
+    if e.cubeful is not None:
+        out["cubeful_equity"] = e.cubeful
+        out["cubeful_equity_se"] = e.cubeful_se
+    return out
+
+
+def cube_rollout(
+    evaluator,
+    position: np.ndarray,
+    settings: RolloutSettings,
+    cube: tuple[int, int] = (1, 0),
+    workers: int = 1,
+    ray: str | None = None,
+    progress: Callable | None = None,
+) -> dict:
+    """A cubeful money rollout of the cube decision of the side on roll: No double (the cube as it is) and
+    Double/Take (the cube doubled and given to the opponent) rolled out together with the same dice; Double/Pass is
+    +1 (the position's cube). ``cube``: the cube value and owner seen by the side on roll (0 centred, +1 its own).
+
+    Returns:
+        ``{"no_double", "double_take"}`` each :func:`estimate_json` of its trials, ``"double_pass": 1.0``,
+        ``"action"`` (GNU Backgammon's wording, :func:`bgbot.cube.decision._action`) and ``"double_take_minus_no_double"``
+        with its paired standard error.
+
+    Raises:
+        RolloutError: the settings are not cubeful, or the side on roll cannot double (the opponent owns the cube).
+    """
+    from bgbot.cube import decision as cubemod
+
+    if not settings.cube:
+        raise RolloutError("a cube rollout needs cubeful settings (cube=True)")
+    value, owner = cube
+    if owner < 0:
+        raise RolloutError("the side on roll cannot double: the opponent owns the cube")
+    pos = validate(position)
+    starts = np.array([pos, pos], dtype=np.int8)
+    cs = np.array([[value, -1 if owner == 0 else 0, value], [2 * value, 1, value]], dtype=np.int64)
+    res = _run(evaluator, starts, np.ones(2, dtype=bool), settings, workers, ray, progress, cs)
+    nd, dt = Estimate.of(res[0]), Estimate.of(res[1])
+    assert nd.cubeful is not None and dt.cubeful is not None
+    diff = res[1][:, 5] - res[0][:, 5]
+    gammon = bool(nd.mean[1] > 0 or nd.mean[3] > 0)
+    action = cubemod._action(
+        nd.cubeful, dt.cubeful, 1.0, gammon, gammon and (owner != 0 or not settings.jacoby), owner == 1
+    )
+    return {
+        "no_double": estimate_json(nd),
+        "double_take": estimate_json(dt),
+        "double_pass": 1.0,
+        "double_take_minus_no_double": float(diff.mean()),
+        "double_take_minus_no_double_se": float(diff.std(ddof=1) / np.sqrt(len(diff))),
+        "action": action,
     }
 
 

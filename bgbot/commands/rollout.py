@@ -37,7 +37,12 @@ def add_parser(subparsers) -> None:
     p.add_argument(
         "--no-databases", dest="databases", action="store_false", help="no exact bear-off databases inside the trials"
     )
-    p.add_argument("--cube", action="store_true", help="cubeful rollout (not implemented yet)")
+    p.add_argument(
+        "--cube",
+        action="store_true",
+        help="cubeful money rollout: the cube played inside every trial; without DICE: No double, Double/Take, "
+        "Double/Pass and the proper action",
+    )
     p.add_argument("--workers", type=int, default=1, metavar="N", help="worker processes (default 1)")
     p.add_argument("--ray", metavar="ADDRESS", help="run on Ray: 'local' or a cluster address HOST:PORT")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -48,8 +53,6 @@ def add_parser(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from bgbot.arena import rollout as ro
 
-    if args.cube:
-        raise common.UsageError("cubeful rollouts (--cube) are not implemented yet; run without --cube")
     if not 1 <= args.workers <= MAX_WORKERS:
         raise common.UsageError(f"--workers must be 1 .. {MAX_WORKERS}, got {args.workers}")
     settings = ro.RolloutSettings(
@@ -60,11 +63,20 @@ def run(args: argparse.Namespace) -> int:
         variance_reduction=args.vr,
         quasi_random=args.quasi,
         databases=args.databases,
+        cube=args.cube,
+        jacoby=True,
     )
     dice_text = " ".join(args.dice) or None
     ctx = common.resolve(args.position, dice_text, need_dice=False)
     if ctx.dice is None and (args.play or args.candidates is not None):
         raise common.UsageError("--play and --candidates need DICE (a checker-play rollout)")
+    if args.cube and not ctx.match.is_money:
+        raise common.UsageError("cubeful rollouts at a match score are not implemented; money positions only")
+    if args.cube:
+        settings = ro.RolloutSettings(**{**settings.to_json(), "jacoby": ctx.match.jacoby})
+    cube = (ctx.cube.value, ctx.cube.owner_code)
+    if args.cube and ctx.dice is None and cube[1] < 0:
+        raise common.UsageError("the side on roll cannot double (the opponent owns the cube): nothing to roll out")
     if args.ray is not None:
         from bgbot.arena import distributed
 
@@ -75,11 +87,15 @@ def run(args: argparse.Namespace) -> int:
         cands = ro.candidates(evaluator, ctx.position, ctx.dice, args.play, args.candidates)
     else:
         cands = [ro.Candidate("(position)", ctx.position)]
-    bar, progress = _progress(args.progress and not args.json, len(cands), settings)
+    n_starts = 2 if (args.cube and ctx.dice is None) else len(cands)
+    bar, progress = _progress(args.progress and not args.json, n_starts, settings)
     t0 = time.perf_counter()
+    cube_result = None
     try:
         if ctx.dice is not None:
-            ro.rollout_plays(spec, cands, settings, workers=args.workers, ray=args.ray, progress=progress)
+            ro.rollout_plays(spec, cands, settings, workers=args.workers, ray=args.ray, progress=progress, cube=cube)
+        elif args.cube:
+            cube_result = ro.cube_rollout(spec, ctx.position, settings, cube, args.workers, args.ray, progress)
         else:
             res = ro._run(spec, ctx.position[None], np.ones(1, dtype=bool), settings, args.workers, args.ray, progress)
             cands[0].estimate = ro.Estimate.of(res[0])
@@ -94,12 +110,14 @@ def run(args: argparse.Namespace) -> int:
     }
     if ctx.dice is not None:
         out["plays"] = ro.rank_candidates(cands)
+    elif cube_result is not None:
+        out["cube"] = cube_result
     else:
         est = cands[0].estimate
         assert est is not None
         out["position"] = ro.estimate_json(est)
     out["elapsed_s"] = round(elapsed, 3)
-    out["trials_per_s"] = round(settings.trials * len(cands) / max(elapsed, 1e-9), 2)
+    out["trials_per_s"] = round(settings.trials * n_starts / max(elapsed, 1e-9), 2)
     out["workers"] = "ray" if args.ray else args.workers
     if args.json:
         common.print_json(out)
@@ -124,7 +142,7 @@ def _progress(enabled: bool, n_cands: int, settings):
         if r.shape[0] != n_cands:  # more candidates than one work unit holds: no running estimate
             bar.update(r.shape[0] * r.shape[1])
             return
-        seen.append(equity(r))  # (K, T)
+        seen.append(r[..., 5] if r.shape[2] > 5 else equity(r[..., :5]))  # (K, T) the ranking value
         eq = np.concatenate(seen, axis=1)
         means = eq.mean(axis=1)
         best = int(np.argmax(means))
@@ -140,8 +158,25 @@ def print_table(out: dict) -> None:
     how = (
         f"{s['trials']} trials, {s['plies']}-ply, seed {s['seed']}, "
         f"{'variance reduction' if s['variance_reduction'] else 'no variance reduction'}, "
-        f"{'truncated at ' + str(s['truncate']) + ' plies' if s['truncate'] else 'no truncation'}, cubeless"
+        f"{'truncated at ' + str(s['truncate']) + ' plies' if s['truncate'] else 'no truncation'}, "
+        f"{'cubeful (money)' if s['cube'] else 'cubeless'}"
     )
+    if "cube" in out:
+        c = out["cube"]
+        print(f"Cube rollout of Position ID {out['position_id']}; {how}")
+        nd, dt = c["no_double"], c["double_take"]
+        print(f"  No double     {nd['cubeful_equity']:+8.4f} ± {nd['cubeful_equity_se']:.4f}")
+        print(f"  Double/Take   {dt['cubeful_equity']:+8.4f} ± {dt['cubeful_equity_se']:.4f}")
+        print(f"  Double/Pass   {c['double_pass']:+8.4f}")
+        print(f"  DT - ND       {c['double_take_minus_no_double']:+8.4f} ± {c['double_take_minus_no_double_se']:.4f}")
+        print(f"  Proper cube action: {c['action']}")
+        q = nd["probabilities"]
+        print(
+            "  Cubeless (no double): "
+            + " ".join(f"{k} {v:.4f}" for k, v in q.items())
+            + f"  equity {nd['equity']:+.4f}"
+        )
+        return
     if out["dice"] is None:
         e = out["position"]
         q, se = e["probabilities"], e["probabilities_se"]
@@ -157,14 +192,19 @@ def print_table(out: dict) -> None:
         f"{'':5} {'Play':<{width}}  {'Equity':>8} {'± SE':>7}  {'Win':>6} {'W(g)':>6} {'W(bg)':>6} "
         f"{'L(g)':>6} {'L(bg)':>6}  {'Diff':>8} {'± SE':>7}"
     )
+    cubeful = "cubeful_equity" in plays[0]
+    if cubeful:
+        print("      (Equity columns: cubeful money equity; cubeless equity in --json)")
     for p in plays:
         q = p["probabilities"]
         diff = "" if p["rank"] == 1 else f"  {p['difference']:+8.4f} {p['difference_se']:7.4f}"
         mark = " *" if p["significant"] else ""
+        eq, se = (p["cubeful_equity"], p["cubeful_equity_se"]) if cubeful else (p["equity"], p["equity_se"])
         print(
-            f"{p['rank']:4d}. {p['play']:<{width}}  {p['equity']:+8.4f} {p['equity_se']:7.4f}  "
+            f"{p['rank']:4d}. {p['play']:<{width}}  {eq:+8.4f} {se:7.4f}  "
             + " ".join(f"{v:6.3f}" for v in q.values())
             + diff
             + mark
         )
-    print("* significantly worse than the best play (95%, paired over trials with the same dice)")
+    if len(plays) > 1:
+        print("* significantly worse than the best play (95%, paired over trials with the same dice)")
