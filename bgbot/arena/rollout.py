@@ -226,7 +226,8 @@ class _RolloutPlayer:
         inv = inv.reshape(-1)
         u = positions[first]
         plays, _ = generate_all_rolls(u)  # parent u * 21 + r
-        probs = afterstate_probabilities(self.evaluator, plays.afterstates)  # (M, 5) the mover's
+        first_row, row_of = _distinct_rows(position_keys(plays.afterstates))  # ~10% of afterstates repeat
+        probs = afterstate_probabilities(self.evaluator, plays.afterstates[first_row])[row_of]  # (M, 5) the mover's
         best = segment_argmax(equity(probs), plays.parent).reshape(len(u), 21)
         v = probs[best].astype(np.float64)  # (U, 21, 5)
         mean = np.einsum("urf,r->uf", v, ROLL_WEIGHTS)
@@ -237,6 +238,18 @@ class _RolloutPlayer:
             return plays.afterstates[best[inv, r]]
         chosen_plays, chosen = search.choose(self.evaluator, positions, dice, self.plies)
         return chosen_plays.afterstates[chosen]
+
+
+def _distinct_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of ``keys`` ``(M, 2)`` uint64 (exact comparison of both words) -> ``(first, inverse)``: the row
+    of each distinct key ``(U,)`` and each row's distinct key ``(M,)``, so ``keys[first][inverse] == keys``."""
+    order = np.lexsort((keys[:, 1], keys[:, 0]))
+    ks = keys[order]
+    new = np.ones(len(ks), dtype=bool)
+    new[1:] = (ks[1:] != ks[:-1]).any(axis=1)
+    inverse = np.empty(len(ks), dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return order[new], inverse
 
 
 # ------------------------------------------------------------------------------------------ databases and classes
