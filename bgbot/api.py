@@ -8,6 +8,7 @@ Public API::
     Bot.legal_plays(position, dice=None) -> list[LegalPlay]
     Bot.rank_plays(position, dice=None, cube=None, match=None, ply=0) -> list[RankedPlay]   # best first
     Bot.evaluate(position) -> Probabilities                       # side on roll
+    Bot.evaluate_with_class(position) -> (Probabilities, str)     # ... and the evaluator that answered
     Bot.cube_action(position_or_probabilities, cube=None, match=None, *, probabilities=None, efficiency=None)
         -> bgbot.cube.decision.CubeDecision
     Probabilities(win, win_gammon, win_backgammon, lose_gammon, lose_backgammon)
@@ -34,8 +35,8 @@ import numpy as np
 
 from bgbot.cube import decision as cube_lib
 from bgbot.errors import BgbotError
-from bgbot.evaluation import checkpoint, evaluator
-from bgbot.evaluation.classes import cube_efficiency
+from bgbot.evaluation import bearoff, checkpoint, evaluator
+from bgbot.evaluation.classes import CLASS_NAMES, cube_efficiency
 from bgbot.evaluation.network import Evaluator, ValueNet
 from bgbot.formats.plays import LegalPlay, as_context, as_position, legal_plays
 from bgbot.rules.outcomes import equity, flip_probabilities
@@ -47,6 +48,12 @@ DEFAULT_MODEL = resources.files("bgbot") / "data" / "default_model.pt"
 """The model shipped as package data (a Traversable; ``str()`` of it is a file path for a normal install)."""
 
 PROBABILITY_NAMES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+
+EVALUATORS = CLASS_NAMES + ("given",)
+"""The fixed list of ``"evaluator"`` values (``bgbot move`` per play, ``bgbot cube`` per answer): the position classes
+of :mod:`bgbot.evaluation.classes` -- ``over`` (exact: the game is over), ``bearoff-two-sided`` (exact: two-sided
+database), ``bearoff-one-sided`` (exact 0-ply values from the one-sided database), ``race``, ``crashed``, ``contact``
+(the network, outcome-constrained) -- and ``given`` (``bgbot cube --probabilities``: the caller's numbers)."""
 
 
 class ApiError(BgbotError):
@@ -98,16 +105,20 @@ class RankedPlay(LegalPlay):
         probabilities: the mover's outcome probabilities after the play.
         mwc: the mover's match winning chance after the play (cubeful where the cube is alive); None for money.
         ply: the lookahead this play was valued at (with ``--ply N``, plays the move filter dropped keep 0).
+        evaluator: what valued the position after the play, one of :data:`EVALUATORS` (its position class: exact for
+            ``over`` and the two bear-off classes, the network with outcome constraints for the others; at N-ply the
+            leaves of the search are valued the same way, each by its own class).
     """
 
     equity: float = 0.0
     probabilities: Probabilities | None = None
     mwc: float | None = None
     ply: int = 0
+    evaluator: str = "contact"
 
     def to_json(self) -> dict:
-        """``{"play", "position_id", "equity", "probabilities", "ply"}`` (+ ``"mwc"`` at a match score), 6
-        decimals."""
+        """``{"play", "position_id", "equity", "probabilities", "ply", "evaluator"}`` (+ ``"mwc"`` at a match
+        score), 6 decimals."""
         if self.probabilities is None:  # the default exists only because LegalPlay's fields have defaults
             raise TypeError("a RankedPlay needs its probabilities")
         out = {
@@ -115,6 +126,7 @@ class RankedPlay(LegalPlay):
             "equity": round(self.equity, 6),
             "probabilities": self.probabilities.to_dict(6),
             "ply": self.ply,
+            "evaluator": self.evaluator,
         }
         if self.mwc is not None:
             out["mwc"] = round(self.mwc, 6)
@@ -158,10 +170,32 @@ class Bot:
         """:func:`legal_plays` (the model is not used)."""
         return legal_plays(position, dice)
 
-    def evaluate(self, position) -> Probabilities:
-        """The side on roll's cubeless probabilities (finished games scored exactly)."""
+    def evaluate(self, position, ply: int = 0) -> Probabilities:
+        """The side on roll's cubeless probabilities before rolling (exact where the position's class allows:
+        :mod:`bgbot.evaluation.evaluator`).
+
+        ``ply`` 0 is the net's own evaluation; ``ply`` N >= 1 the N-ply lookahead of
+        :func:`bgbot.evaluation.search.afterstate_values` (the position is an afterstate of the opponent's: the mean
+        over the 21 rolls of my best reply valued at N-1 ply).
+
+        Raises:
+            ApiError: ``ply`` not an integer >= 0. bgbot.evaluation.search.SearchError: deeper than it serves.
+        """
+        if not isinstance(ply, (int, np.integer)) or isinstance(ply, bool) or ply < 0:
+            raise ApiError(f"ply is a search depth 0, 1, 2, ..., got {ply!r}")
         pos = as_position(position)
-        return Probabilities.from_array(evaluator.position_probabilities(self.evaluator, pos[None, :])[0])
+        if ply == 0:
+            return self.evaluate_with_class(pos)[0]
+        from bgbot.evaluation import search
+
+        theirs = search.afterstate_values(self.evaluator, pos[None, :], int(ply))  # (1, 5) opponent's view
+        return Probabilities.from_array(flip_probabilities(theirs)[0])
+
+    def evaluate_with_class(self, position) -> tuple[Probabilities, str]:
+        """The 0-ply :meth:`evaluate` and the evaluator that answered, one of :data:`EVALUATORS`."""
+        pos = as_position(position)
+        probs, codes = evaluator.classified_probabilities(self.evaluator, pos[None, :])
+        return Probabilities.from_array(probs[0]), CLASS_NAMES[int(codes[0])]
 
     def rank_plays(
         self, position, dice=None, cube: CubeState | None = None, match: MatchState | None = None, ply: int = 0
@@ -190,7 +224,8 @@ class Bot:
         pos = ctx.position
         plays = legal_plays(ctx)
         after = np.stack([p.afterstate for p in plays])  # (M, 26) int8, opponent on roll
-        mine = flip_probabilities(evaluator.position_probabilities(self.evaluator, after))  # (M, 5) 0-ply, mover
+        probs0, codes = evaluator.classified_probabilities(self.evaluator, after)
+        mine = flip_probabilities(probs0)  # (M, 5) 0-ply, mover
         priority = np.arange(len(plays))  # (M,) ties: notation order
         searched = np.ones(len(plays), dtype=bool)  # (M,) valued at `ply`
         if ply > 0:
@@ -227,6 +262,7 @@ class Bot:
                 Probabilities.from_array(mine[i]),
                 None if mwc is None else float(mwc[i]),
                 int(ply) if searched[i] else 0,
+                CLASS_NAMES[int(codes[i])],
             )
             for i in order
         ]
@@ -241,6 +277,11 @@ class Bot:
         efficiency: float | None = None,
     ) -> cube_lib.CubeDecision:
         """The cube action of the side on roll before rolling (:func:`bgbot.cube.decision.decide`).
+
+        In money play, a position of the two-sided bear-off class evaluated here (no ``probabilities`` or
+        ``efficiency`` given) takes its action from the database's exact cubeful equities
+        (:func:`bgbot.cube.decision.decide_from_money_equities`), as GNU Backgammon does; the decision's
+        ``evaluator`` says what answered (:data:`EVALUATORS`).
 
         Args:
             position: the position (array or POSITION text), or instead its probabilities (5 values or
@@ -264,10 +305,18 @@ class Bot:
         pos = None if ctx is None else ctx.position
         if ctx is not None:
             cube, match = cube or ctx.cube, match or ctx.match
+        cube, match = cube or CubeState(), match or MatchState()
+        source = "given"
         if probabilities is None:
-            probabilities = self.evaluate(pos)
+            assert pos is not None  # checked above: a position or probabilities
+            probs, source = self.evaluate_with_class(pos)
+            probabilities = probs.to_array()
+            if source == "bearoff-two-sided" and match.is_money and efficiency is None and evaluator.class_dispatch():
+                exact = bearoff.two_sided_equities(pos)
+                decision = cube_lib.decide_from_money_equities(exact["own"], exact["centre"], exact["opp"], cube, match)
+                return replace(decision, evaluator=source)
         if isinstance(probabilities, Probabilities):
             probabilities = probabilities.to_array()
         if efficiency is None:
             efficiency = 0.68 if pos is None else cube_efficiency(pos)
-        return cube_lib.decide(probabilities, cube or CubeState(), match or MatchState(), efficiency)
+        return replace(cube_lib.decide(probabilities, cube, match, efficiency), evaluator=source)

@@ -16,7 +16,21 @@ import sys
 import bgbot
 from bgbot.errors import BgbotError
 
-COMMANDS = ["moves", "move", "cube", "rollout", "tournament", "gate", "train"]
+COMMANDS = [
+    "moves",
+    "move",
+    "cube",
+    "rollout",
+    "show",
+    "tournament",
+    "gate",
+    "train",
+    "ubgi",
+    "external",
+    "serve",
+    "play",
+    "analyse",
+]
 """Subcommand modules under :mod:`bgbot.commands`, in the order ``--help`` lists them."""
 
 EXIT_USAGE = 2

@@ -143,3 +143,94 @@ def test_kill_mid_write_keeps_old_checkpoint(tmp_path):
     assert any(p.name.startswith(".a.pt.") for p in tmp_path.iterdir())
     _save(path, games=20)
     assert checkpoint.load(path)[1].games_trained == 20
+
+
+# --- issue 9: checksums, sanity evaluation, NaN ------------------------------------------------------------------
+
+
+def test_checksum_stored_and_verified(tmp_path):
+    path = tmp_path / "a.pt"
+    net, _ = _save(path)
+    _, meta = checkpoint.load(path)
+    assert meta.checksum == checkpoint.weights_checksum(net.state_dict()) and meta.checksum_verified
+
+
+def test_flipped_bits_in_the_weights_are_refused(tmp_path):
+    path = tmp_path / "a.pt"
+    net, _ = _save(path)
+    raw = bytearray(path.read_bytes())
+    weights = net.hidden.weight.detach().numpy().tobytes()
+    at = raw.find(weights[:64])  # the weights are stored raw inside torch's zip container
+    assert at > 0
+    raw[at + 40] ^= 0x10  # one bit of one weight's exponent or mantissa
+    path.write_bytes(bytes(raw))
+    with pytest.raises(CheckpointError, match="checksum"):
+        checkpoint.load(path)
+
+
+def test_old_checkpoint_without_checksum_loads_unverified_and_can_get_one(tmp_path, capsys):
+    path = tmp_path / "old.pt"
+    net, _ = _save(path)
+    data = torch.load(path, weights_only=True)
+    del data["checksum"]
+    torch.save(data, path)
+    loaded, meta = checkpoint.load(path)
+    assert meta.checksum is None and not meta.checksum_verified
+    from bgbot.cli import main
+
+    assert main(["move", "4HPwATDgc/ABMA", "31", "--json", "--model", str(path)]) == 0
+    assert "no weights checksum" in capsys.readouterr().err
+    assert checkpoint.add_checksum(path) and not checkpoint.add_checksum(path)
+    loaded, meta = checkpoint.load(path)
+    assert meta.checksum_verified
+    for k, v in net.state_dict().items():
+        assert torch.equal(v, loaded.state_dict()[k])  # bit-identical
+
+
+def test_shipped_models_carry_a_verified_checksum():
+    for path in sorted((ROOT / "models").glob("*.pt")) + [ROOT / "bgbot" / "data" / "default_model.pt"]:
+        assert checkpoint.load(path)[1].checksum_verified, path
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_non_finite_weights_refused_on_load_and_in_evaluation(tmp_path, capsys, bad):
+    import numpy as np
+
+    from bgbot.cli import main
+    from bgbot.evaluation.network import EvaluationError, Evaluator
+    from bgbot.rules.board import starting_position
+
+    torch.manual_seed(0)
+    net = ValueNet(NetConfig(n_hidden=16))
+    with torch.no_grad():
+        net.hidden.weight[3, 5] = bad
+    path = tmp_path / "nan.pt"
+    checkpoint.save(path, net, games_trained=1, training_config={})
+    with pytest.raises(CheckpointError, match="NaN or infinite"):
+        checkpoint.load(path)
+    assert main(["move", "4HPwATDgc/ABMA", "31", "--model", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("error: ") and err.count("\n") == 1
+    with torch.no_grad():
+        net.hidden.bias[:] = bad
+    with pytest.raises(EvaluationError, match="NaN or infinite"):
+        Evaluator(net).evaluate(np.stack([starting_position()]))
+
+
+def test_full_disk_leaves_the_old_checkpoint(tmp_path):
+    import subprocess
+
+    small = tmp_path / "small"
+    small.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(small)], capture_output=True).returncode:
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        path = small / "latest.pt"
+        _save(path, seed=1, games=5)
+        before = path.read_bytes()
+        big = ValueNet(NetConfig(n_hidden=512))
+        with pytest.raises(checkpoint.CheckpointWriteError, match="No space left on device"):
+            checkpoint.save(path, big, games_trained=6, training_config={})
+        assert path.read_bytes() == before and [p.name for p in small.iterdir()] == ["latest.pt"]
+    finally:
+        subprocess.run(["umount", str(small)], check=False)

@@ -1,5 +1,6 @@
 """The command line, run in-process (``cli.main``) plus one run of the installed ``bgbot`` console script."""
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -233,3 +234,153 @@ def test_installed_console_script_as_engine():
         assert engine.wait(timeout=60) == 0
     bad = subprocess.run([script, "moves", START, "71"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and bad.stderr.startswith("error: ") and bad.stderr.count("\n") == 1
+
+
+# --- issue 9: everyday commands and states ------------------------------------------------------------------------
+
+
+def _pending(case):
+    """The case's GNUbg ID with a double offered by the side on roll (turn to the other player), if it may double."""
+    from dataclasses import replace
+
+    from bgbot.cube.decision import may_double
+    from bgbot.formats.context import parse_position
+    from bgbot.formats.matchid import MatchID
+
+    ctx = parse_position(f"{case['position_id']}:{case['match_id']}")
+    if not may_double(ctx.cube, ctx.match):
+        return None
+    m = MatchID.from_string(case["match_id"])
+    return f"{case['position_id']}:{replace(m, double_offered=True, turn=1 - m.on_roll).to_string()}"
+
+
+@pytest.mark.parametrize(
+    "case", CASES[:8] + [c for c in CASES if c["length"]][:8], ids=lambda c: f"{c['position_id']}:{c['match_id']}"
+)
+def test_pending_double_answered_from_the_takers_side_as_gnubg(capsys, case):
+    gid = _pending(case)
+    if gid is None:
+        pytest.skip("the side on roll may not double here")
+    probabilities = ",".join(str(v) for v in case["probabilities"])
+    result = run_json(capsys, "cube", gid, "--probabilities", probabilities)
+    # gnubg's doubler action names the right answer: "..., take" -> Take, "..., pass" -> Pass
+    assert result["double_offered"] and result["doubler_action"] == case["action"]
+    assert result["action"] == ("Take" if case["action"].endswith("take") else "Pass")
+    eq = case["equities"]
+    sign = 1 if result["unit"] == "mwc" else -1
+    t = result["taker"]
+    if result["unit"] == "equity":
+        assert t["take"] == pytest.approx(-eq["double_take"], abs=0.005) and t["pass"] == -1.0
+    else:
+        assert t["take"] == pytest.approx(1 - eq["double_take"], abs=0.005) and sign == 1
+    status, out, err = run(capsys, "move", gid, "31")
+    assert status == 2 and "double awaits" in err and out == ""
+
+
+# gnubg 1.07 `hint` (0-ply cube decisions) on the first case of each action in tests/data/gnubg_cube_cases.json:
+# the order of its "Cubeful equities" list depends on the proper action only.
+GNUBG_ORDER = {
+    "No double, take": ["No double", "Double, pass", "Double, take"],
+    "No redouble, take": ["No double", "Double, pass", "Double, take"],
+    "Too good to double, pass": ["No double", "Double, take", "Double, pass"],
+    "Too good to redouble, pass": ["No double", "Double, take", "Double, pass"],
+    "Double, take": ["Double, take", "Double, pass", "No double"],
+    "Redouble, take": ["Double, take", "Double, pass", "No double"],
+    "Double, pass": ["Double, pass", "Double, take", "No double"],
+    "Redouble, pass": ["Double, pass", "Double, take", "No double"],
+}
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c['position_id']}:{c['match_id']}")
+def test_cube_options_in_gnubgs_order(capsys, case):
+    probabilities = ",".join(str(v) for v in case["probabilities"])
+    result = run_json(capsys, "cube", f"{case['position_id']}:{case['match_id']}", "--probabilities", probabilities)
+    assert result["action"] == case["action"]
+    names = [o["name"] for o in result["options"]]
+    if case["action"] in GNUBG_ORDER:
+        assert names == GNUBG_ORDER[case["action"]]
+    assert result["options"][0]["diff"] == 0.0
+
+
+def test_cube_ply_and_the_proper_action_first(capsys, bot):
+    result = run_json(capsys, "cube", START, "--ply", "1")
+    assert (
+        result["ply"] == 1 and result["action"] == "No double, take" and result["options"][0]["option"] == "no_double"
+    )
+    one = bot.evaluate(START, ply=1)
+    assert result["probabilities"]["win"] == pytest.approx(one.win, abs=1e-6)
+    assert abs(one.win - bot.evaluate(START).win) > 1e-4  # a real lookahead, not the 0-ply value
+    status, out, _ = run(capsys, "cube", START, "--ply", "1")
+    assert status == 0 and "1-ply" in out and out.index("1. ") < out.index("2. ") < out.index("3. ")
+    at_max = run_json(
+        capsys, "cube", "XGID=-b----E-C---eE---c-e----B-:3:1:1:00:0:0:1:0:3", "--probabilities", "0.8,0.3,0.01,0.05,0"
+    )  # cube 8 at the XGID's maximum of 8
+    assert at_max["action"] == "No double (cube not available)" and [o["option"] for o in at_max["options"]] == [
+        "no_double"
+    ]
+
+
+def test_beaver_bit_gives_gnubgs_no_double_beaver(capsys):
+    # gnubg 1.07 with `set beavers 3` on tnk4AAO6eQYCAw (the first cube case): "No double, beaver"
+    case = CASES[0]
+    assert case["position_id"] == "tnk4AAO6eQYCAw" and case["action"] == "No double, take"
+    from bgbot.formats.context import parse_position
+    from bgbot.formats.xgid import XGID
+
+    ctx = parse_position(f"{case['position_id']}:{case['match_id']}")
+    with_beavers = XGID.from_states(ctx.position, ctx.cube, dataclasses.replace(ctx.match, beavers=True)).to_string()
+    probabilities = ",".join(str(v) for v in case["probabilities"])
+    assert run_json(capsys, "cube", with_beavers, "--probabilities", probabilities)["action"] == "No double, beaver"
+
+
+def test_normalised_equity_at_a_match_score(capsys):
+    result = run_json(capsys, "cube", "t7MxABBs20YEBA:cAngAAAAAAAE")
+    assert result["unit"] == "mwc" and result["emg"]["double_pass"] == pytest.approx(1.0, abs=1e-9)
+    moves = run_json(capsys, "move", "sOfgwQDgZ8PBAA:cAmgAEAAEAAE", "64")
+    from bgbot.cube.decision import normalised_equity
+    from bgbot.formats.context import parse_position
+
+    ctx = parse_position("sOfgwQDgZ8PBAA:cAmgAEAAEAAE")
+    for p in moves["plays"][:3]:
+        assert p["emg"] == pytest.approx(float(normalised_equity([p["mwc"]], ctx.cube, ctx.match)[0]), abs=1e-6)
+    # mwc2eq maps the MWC of losing a single game to -1 and of winning one to +1
+    from bgbot.cube.met import kazaross_xg2
+
+    met = kazaross_xg2()
+    lose, win = met.mwc(3, 0, post_crawford=True), met.mwc(3 - 1, 1, post_crawford=True)  # at 3-away, 1-away
+    assert normalised_equity([lose, win], ctx.cube, ctx.match) == pytest.approx([-1.0, 1.0])
+    status, out, _ = run(capsys, "move", "sOfgwQDgZ8PBAA:cAmgAEAAEAAE", "64")
+    assert "Eq.(norm)" in out and "MWC" in out
+
+
+def test_move_play_evaluates_given_plays_beside_the_best(capsys):
+    full = run_json(capsys, "move", START, "31")["plays"]
+    picked = run_json(capsys, "move", START, "31", "--play", "24/21 24/23", "--play", "13/10 6/5")["plays"]
+    assert picked[0] == full[0] and picked[0]["rank"] == 1
+    names = {p["play"] for p in picked}
+    assert {"24/23 24/21", "13/10 6/5"} <= names and len(picked) == 3
+    for p in picked:
+        assert p == full[p["rank"] - 1]
+    status, out, err = run(capsys, "move", START, "31", "--play", "8/2")
+    assert status == 2 and err.startswith("error: ") and out == ""
+
+
+def test_match_longer_than_the_kazaross_table(capsys):
+    from bgbot.formats.matchid import MatchID
+
+    long_match = MatchID(length=40, score=(10, 3), on_roll=1).to_string()
+    moves = run_json(capsys, "move", f"{START}:{long_match}", "31")
+    assert moves["match"]["length"] == 40 and 0 < moves["plays"][0]["mwc"] < 1
+    assert run_json(capsys, "cube", f"{START}:{long_match}")["unit"] == "mwc"
+    too_long = MatchID(length=65).to_string()
+    status, _, err = run(capsys, "cube", f"{START}:{too_long}")
+    assert status == 2 and "64" in err
+
+
+def test_batch_bare_carriage_return_is_one_request(capsys, tmp_path):
+    requests = tmp_path / "cr.txt"
+    requests.write_bytes(f"{START} 31\rjunk\n{START}\r31\r\n{START} 31\r\n\r\n{START}\x0b31\n".encode())
+    status, out, _ = run(capsys, "moves", "--batch", requests)
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert status == 0 and len(answers) == 4  # four requests, four answers
+    assert "error" in answers[0] and "error" in answers[1] and len(answers[2]["plays"]) == 16 and "error" in answers[3]

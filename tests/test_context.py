@@ -79,7 +79,7 @@ def test_xgid_start_and_fields():
     c = parse_position("XGID=-b----E-C---eE---c-e----B-:1:1:-1:52:2:4:0:7:10")
     assert c.dice == (5, 2)
     assert c.cube == CubeState(2, "opponent")
-    assert c.match == MatchState(length=7, score=(4, 2), jacoby=False)
+    assert c.match == MatchState(length=7, score=(4, 2), jacoby=False, max_cube=1024)
 
 
 def test_dice_argument_against_position_dice():
@@ -122,3 +122,75 @@ def test_context_is_immutable_and_hashable():
         c.position[1] = 3
     assert c == Context(starting_position()) and hash(c) == hash(Context(starting_position()))
     assert "4HPwATDgc/ABMA" in repr(c)
+
+
+# --- states a Match ID or XGID can carry (issue 9): refused, or analysed as GNU Backgammon's hint does ---------------
+# Match IDs built with bgbot.formats.matchid.MatchID (fields per GNU Backgammon's manual) from the start position.
+
+
+@pytest.mark.parametrize(
+    "match_id, error, words",
+    [
+        ("cAoAAAAAAAAA", "GameOverError", "the game is over"),  # game state 2
+        ("MAAAAAAAAAAA", "NotAnalysableError", "no game is in progress"),  # game state 0
+        ("MAMAAAAAAAAA", "GameOverError", "resignation"),  # game state 3
+        ("MAQAAAAAAAAA", "GameOverError", "dropped double"),  # game state 4
+        ("MCkAAAAAAAAA", "NotAnalysableError", r"resignation \(a single game\) awaits"),  # resignation pending
+        ("cJEFAAAAAAAA", "PositionSyntaxError", "dice rolled while a double awaits"),  # dice 3-1 and a double
+        ("gQHgAGAAGAAA", "PositionSyntaxError", "Crawford game"),  # 7-point match, Crawford, cube 2
+        ("DwFgAAAAAAAA", "PositionSyntaxError", "cube 32768"),  # 3-point match, cube 32768
+        ("EwEgAAAAAAAA", "PositionSyntaxError", "cube 8 cannot occur"),  # 1-point match, cube 8
+    ],
+)
+def test_match_id_states_refused(match_id, error, words):
+    import bgbot.formats.context as context
+
+    with pytest.raises(getattr(context, error), match=words):
+        parse_position(START + ":" + match_id)
+
+
+def test_cube_rule_in_match_play():
+    from bgbot.formats.matchid import MatchID
+    from bgbot.rules.state import CubeStateError, check_cube
+
+    check_cube(CubeState(4, "me"), MatchState(3, (0, 0)))  # 3-away doubler could turn 2 -> 4
+    with pytest.raises(CubeStateError):
+        check_cube(CubeState(8, "me"), MatchState(3, (0, 0)))
+    check_cube(CubeState(2, "opponent"), MatchState(5, (0, 4)))  # the trailer (post-Crawford) doubled
+    with pytest.raises(CubeStateError):
+        check_cube(CubeState(2, "me"), MatchState(5, (0, 4)))  # the leader at 1-away cannot have doubled
+    # money play: a centred cube above 1 is valid (automatic doubles); gnubg writes such IDs
+    c = parse_position("4PPgASTgc/ABMA:cQkAAAAAAAAA")
+    assert c.cube == CubeState(2, "centre") and c.match.is_money
+    m = MatchID(length=40, score=(3, 1), cube_value=32, cube_owner=0).to_string()  # long matches are fine
+    assert parse_position(START + ":" + m).match.length == 40
+
+
+def test_pending_double_is_kept_and_a_roll_refused():
+    from bgbot.formats.context import ContextError
+
+    c = parse_position("4HPwATDgc/ABUA:MBkAAAAAAAAA")  # written by gnubg: O doubled
+    assert c.double_offered and c.dice is None
+    with pytest.raises(ContextError, match="double awaits"):
+        c.with_dice("31")
+    x = parse_position("XGID=-b----E-C---eE---c-e----B-:0:0:1:D:0:0:1:0:10")
+    assert x.double_offered
+
+
+def test_xgid_max_cube_and_beaver_bit():
+    from bgbot.cube.decision import may_double
+    from bgbot.formats.context import NotAnalysableError
+
+    at_max = parse_position("XGID=-b----E-C---eE---c-e----B-:3:1:1:00:0:0:1:0:3")  # cube 8 mine, max cube 8
+    assert at_max.match.max_cube == 8 and not may_double(at_max.cube, at_max.match)
+    below = parse_position("XGID=-b----E-C---eE---c-e----B-:2:1:1:00:0:0:1:0:3")
+    assert may_double(below.cube, below.match)
+    with pytest.raises(PositionSyntaxError, match="maximum cube"):
+        parse_position("XGID=-b----E-C---eE---c-e----B-:4:1:1:00:0:0:1:0:3")
+    beavers = parse_position("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:3:0:10")
+    assert beavers.match.beavers and beavers.match.jacoby
+    assert not parse_position("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:1:0:10").match.beavers
+    with pytest.raises(NotAnalysableError, match="beaver"):
+        parse_position("XGID=-b----E-C---eE---c-e----B-:1:-1:1:B:0:0:3:0:10")
+    with pytest.raises(PositionSyntaxError):  # a beaver without beavers allowed
+        parse_position("XGID=-b----E-C---eE---c-e----B-:1:-1:1:B:0:0:1:0:10")

@@ -121,7 +121,7 @@ def test_classify():
     home = np.zeros(26, dtype=np.int8)
     home[[1, 2]] = [7, 8]
     home[[24, 23]] = [-7, -8]
-    assert classify(home) == "bearoff" and cube_efficiency(home) == 0.6
+    assert classify(home) == "bearoff-one-sided" and cube_efficiency(home) == 0.6
     assert efficiency_for("race", 200) == 0.7 and efficiency_for("race", 10) == 0.6
 
 
@@ -144,3 +144,21 @@ def test_to_json_shape():
     assert set(j) >= {"action", "equities", "unit", "probabilities", "cube", "match"}
     assert j["unit"] == "mwc" and set(j["equities"]) == {"no_double", "double_take", "double_pass"}
     json.dumps(j)
+
+
+def test_states_refuse_values_of_the_wrong_type():
+
+    for bad in (lambda: CubeState("2"), lambda: CubeState(2.0), lambda: CubeState(True)):
+        with pytest.raises(CubeStateError):
+            bad()
+    for bad in (
+        lambda: MatchState(2.5),
+        lambda: MatchState(5, (1, "a")),
+        lambda: MatchState(5, (1,)),
+        lambda: MatchState(65),
+        lambda: MatchState(3, beavers=True),
+        lambda: MatchState(max_cube=3),
+    ):
+        with pytest.raises(CubeStateError):
+            bad()
+    assert CubeState(np.int64(4)).value == 4 and type(CubeState(np.int64(4)).value) is int

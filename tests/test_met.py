@@ -36,3 +36,20 @@ def test_errors(tmp_path):
         MatchEquityTable.from_json(bad)
     with pytest.raises(METError):
         MatchEquityTable("x", "y", [[0.5, 2.0], [0.1, 0.5]], [0.5, 0.4])
+
+
+def test_extended_table_is_gnubgs_extrapolation():
+    from bgbot.cube.met import kazaross_xg2_extended
+
+    ext, base = kazaross_xg2_extended(), kazaross_xg2()
+    assert ext.max_length == 64 and "GNU Backgammon" in ext.source
+    assert (ext.pre_crawford[:25, :25] == base.pre_crawford).all()
+    assert (ext.post_crawford[:25] == base.post_crawford).all()
+    # gnubg 1.07, `show matchequitytable 64` with Kazaross-XG2: 40-away vs 29-away 22.7182%, 26-away vs 1-away 0.0821%
+    assert ext.mwc(40, 29) == pytest.approx(0.227182, abs=1e-6)
+    assert ext.mwc(26, 1) == pytest.approx(0.000821, abs=1e-6)
+    for a in (26, 33, 50, 64):
+        for b in (1, 7, 30, 64):
+            assert ext.mwc(a, b) + ext.mwc(b, a) == pytest.approx(1.0, abs=2e-4)
+    with pytest.raises(METError, match="65"):
+        ext.mwc(65, 3)

@@ -98,18 +98,24 @@ def test_match_id_round_trip(mid):
 
 @st.composite
 def xgids(draw) -> XGID:
-    action = draw(st.sampled_from(["", "", "D", "B", "R"]))
+    """Valid XGIDs: the cube at most the maximum cube, Crawford 0/1 in a match, a beaver or raccoon only in money play
+    with beavers allowed (bit 1 of the Crawford/Jacoby field)."""
+    length = draw(st.sampled_from([0, 0, draw(st.integers(1, 10**6))]))
+    cj = draw(st.integers(0, 1 if length else 3))
+    actions = ["", "", "D"] + (["B", "R"] if not length and cj & 2 else [])
+    action = draw(st.sampled_from(actions))
+    cube_log = draw(st.integers(0, 12))
     return XGID(
         position=draw(positions()),
-        cube_value=1 << draw(st.integers(0, 12)),
+        cube_value=1 << cube_log,
         cube_owner=draw(st.integers(-1, 1)),
         turn=draw(st.sampled_from([-1, 1])),
         dice=None if action else draw(st.none() | DICE),
         cube_action=action,
         score=(draw(st.integers(0, 10**6)), draw(st.integers(0, 10**6))),
-        crawford_jacoby=draw(st.integers(0, 3)),
-        length=draw(st.integers(0, 10**6)),
-        max_cube=1 << draw(st.integers(0, 12)),
+        crawford_jacoby=cj,
+        length=length,
+        max_cube=1 << draw(st.integers(cube_log, 12)),
     )
 
 

@@ -100,7 +100,7 @@ def test_tiny_preset_trains_checkpoints_resumes_and_evaluates(tmp_path, capsys):
     run = tmp_path / "run"
     assert cli.main(["--config", "tiny", "--run-dir", str(run), "--quiet"]) == 0
     state = json.loads(capsys.readouterr().out)
-    assert state["games_trained"] >= config.games
+    assert state["games_trained"] == config.games  # exact: not 201 of 200
     bench = json.loads((run / "eval.jsonl").read_text().splitlines()[-1])  # a real benchmark against pubeval
     assert bench["games"] == config.eval_games and bench["opponent"] == "pubeval"
     # The record is the benchmark of the final net (replayed: same dice), its interval Student's t over 50 pairs.
@@ -120,7 +120,16 @@ def test_tiny_preset_trains_checkpoints_resumes_and_evaluates(tmp_path, capsys):
     assert net.config.n_hidden == config.n_hidden
     assert meta.optimizer_state is not None
     saved = sorted(int(p.stem.split("-")[1]) for p in (run / "checkpoints").iterdir())
-    assert len(saved) == 2 and 100 <= saved[0] < 100 + config.games_in_flight and saved[1] == state.games_trained
+    assert len(saved) == 2 and 100 <= saved[0] < 100 + config.games_in_flight and saved[1] == config.games
+    logged = [json.loads(line)["games"] for line in (run / "log.jsonl").read_text().splitlines()]
+    assert logged == saved  # the final checkpoint written (and logged) once
+    assert [json.loads(line)["games_trained"] for line in (run / "eval.jsonl").read_text().splitlines()] == [200]
+
+    # --resume of a finished run is a no-op: nothing appended, nothing rewritten
+    before = {name: (run / name).read_bytes() for name in ("latest.pt", "log.jsonl", "eval.jsonl")}
+    assert cli.main(["--config", "tiny", "--run-dir", str(run), "--quiet", "--resume"]) == 0
+    assert json.loads(capsys.readouterr().out)["games_trained"] == config.games
+    assert {name: (run / name).read_bytes() for name in before} == before
 
     with pytest.raises(RunError, match="--resume"):
         train(config, run, progress=False)
@@ -135,7 +144,7 @@ def test_tiny_preset_trains_checkpoints_resumes_and_evaluates(tmp_path, capsys):
         return {"ppg": -1.0, "ci_low": -1.2, "ci_high": -0.8}
 
     resumed = train(more, run, resume=True, evaluate=evaluate, progress=False)
-    assert resumed.games_trained >= more.games
+    assert resumed.games_trained == more.games
     assert checkpoint.load(run / "latest.pt")[1].games_trained == resumed.games_trained
     assert calls and calls[-1] == resumed.games_trained
     assert json.loads((run / "eval.jsonl").read_text().splitlines()[-1])["games_trained"] == resumed.games_trained
@@ -157,3 +166,65 @@ def test_config_errors(tmp_path):
     bad.write_text("td_lambda = 1.5\n")
     with pytest.raises(ConfigError, match="td_lambda"):
         TrainConfig.load(bad)
+
+
+@pytest.mark.parametrize(
+    "text, field",
+    [
+        ('games = "ten"', "games"),
+        ('lr = "fast"', "lr"),
+        ("n_hidden = 16.5", "n_hidden"),
+        ("games = true", "games"),
+        ("games = 0", "games"),
+        ("lr = nan", "lr"),
+        ("seed = -1", "seed"),
+        ('activation = "softmax"', "activation"),
+    ],
+)
+def test_config_types_and_ranges_are_clean_errors(tmp_path, capsys, text, field):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text + "\n")
+    with pytest.raises(ConfigError, match=field):
+        TrainConfig.load(bad)
+    assert cli.main(["--config", str(bad), "--run-dir", str(tmp_path / "run"), "--quiet", "--no-eval"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and field in err
+
+
+def test_games_zero_on_the_command_line_is_refused(tmp_path, capsys):
+    assert cli.main(["--config", "tiny", "--run-dir", str(tmp_path / "r"), "--games", "0", "--quiet"]) == 2
+    assert "games" in capsys.readouterr().err
+    assert not (tmp_path / "r" / "latest.pt").exists()
+
+
+def test_a_directory_with_another_runs_logs_is_refused_unless_forced(tmp_path, capsys):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "log.jsonl").write_text('{"games": 5, "loss": 0.1}\n')
+    args = ["--config", "tiny", "--run-dir", str(run), "--quiet", "--no-eval", "--games", "64"]
+    assert cli.main(args) == 2
+    assert "log.jsonl" in capsys.readouterr().err and "--force" in capsys.readouterr().err + "--force"
+    assert (run / "log.jsonl").read_text() == '{"games": 5, "loss": 0.1}\n'  # untouched
+    assert cli.main([*args, "--force"]) == 0
+    logged = [json.loads(line)["games"] for line in (run / "log.jsonl").read_text().splitlines()]
+    assert logged == [64]  # the new run's log only
+
+
+def test_full_disk_is_a_clean_error_and_latest_stays_intact(tmp_path, capsys):
+    import subprocess
+
+    run = tmp_path / "small"
+    run.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(run)], capture_output=True).returncode:
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        code = cli.main(["--config", "tiny", "--run-dir", str(run), "--quiet", "--no-eval", "--games", "2000"])
+        err = capsys.readouterr().err
+        assert code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
+        assert "No space left on device" in err and "latest.pt" in err
+        if "is intact" in err:  # the first checkpoint fitted: it must still load, at the games it says
+            held = int(err.split("holds ")[1].split(" games")[0])
+            assert checkpoint.load(run / "latest.pt")[1].games_trained == held
+        assert not [p for p in run.iterdir() if p.name.endswith(".tmp")]  # no temporary file left behind
+    finally:
+        subprocess.run(["umount", str(run)], check=False)

@@ -43,7 +43,7 @@ def test_from_states_round_trip():
     pos = board.flip(board.starting_position()).astype(np.int8)
     pos[[3, 4]] = [1, 1]
     pos[[6]] -= 2
-    cube, match = CubeState(2, "opponent"), MatchState(7, (5, 1), jacoby=False)
+    cube, match = CubeState(2, "opponent"), MatchState(7, (5, 1), jacoby=False, max_cube=1024)
     for turn in (1, -1):
         x = XGID.from_states(pos, cube, match, turn=turn, dice=(5, 2))
         y = XGID.from_string(x.to_string())

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bgbot.evaluation.checkpoint import CheckpointError
+from bgbot.errors import BgbotError
 
-from .config import ConfigError, TrainConfig
+from .config import TrainConfig
 from .train import RunError, train
 
 
@@ -15,8 +15,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     """The training options, shared by ``python -m training`` and ``bgbot train``."""
     p.add_argument("--config", required=True, help="TOML preset: a path or a name in training/configs (tiny, full)")
     p.add_argument("--run-dir", required=True, help="run directory, e.g. runs/NAME (checkpoints, logs, plots)")
-    p.add_argument("--resume", action="store_true", help="continue from RUN_DIR/latest.pt")
-    p.add_argument("--games", type=int, help="override the config's total games")
+    p.add_argument("--resume", action="store_true", help="continue from RUN_DIR/latest.pt (a finished run: no-op)")
+    p.add_argument(
+        "--force", action="store_true", help="start over in a RUN_DIR that holds another run's files, deleting them"
+    )
+    p.add_argument("--games", type=int, help="override the config's total games (at least 1)")
     p.add_argument("--no-eval", action="store_true", help="skip the periodic benchmarks against pubeval")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -28,15 +31,24 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         config = TrainConfig.load(args.config)
-        if args.games:
+        if args.games is not None:
             config = dataclasses.replace(config, games=args.games)
+        if args.resume and getattr(args, "force", False):
+            raise RunError("--resume continues a run and --force deletes it: give one of them")
         evaluate = None
         if not args.no_eval and config.eval_every:
             from .benchmark import pubeval_benchmark
 
             evaluate = pubeval_benchmark(config, args.run_dir)
-        state = train(config, args.run_dir, resume=args.resume, evaluate=evaluate, progress=not args.quiet)
-    except (ConfigError, RunError, CheckpointError) as e:  # bad input: one line, exit status 2
+        state = train(
+            config,
+            args.run_dir,
+            resume=args.resume,
+            evaluate=evaluate,
+            progress=not args.quiet,
+            force=getattr(args, "force", False),
+        )
+    except (BgbotError, OSError) as e:  # bad input, a failed write, a diverged net: one line, status 2
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(json.dumps(dataclasses.asdict(state)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -13,6 +14,23 @@ CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 
 class ConfigError(BgbotError):
     """A training config file that is missing, malformed or has unknown or out-of-range fields."""
+
+
+MAX_INT = 2**63 - 1
+_KINDS = {"int": (int,), "float": (float, int), "str": (str,)}
+"""Field annotation -> accepted Python types (TOML integers are fine for float fields; booleans never are)."""
+_LIMITS = {
+    "games": (1, 10**10),
+    "games_in_flight": (1, 1 << 20),
+    "n_hidden": (1, 1 << 16),
+    "lambda_horizon": (1, 1000),
+    "seed": (0, 2**64 - 1),
+    "threads": (0, 1024),
+    "checkpoint_every": (1, 10**10),
+    "eval_every": (0, 10**10),
+    "eval_games": (2, 10**7),
+}
+"""Allowed ranges of the integer fields (inclusive)."""
 
 
 @dataclass(frozen=True)
@@ -48,14 +66,25 @@ class TrainConfig:
     """Games per benchmark (played as duplicate pairs)."""
 
     def __post_init__(self) -> None:
-        positive = ("games", "games_in_flight", "n_hidden", "checkpoint_every", "eval_games", "lambda_horizon")
-        for name in positive:
-            if getattr(self, name) <= 0:
-                raise ConfigError(f"{name} must be positive, got {getattr(self, name)!r}")
+        for f in fields(self):
+            value = getattr(self, f.name)
+            kind = _KINDS[str(f.type)]
+            if isinstance(value, bool) or not isinstance(value, kind):
+                wanted = {int: "an integer", float: "a number", str: "a string"}[kind[0]]
+                raise ConfigError(f"training config field {f.name} must be {wanted}, got {value!r}")
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ConfigError(f"training config field {f.name} must be finite, got {value!r}")
+            low, high = _LIMITS.get(f.name, (0, MAX_INT))
+            if kind[0] is int and isinstance(value, int) and not low <= value <= high:
+                raise ConfigError(f"training config field {f.name} must be in {low}..{high}, got {value!r}")
+        from bgbot.evaluation.network import ACTIVATIONS
+
+        if self.activation not in ACTIVATIONS:
+            raise ConfigError(f"activation must be one of {sorted(ACTIVATIONS)}, got {self.activation!r}")
         if not 0.0 <= self.td_lambda < 1.0:
             raise ConfigError(f"td_lambda must be in [0, 1), got {self.td_lambda!r}")
-        if not (self.lr > 0 and self.lr_final > 0):
-            raise ConfigError(f"learning rates must be positive, got {self.lr!r}, {self.lr_final!r}")
+        if not (0 < self.lr <= 1 and 0 < self.lr_final <= 1):
+            raise ConfigError(f"learning rates must be in (0, 1], got {self.lr!r}, {self.lr_final!r}")
 
     def to_dict(self) -> dict:
         """The fields as a plain dict (stored in checkpoints)."""
@@ -63,7 +92,8 @@ class TrainConfig:
 
     @classmethod
     def from_dict(cls, d: dict) -> TrainConfig:
-        """Build from a dict; unknown fields raise :class:`ConfigError`."""
+        """Build from a dict; unknown fields, wrong types (``games = "ten"``, ``games = true``, ``n_hidden = 16.5``)
+        and values out of range raise :class:`ConfigError`."""
         names = {f.name for f in fields(cls)}
         unknown = sorted(set(d) - names)
         if unknown:
@@ -81,9 +111,11 @@ class TrainConfig:
         if not p.exists() and (CONFIG_DIR / f"{path}.toml").exists():
             p = CONFIG_DIR / f"{path}.toml"
         try:
-            data = tomllib.loads(p.read_text())
+            data = tomllib.loads(p.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise ConfigError(f"training config {str(path)!r} not found") from None
+        except (OSError, UnicodeDecodeError) as e:
+            raise ConfigError(f"training config {str(path)!r} cannot be read: {e}") from None
         except tomllib.TOMLDecodeError as e:
             raise ConfigError(f"training config {str(path)!r} is not valid TOML: {e}") from None
         return cls.from_dict(data)

@@ -9,12 +9,21 @@ A run lives in a run directory (``runs/NAME/``, git-ignored):
 
 Resuming restores the network, the optimiser, the games trained and the learning-rate schedule; the dice continue
 from a generator seeded by ``(seed, games trained)``. Games that were in flight when the run stopped are not
-counted and simply start again.
+counted and simply start again. Resuming a finished run (``latest.pt`` at ``games``) does nothing and writes nothing.
+
+The game count is exact: games that finish in the same ply as the last counted one are not counted, so a run ends at
+``games`` and its final checkpoint is written once. A new run refuses a directory that holds another run's
+``latest.pt`` or logs unless ``force``, which deletes them first.
+
+Nothing saved is lost: checkpoints are written atomically (:func:`bgbot.evaluation.checkpoint.save`) and each log
+line is appended with one write and fsynced. A failed write (disk full, ...) stops the run with a
+:class:`RunError` that says which checkpoint ``latest.pt`` still holds.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,7 +35,7 @@ from tqdm import tqdm
 
 from bgbot.errors import BgbotError
 from bgbot.evaluation import checkpoint, encoding
-from bgbot.evaluation.network import Evaluator, NetConfig, ValueNet, set_threads
+from bgbot.evaluation.network import EvaluationError, Evaluator, NetConfig, ValueNet, set_threads
 
 from .config import TrainConfig
 from .selfplay import SelfPlay
@@ -55,9 +64,23 @@ def _learning_rate(config: TrainConfig, games: int) -> float:
     return config.lr * (config.lr_final / config.lr) ** frac
 
 
-def _start(config: TrainConfig, run_dir: Path, resume: bool):
+RUN_FILES = ("latest.pt", "log.jsonl", "eval.jsonl", "progress.png")
+"""What a run leaves in its directory (besides ``checkpoints/``); a new run refuses a directory holding any of them."""
+
+
+def _clear(run_dir: Path) -> None:
+    """Delete an earlier run's files (``--force``)."""
+    for name in RUN_FILES:
+        (run_dir / name).unlink(missing_ok=True)
+    for old in (run_dir / "checkpoints").glob("games-*.pt"):
+        old.unlink()
+
+
+def _start(config: TrainConfig, run_dir: Path, resume: bool, force: bool = False):
     """Build or restore the net, optimiser and games trained."""
     latest = run_dir / "latest.pt"
+    if force and not resume:
+        _clear(run_dir)
     if resume and not latest.exists():
         raise RunError(f"nothing to resume: {latest} does not exist (start the run without --resume)")
     if resume:
@@ -74,7 +97,14 @@ def _start(config: TrainConfig, run_dir: Path, resume: bool):
         return net, opt, meta.games_trained
     if latest.exists():
         raise RunError(
-            f"{run_dir} already holds a run (latest.pt); pass --resume to continue it or pick another run directory"
+            f"{run_dir} already holds a run (latest.pt); pass --resume to continue it, --force to start over "
+            "(deleting it), or pick another run directory"
+        )
+    held = [name for name in RUN_FILES if (run_dir / name).exists()]
+    if held or any((run_dir / "checkpoints").glob("games-*.pt")):
+        raise RunError(
+            f"{run_dir} holds another run's files ({', '.join(held) or 'checkpoints/'}) but no latest.pt to resume; "
+            "pass --force to delete them and start over, or pick another run directory"
         )
     torch.manual_seed(config.seed)
     net = ValueNet(NetConfig(n_inputs=encoding.N_FEATURES, n_hidden=config.n_hidden, activation=config.activation))
@@ -82,8 +112,22 @@ def _start(config: TrainConfig, run_dir: Path, resume: bool):
 
 
 def _append_jsonl(path: Path, record: dict) -> None:
-    with path.open("a") as f:
-        f.write(json.dumps(record) + "\n")
+    """Append one JSON line with a single write, then fsync; a failed write is cut back off, so the file holds whole
+    lines only.
+
+    Raises:
+        OSError: the line could not be written.
+    """
+    line = (json.dumps(record) + "\n").encode("utf-8")
+    with path.open("ab") as f:
+        size = f.tell()
+        try:
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
+        except OSError:
+            f.truncate(size)  # no half line left behind (a full disk may take part of the write)
+            raise
 
 
 def train(
@@ -93,6 +137,7 @@ def train(
     resume: bool = False,
     evaluate: EvaluateFn | None = None,
     progress: bool = True,
+    force: bool = False,
 ) -> RunState:
     """Train a value network by self-play until ``config.games`` games have been played.
 
@@ -102,16 +147,25 @@ def train(
         resume: continue from ``run_dir/latest.pt``.
         evaluate: benchmark called every ``config.eval_every`` games and at the end (``None``: no benchmarks).
         progress: show a tqdm bar (games, games/s, loss, latest ppg against pubeval).
+        force: start a new run in a directory that holds another run's files, deleting them.
 
     Raises:
-        RunError: ``run_dir`` holds a run and ``resume`` is false, ``resume`` without ``run_dir/latest.pt``, or a
-            checkpoint that does not match the config.
+        RunError: ``run_dir`` holds a run and neither ``resume`` nor ``force``, ``resume`` without
+            ``run_dir/latest.pt``, a checkpoint that does not match the config, or a checkpoint or log that could not
+            be written (the message says what ``latest.pt`` still holds).
         bgbot.evaluation.checkpoint.CheckpointError: ``latest.pt`` is corrupt.
     """
     run_dir = Path(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
+    if str(run_dir) in ("", "."):
+        raise RunError("give a run directory of its own (e.g. runs/NAME), not the current directory")
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise RunError(f"cannot create the run directory {str(run_dir)!r}: {err.strerror or err}") from err
     set_threads(config.threads or None)
-    net, opt, games = _start(config, run_dir, resume)
+    net, opt, games = _start(config, run_dir, resume, force)
+    if resume and games >= config.games:  # a finished run: nothing to do, nothing written
+        return RunState(games, 0.0, 0.0, None)
     evaluator = Evaluator(net)
     rng = np.random.default_rng([config.seed, games])
     selfplay = SelfPlay(config.games_in_flight, rng, config.td_lambda, config.lambda_horizon)
@@ -120,45 +174,63 @@ def train(
     next_eval = (games // config.eval_every + 1) * config.eval_every if config.eval_every else None
     last_eval: dict | None = None
     losses: list[float] = []
+    saved = {"games": games if resume else None}  # what latest.pt holds
+
+    def kept() -> str:
+        if saved["games"] is None:
+            return "no checkpoint was saved yet"
+        return f"{run_dir / 'latest.pt'} is intact and holds {saved['games']} games (resume with --resume)"
 
     def save() -> None:
         meta_cfg = config.to_dict()
-        checkpoint.save(run_dir / "latest.pt", net, games_trained=games, training_config=meta_cfg, optimizer=opt)
-        checkpoint.save(
-            run_dir / "checkpoints" / f"games-{games:08d}.pt", net, games_trained=games, training_config=meta_cfg
-        )
-        elapsed = time.perf_counter() - t0
-        _append_jsonl(
-            run_dir / "log.jsonl",
-            {
-                "games": games,
-                "loss": float(np.mean(losses)) if losses else None,
-                "games_per_second": (games - start_games) / max(elapsed, 1e-9),
-                "single_gammon_backgammon": selfplay.results.tolist(),
-            },
-        )
+        try:
+            checkpoint.save(run_dir / "latest.pt", net, games_trained=games, training_config=meta_cfg, optimizer=opt)
+            saved["games"] = games
+            checkpoint.save(
+                run_dir / "checkpoints" / f"games-{games:08d}.pt", net, games_trained=games, training_config=meta_cfg
+            )
+            elapsed = time.perf_counter() - t0
+            _append_jsonl(
+                run_dir / "log.jsonl",
+                {
+                    "games": games,
+                    "loss": float(np.mean(losses)) if losses else None,
+                    "games_per_second": (games - start_games) / max(elapsed, 1e-9),
+                    "single_gammon_backgammon": selfplay.results.tolist(),
+                },
+            )
+        except (checkpoint.CheckpointWriteError, OSError) as err:
+            raise RunError(f"training stopped at {games} games: {err}; {kept()}") from err
         losses.clear()
 
     def bench() -> dict:
         assert evaluate is not None
         record = {"games_trained": games, **evaluate(net, games)}
-        _append_jsonl(run_dir / "eval.jsonl", record)
+        try:
+            _append_jsonl(run_dir / "eval.jsonl", record)
+        except OSError as err:
+            raise RunError(f"training stopped at {games} games: cannot write eval.jsonl: {err}; {kept()}") from err
         return record
 
     bar = tqdm(total=config.games, initial=games, unit="game", disable=not progress, smoothing=0.05)
     while games < config.games:
-        positions, targets = selfplay.step(evaluator)
+        try:
+            positions, targets = selfplay.step(evaluator)
+        except EvaluationError as err:
+            raise RunError(f"training diverged at {games} games: {err}; {kept()}") from err
         if len(positions):
             for group in opt.param_groups:
                 group["lr"] = _learning_rate(config, games)
             net.train()
             out = net(torch.from_numpy(encoding.encode(positions)))
             loss = torch.nn.functional.mse_loss(out, torch.from_numpy(targets))
+            if not torch.isfinite(loss):
+                raise RunError(f"training diverged at {games} games: the loss is {loss.item()}; {kept()}")
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
             losses.append(loss.item())
-        done = start_games + selfplay.games_finished - games
+        done = min(start_games + selfplay.games_finished, config.games) - games  # exact: extras are not counted
         if done:
             games += done
             bar.update(done)

@@ -15,7 +15,8 @@ For cubeful games (:mod:`bgbot.arena.cubeful`) a player also offers its cubeless
 probabilities whatever its checker-play lookahead, the gnubg player those of ``gnubg_nn.probabilities(board, 0)``.
 
 Spec strings (:func:`make_player`): ``PATH.pt[:PLY]`` (a checkpoint, default 0-ply), ``pubeval``, ``gnubg[:PLY]`` (GNU
-Backgammon's nets through the optional ``gnubg-nn`` package) and ``random`` (uniform over the distinct legal plays).
+Backgammon's nets through the optional ``gnubg-nn`` package), ``random`` (uniform over the distinct legal plays) and
+``ubgi:COMMAND`` (any UBGI engine, started as a subprocess, e.g. ``ubgi:bgbot ubgi --ply 1``; :class:`UbgiPlayer`).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ __all__ = [
     "PubevalPlayer",
     "RandomPlayer",
     "GnubgPlayer",
+    "UbgiPlayer",
     "make_player",
 ]
 
@@ -177,11 +179,115 @@ class GnubgPlayer(Player):
         return np.array([self._gnubg.probabilities(to_gnubg(p), 0) for p in positions], dtype=np.float64).reshape(-1, 5)
 
 
+class UbgiPlayer(Player):
+    """A UBGI engine (:mod:`bgbot.protocols.ubgi` documents the protocol) run as a subprocess, one position at a time.
+
+    Every answer is checked: a ``bestmove`` that is not one of the legal plays of the position and dice (resolved by
+    :func:`bgbot.formats.notation.parse_play`) is an error, as is an ``error`` line or an engine that exits. For cubeful
+    games the engine must answer ``go role cube`` with bgbot's ``info ... probs W WG WBG LG LBG`` extension.
+
+    Raises:
+        PlayerSpecError: the engine cannot be started, fails the handshake, or answers badly.
+    """
+
+    def __init__(self, command: str, name: str | None = None) -> None:
+        import shlex
+        import subprocess
+
+        self.command = command
+        self.name = name or "ubgi-" + Path(shlex.split(command)[0]).name
+        try:
+            self._proc = subprocess.Popen(
+                shlex.split(command),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+                bufsize=1,
+            )
+        except (OSError, ValueError) as e:
+            raise PlayerSpecError(f"cannot start UBGI engine {command!r}: {e}") from e
+        self._ask("ubgi", "ubgiok")
+        self._ask("isready", "readyok")
+
+    def _ask(self, line: str, final: str | tuple[str, ...]) -> list[str]:
+        """Send ``line``, read up to the line starting with ``final``; returns the lines read."""
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        try:
+            self._proc.stdin.write(line + "\n")
+            self._proc.stdin.flush()
+        except OSError as e:
+            raise PlayerSpecError(f"UBGI engine {self.command!r} is gone ({e}) after {line!r}") from e
+        lines = []
+        while True:
+            answer = self._proc.stdout.readline()
+            if not answer:
+                raise PlayerSpecError(f"UBGI engine {self.command!r} exited after {line!r}")
+            answer = answer.strip()
+            lines.append(answer)
+            if answer.startswith("error "):
+                raise PlayerSpecError(f"UBGI engine {self.command!r} answered {answer!r} to {line!r}")
+            if answer.split(" ", 1)[0] in ((final,) if isinstance(final, str) else final):
+                return lines
+
+    def choose(self, positions, dice):
+        from bgbot.formats.notation import parse_play
+        from bgbot.formats.positionid import encode
+
+        positions = np.asarray(positions, dtype=np.int8)
+        out = np.empty_like(positions)
+        for i, (pos, (d1, d2)) in enumerate(zip(positions, np.asarray(dice))):
+            # one write for the three commands: a round trip per position, not three
+            ask = f"position gnubgid {encode(pos)}\ndice {int(d1)} {int(d2)}\ngo role chequer"
+            move = self._ask(ask, "bestmove")[-1][len("bestmove") :].strip()
+            try:
+                play = parse_play(pos, (int(d1), int(d2)), move)
+            except BgbotError as e:
+                raise PlayerSpecError(f"UBGI engine {self.command!r} played {move!r}: {e}") from e
+            out[i] = flip(play.afterstate)
+        return out
+
+    def probabilities(self, positions):
+        positions = np.asarray(positions, dtype=np.int8)
+        from bgbot.formats.positionid import encode
+
+        out = np.empty((len(positions), 5))
+        for i, pos in enumerate(positions):
+            lines = self._ask(f"position gnubgid {encode(pos)}\ngo role cube", "bestcube")
+            info = [w for w in lines if w.startswith("info ") and " probs " in w]
+            if not info:
+                raise PlayerSpecError(
+                    f"UBGI engine {self.command!r} gives no 'info ... probs W WG WBG LG LBG' for cube decisions; "
+                    "it can only play cubeless money games"
+                )
+            out[i] = [float(v) for v in info[-1].split(" probs ", 1)[1].split()[:5]]
+        return out
+
+    def close(self) -> None:
+        """Send ``quit`` and wait for the engine to exit."""
+        if self._proc.poll() is None:
+            try:
+                assert self._proc.stdin is not None
+                self._proc.stdin.write("quit\n")
+                self._proc.stdin.close()
+                self._proc.wait(timeout=5)
+            except Exception:
+                self._proc.kill()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
 _SPEC = re.compile(r"^(?P<base>.+?)(?::(?P<ply>\d+))?$")
 
 
 def parse_spec(spec: str) -> tuple[str, int]:
-    """``"models/x.pt:2"`` -> ``("models/x.pt", 2)``; no ``:PLY`` -> ply 0. Raises :class:`PlayerSpecError`."""
+    """``"models/x.pt:2"`` -> ``("models/x.pt", 2)``; no ``:PLY`` -> ply 0; ``"ubgi:CMD"`` -> ``("ubgi:CMD", 0)``.
+    Raises :class:`PlayerSpecError`."""
+    if isinstance(spec, str) and spec.strip().startswith("ubgi:"):
+        return spec.strip(), 0
     m = _SPEC.match(spec.strip()) if isinstance(spec, str) else None
     if not m:
         raise PlayerSpecError(f"a player is PATH.pt[:PLY], pubeval, gnubg[:PLY] or random; got {spec!r}")
@@ -193,6 +299,11 @@ def display_name(spec: str) -> str:
     base, ply = parse_spec(spec)
     if base in ("pubeval", "random"):
         return base
+    if base.startswith("ubgi:"):
+        import shlex
+
+        words = base[5:].split() if base[5:].count('"') % 2 else shlex.split(base[5:])
+        return "ubgi-" + "-".join(Path(w).stem for w in words[:2] if not w.startswith("-"))[:40]
     stem = "gnubg" if base == "gnubg" else Path(base).stem
     return f"{stem}-{ply}ply"
 
@@ -209,6 +320,10 @@ def make_player(spec: str, seed: int = 0) -> Player:
             gnubg-nn not installed. (:class:`bgbot.evaluation.checkpoint.CheckpointError` for a damaged checkpoint.)
     """
     base, ply = parse_spec(spec)
+    if base.startswith("ubgi:"):
+        if not base[5:].strip():
+            raise PlayerSpecError(f"a UBGI player is ubgi:COMMAND, got {spec!r}")
+        return UbgiPlayer(base[5:], display_name(spec))
     if base in ("pubeval", "random"):
         if ":" in spec:
             raise PlayerSpecError(f"{base} has no lookahead setting; got {spec!r}")

@@ -51,10 +51,17 @@ def add_model_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def load_bot(args: argparse.Namespace) -> Bot:
-    """The bot of ``--model`` (default model when absent). Raises bgbot.evaluation.checkpoint.CheckpointError."""
+    """The bot of ``--model`` (default model when absent); a note on stderr when the checkpoint predates weight
+    checksums (its weights could not be verified). Raises bgbot.evaluation.checkpoint.CheckpointError."""
     from bgbot.api import Bot
 
-    return Bot.load(args.model)
+    bot = Bot.load(args.model)
+    if bot.meta is not None and not bot.meta.checksum_verified:
+        sys.stderr.write(
+            f"note: {bot.path} has no weights checksum (saved before checksums existed): its weights were not "
+            "verified; 'python scripts/add_checksum.py PATH' adds one\n"
+        )
+    return bot
 
 
 def request(args: argparse.Namespace, dice: bool) -> tuple[str, str | None]:
@@ -78,8 +85,15 @@ def split_line(line: str, dice: bool) -> tuple[str, str | None]:
 
 
 def resolve(position: str, dice: str | None, need_dice: bool) -> context.Context:
-    """Parse POSITION and DICE (:func:`bgbot.formats.context.resolve`); with ``need_dice``, dice must come from one of them."""
-    ctx = context.resolve(position, dice)
+    """Parse POSITION and DICE (:func:`bgbot.formats.context.resolve`); with ``need_dice``, dice must come from one of
+    them and no double may be pending (:class:`bgbot.formats.context.DoublePendingError`)."""
+    ctx = context.parse_position(position)
+    if need_dice and ctx.double_offered:
+        raise context.DoublePendingError(
+            f"a double awaits an answer in {position!r}: there is no roll to play yet "
+            "(ask 'bgbot cube' for the take/pass decision)"
+        )
+    ctx = ctx if dice is None else ctx.with_dice(dice)
     if need_dice and ctx.dice is None:
         raise context.DiceSyntaxError(
             f"no dice: give DICE after POSITION {position!r} (e.g. 31), or a position that carries dice"
@@ -105,12 +119,14 @@ def run_batch(path: str, answer: Callable[[str], dict]) -> int:
     Raises:
         OSError: the file cannot be opened.
     """
-    # Undecodable bytes become U+FFFD, so a binary line is one bad request, not the end of the session.
+    # Undecodable bytes become U+FFFD, so a binary line is one bad request, not the end of the session. Only "\n"
+    # ends a request: a bare carriage return (or another Unicode line break) inside a line stays part of that one
+    # request, which gets one answer, so a client never falls out of step ("\r\n" endings are stripped as blanks).
     stream: TextIO
     if path != "-":
-        stream = open(path, encoding="utf-8", errors="replace")
+        stream = open(path, encoding="utf-8", errors="replace", newline="\n")
     elif hasattr(sys.stdin, "buffer"):
-        stream = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+        stream = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace", newline="\n")
     else:  # a text stream without bytes underneath (e.g. replaced in tests)
         stream = sys.stdin
     try:

@@ -1,4 +1,5 @@
-"""``bgbot move POSITION DICE [--json] [--model PATH] [--ply N]``: the legal plays ranked by the model, best first."""
+"""``bgbot move POSITION DICE [--json] [--model PATH] [--ply N] [--play PLAY ...]``: the legal plays ranked by the
+model, best first; with ``--play``, only the best and the given plays, each with its rank among all."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from typing import TYPE_CHECKING
 
 from bgbot.commands import common
 from bgbot.cube import decision as cube_lib
+from bgbot.formats import notation, positionid
+from bgbot.rules import board
 
 if TYPE_CHECKING:
     from bgbot.api import Bot
@@ -23,20 +26,45 @@ def add_parser(subparsers) -> None:
     common.add_position_arguments(p, dice=True)
     common.add_model_argument(p)
     p.add_argument("--ply", type=int, default=0, metavar="N", help="search depth (0 = the net's own evaluation)")
+    p.add_argument(
+        "--play",
+        action="append",
+        metavar="PLAY",
+        help="evaluate this play (e.g. '8/5 6/5') beside the best; repeatable. Only these and the best are listed",
+    )
     p.set_defaults(func=run)
 
 
-def answer(bot: Bot, position: str, dice: str | None, ply: int) -> dict:
-    """``{"position_id", "dice", "plays": [{"play", "position_id", "equity", "probabilities"[, "mwc"]}]}``, best
-    first; a match score adds ``"cube"`` and ``"match"``."""
+def _select(ctx, plays: list[dict], wanted: list[str]) -> list[dict]:
+    """The best play and the plays of ``wanted`` (notation text, resolved by
+    :func:`bgbot.formats.notation.parse_play`), in rank order, each once.
+
+    Raises:
+        PlaySyntaxError, IllegalPlayError: a ``wanted`` play that is not a play or not legal here.
+    """
+    keep = {plays[0]["position_id"]}
+    for text in wanted:
+        parsed = notation.parse_play(ctx.position, ctx.dice, text)
+        keep.add(positionid.encode(board.flip(parsed.afterstate).astype("int8")))
+    return [p for p in plays if p["position_id"] in keep]
+
+
+def answer(bot: Bot, position: str, dice: str | None, ply: int, wanted: list[str] | None = None) -> dict:
+    """``{"position_id", "dice", "plays": [{"play", "position_id", "equity", "probabilities", "ply", "rank"[, "mwc",
+    "emg"]}]}``, best first; a match score adds ``"cube"`` and ``"match"``. ``rank`` is the play's place among all
+    legal plays (1 = best); ``emg`` (match score only) is GNU Backgammon's normalised equity of the play's match
+    winning chance (its "Eq." at a match score). With ``wanted`` plays, only the best and those are listed."""
     ctx = common.resolve(position, dice, need_dice=True)
     assert ctx.dice is not None  # need_dice=True
-    plays = bot.rank_plays(ctx.position, ctx.dice, ctx.cube, ctx.match, ply=ply)
-    out: dict[str, object] = {
-        "position_id": ctx.position_id,
-        "dice": list(ctx.dice),
-        "plays": [p.to_json() for p in plays],
-    }
+    ranked = bot.rank_plays(ctx.position, ctx.dice, ctx.cube, ctx.match, ply=ply)
+    plays = [{**p.to_json(), "rank": i} for i, p in enumerate(ranked, 1)]
+    if not ctx.match.is_money:
+        emg = cube_lib.normalised_equity([p["mwc"] for p in plays], ctx.cube, ctx.match)
+        for p, e in zip(plays, emg):
+            p["emg"] = round(float(e), 6)
+    if wanted:
+        plays = _select(ctx, plays, wanted)
+    out: dict = {"position_id": ctx.position_id, "dice": list(ctx.dice), "plays": plays}
     if not ctx.match.is_money:
         out["cube"] = {"value": ctx.cube.value, "owner": ctx.cube.owner}
         out["match"] = cube_lib.match_json(ctx.match)
@@ -47,8 +75,10 @@ def run(args: argparse.Namespace) -> int:
     position, dice = common.request(args, dice=True)
     bot = common.load_bot(args)
     if args.batch is not None:
-        return common.run_batch(args.batch, lambda line: answer(bot, *common.split_line(line, dice=True), args.ply))
-    result = answer(bot, position, dice, args.ply)
+        return common.run_batch(
+            args.batch, lambda line: answer(bot, *common.split_line(line, dice=True), args.ply, args.play)
+        )
+    result = answer(bot, position, dice, args.ply, args.play)
     if args.json:
         common.print_json(result)
         return 0
@@ -57,19 +87,25 @@ def run(args: argparse.Namespace) -> int:
 
 
 def print_table(result: dict, game: str, ply: int) -> None:
-    """A hint table like GNU Backgammon's: rank, play, equity (and MWC), the mover's probabilities."""
+    """A hint table like GNU Backgammon's: rank, play, equity (at a match score GNU Backgammon's normalised cubeful
+    equity and the match winning chance), the mover's probabilities."""
     plays = result["plays"]
     match = any("mwc" in p for p in plays)
     print(f"Position ID {result['position_id']}, dice {common.format_dice(result['dice'])}, {game}; {ply}-ply")
     width = max(4, max(len(p["play"]) for p in plays))
-    head = f"{'':5} {'Play':<{width}}  {'Equity':>7}" + (f"  {'MWC':>6}" if match else "")
-    print(head + f"  {'Win':>6} {'W(g)':>6} {'W(bg)':>6}  {'Lose':>6} {'L(g)':>6} {'L(bg)':>6}")
+    head = f"{'':5} {'Play':<{width}}  {'Eq.(norm)' if match else 'Equity':>7}" + (f"  {'MWC':>6}" if match else "")
+    print(head + f"  {'Win':>6} {'W(g)':>6} {'W(bg)':>6}  {'Lose':>6} {'L(g)':>6} {'L(bg)':>6}  Evaluator")
     best = plays[0]["mwc" if match else "equity"]
-    for i, p in enumerate(plays, 1):
+    for p in plays:
         q = p["probabilities"]
+        i = p["rank"]
         value = p["mwc" if match else "equity"]
         diff = "" if i == 1 else f" ({value - best:+.2%})" if match else f" ({value - best:+.3f})"
-        line = f"{i:4d}. {p['play']:<{width}}  {p['equity']:+7.3f}" + (f"  {p['mwc']:6.1%}" if match else "")
+        diff = f"  {p.get('evaluator', '?')}{diff}"
+        shown = p["emg"] if match else p["equity"]
+        line = f"{i:4d}. {p['play']:<{width}}  {shown:+{9 if match else 7}.3f}" + (
+            f"  {p['mwc']:6.1%}" if match else ""
+        )
         note = "" if p.get("ply", ply) == ply else f"  [{p['ply']}-ply: outside the move filter]"
         print(
             line + f"  {q['win']:6.3f} {q['win_gammon']:6.3f} {q['win_backgammon']:6.3f}  {1 - q['win']:6.3f} "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+from pathlib import Path
 from types import ModuleType
 
 from bgbot.errors import BgbotError
@@ -18,12 +19,15 @@ class TrainingMissingError(BgbotError):
 
 
 def training_cli() -> ModuleType:
-    """The training package's ``cli`` module: ``bgbot_training.cli`` when installed, else ``training.cli`` (a checkout).
+    """The training package's ``cli`` module: ``training.cli`` when this bgbot runs from a source tree that has
+    ``training/`` beside it (so a checkout trains with its own code, not with an installed copy), else the installed
+    ``bgbot_training.cli``, else ``training.cli``.
 
     Raises:
         TrainingMissingError: neither can be imported.
     """
-    for name in ("bgbot_training.cli", "training.cli"):
+    beside = (Path(__file__).resolve().parents[2] / "training" / "cli.py").is_file()
+    for name in ("training.cli", "bgbot_training.cli") if beside else ("bgbot_training.cli", "training.cli"):
         try:
             return importlib.import_module(name)
         except ModuleNotFoundError as err:

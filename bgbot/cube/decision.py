@@ -7,9 +7,10 @@ Public API::
         .is_money, .post_crawford, .away -> (int, int)
     CubeDecision: action, equities {no_double, double_take, double_pass}, unit "equity" | "mwc", take_point,
         errors {no_double, double, take, pass}, cube_available, efficiency
-    classify(position) -> "over" | "bearoff" | "race" | "contact"
+    classify(position) -> a name of bgbot.evaluation.classes.CLASS_NAMES (over, bearoff-two-sided, ..., contact)
     cube_efficiency(position) -> float;  efficiency_for(position_class, pips_on_roll) -> float
     decide(probabilities, cube, match, efficiency, met=None) -> CubeDecision
+    decide_from_money_equities(own, centre, opp, cube, match) -> CubeDecision    # exact cubeful values (bear-off db)
     cubeful_values(probabilities (N, 5), cube, match, efficiency, met=None) -> (N,) float64  # rank plays
     janowski_take_point(W, L, x) -> float
     to_json(decision, probabilities, cube, match) -> dict                                   # the CLI's --json shape
@@ -17,7 +18,8 @@ Public API::
 
 Perspective: everything is seen from the side on roll, who is considering a double before rolling. Money equities
 are normalised to the current cube value (as GNU Backgammon shows them: Double/Pass = +1.0); match values are match
-winning chances (0..1) from the Kazaross-XG2 table unless another :class:`~bgbot.cube.met.MatchEquityTable` is given.
+winning chances (0..1) from the Kazaross-XG2 table (extended past 25 points to 64 as GNU Backgammon extends it,
+:func:`bgbot.cube.met.kazaross_xg2_extended`) unless another :class:`~bgbot.cube.met.MatchEquityTable` is given.
 
 The proper action follows GNU Backgammon's FindBestCubeDecision (eval.c), comparing No double (ND), Double/Take
 (DT), Double/Pass (DP) from the doubler's side; for match play the comparison is made in normalised money equity,
@@ -35,9 +37,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bgbot.cube.janowski import MatchScore, emg_from_mwc, match_cubeful_mwc, match_cubeless_mwc, money_cubeful
-from bgbot.cube.met import MatchEquityTable, kazaross_xg2
+from bgbot.cube.met import MatchEquityTable, kazaross_xg2_extended
 from bgbot.rules.outcomes import ProbabilityError, check_probabilities
-from bgbot.rules.state import CubeState, CubeStateError, MatchState
+from bgbot.rules.state import CubeState, CubeStateError, MatchState, may_double
 
 NOT_AVAILABLE = "No double (cube not available)"
 
@@ -56,6 +58,7 @@ class CubeDecision:
             ``unit`` (doubler's cost for no_double/double, taker's cost for take/pass).
         cube_available: the side on roll may double.
         efficiency: the cube efficiency x used.
+        evaluator: what gave the numbers (``bgbot.api.EVALUATORS``; "" when the caller did not say).
     """
 
     action: str
@@ -65,6 +68,7 @@ class CubeDecision:
     errors: dict[str, float] = field(default_factory=dict)
     cube_available: bool = True
     efficiency: float = 0.68
+    evaluator: str = field(default="", compare=False)
 
 
 # ------------------------------------------------------------------------------------------ position class, x
@@ -75,7 +79,7 @@ class CubeDecision:
 
 def _match_score(cube: CubeState, match: MatchState, met: MatchEquityTable | None) -> MatchScore:
     a_me, a_opp = match.away
-    return MatchScore(a_me, a_opp, cube.value, match.crawford, met or kazaross_xg2())
+    return MatchScore(a_me, a_opp, cube.value, match.crawford, met or kazaross_xg2_extended())
 
 
 def cubeful_values(
@@ -108,16 +112,6 @@ def janowski_take_point(W: float, L: float, x: float) -> float:
     """Janowski's take point (L - 1/2) / (W + L + x/2): the taker's minimum winning chance, where W and L are the
     taker's average win and loss (in cubes) and x the cube efficiency. 0.25 at x = 0, 0.2 at x = 1 for W = L = 1."""
     return (L - 0.5) / (W + L + 0.5 * x)
-
-
-def may_double(cube: CubeState, match: MatchState) -> bool:
-    """The side on roll may double now (gnubg GetDPEq): cube centred or mine; in match play also not the Crawford
-    game and the current cube does not already win me the match (which also bars the post-Crawford leader)."""
-    if cube.owner == "opponent":
-        return False
-    if match.is_money:
-        return True
-    return not match.crawford and match.away[0] > cube.value
 
 
 def _action(nd: float, dt: float, dp: float, gammon_possible: bool, optional_pass: bool, recube: bool) -> str:
@@ -223,15 +217,80 @@ def decide(
     gammon_possible = bool(p[0, 1] > 0.0)
     optional_pass = gammon_possible and (not match.is_money or cube.owner != "centre" or not match.jacoby)
     action = _action(*cmp, gammon_possible, optional_pass, recube)
+    if match.is_money and match.beavers and action.endswith(", take") and dt < 0.0:
+        action = action[: -len("take")] + "beaver"  # gnubg's NODOUBLE_BEAVER / NO_REDOUBLE_BEAVER
     double = min(dt, dp)
     best = max(nd, double)
     errors = {"no_double": best - nd, "double": best - double, "take": max(dt - dp, 0.0), "pass": max(dp - dt, 0.0)}
     return CubeDecision(action, equities, unit, _take_point(dt_of, dp, p), errors, True, efficiency)
 
 
+def decide_from_money_equities(
+    own: float, centre: float, opp: float, cube: CubeState = CubeState(), match: MatchState = MatchState()
+) -> CubeDecision:
+    """The money cube decision from exact cubeful equities, as GNU Backgammon takes it from its two-sided bear-off
+    database: ``own``, ``centre``, ``opp`` are the side on roll's equities normalised to the cube, before its own
+    cube decision, with the cube owned by it, centred, or owned by the opponent (each with optimal cube play
+    afterwards; :mod:`bgbot.evaluation.bearoff`). ND = the one for the cube as it is, DT = 2 x ``opp``, DP = +1.
+    No gammons are possible in that database, so "Too good" and the Jacoby rule never apply. ``take_point`` is NaN
+    (no model of the taker's chances is involved).
+
+    Raises:
+        CubeStateError: not money play.
+    """
+    if not match.is_money:
+        raise CubeStateError("exact cubeful bear-off equities are money equities; this is a match")
+    nd = {"me": own, "centre": centre, "opponent": opp}[cube.owner]
+    dt, dp = 2.0 * opp, 1.0
+    equities = {"no_double": float(nd), "double_take": float(dt), "double_pass": dp}
+    nan = float("nan")
+    if not may_double(cube, match):
+        zero = {"no_double": 0.0, "double": 0.0, "take": 0.0, "pass": 0.0}
+        return CubeDecision(NOT_AVAILABLE, equities, "equity", nan, zero, False, 0.0)
+    action = _action(nd, dt, dp, False, False, cube.owner == "me")
+    double = min(dt, dp)
+    best = max(nd, double)
+    errors = {"no_double": best - nd, "double": best - double, "take": max(dt - dp, 0.0), "pass": max(dp - dt, 0.0)}
+    return CubeDecision(action, equities, "equity", nan, errors, True, 0.0)
+
+
+def normalised_equity(mwc, cube: CubeState, match: MatchState, met: MatchEquityTable | None = None) -> np.ndarray:
+    """GNU Backgammon's normalised equity (``mwc2eq``, eval.c) of match winning chances: the linear map that sends
+    the MWC of losing the current cube value (a single game) to -1 and of winning it to +1; in money-equity units.
+
+    Args:
+        mwc: ``(N,)`` match winning chances of the side on roll.
+        cube, match: the cube and the match, seen from the side on roll (match play).
+
+    Returns:
+        ``(N,)`` float64.
+    """
+    return emg_from_mwc(np.asarray(mwc, dtype=np.float64), _match_score(cube, match, met))
+
+
+def take_answer(decision: CubeDecision, match: MatchState) -> dict:
+    """The taker's answer to a double that awaits it (GNU Backgammon's ``hint`` while a double is pending).
+
+    Returns:
+        ``{"action": "Take" | "Pass" | "Beaver", "take": value, "pass": value}`` from the taker's side, in the
+        decision's unit: money equity normalised to the cube before the double (Pass = -1.0), or the taker's match
+        winning chance. "Beaver" where beavers are allowed (money) and taking is worth more than 0 to the taker.
+    """
+    dt, dp = decision.equities["double_take"], decision.equities["double_pass"]
+    if decision.unit == "mwc":
+        take, drop = 1.0 - dt, 1.0 - dp
+    else:
+        take, drop = -dt, -dp
+    action = "Take" if take >= drop else "Pass"
+    if action == "Take" and match.is_money and match.beavers and take > 0.0:
+        action = "Beaver"
+    return {"action": action, "take": round(take, 6), "pass": round(drop, 6)}
+
+
 def match_json(match: MatchState) -> dict:
-    """A match state as the CLI's JSON shows it (``bgbot cube`` and ``bgbot move`` alike)."""
-    return {
+    """A match state as the CLI's JSON shows it (``bgbot cube`` and ``bgbot move`` alike); ``"beavers"`` and
+    ``"max_cube"`` appear only when set (an XGID's beaver bit and maximum cube)."""
+    out = {
         "length": match.length,
         "score": list(match.score),
         "crawford": match.crawford,
@@ -239,12 +298,17 @@ def match_json(match: MatchState) -> dict:
         "jacoby": match.jacoby,
         "backgammons": match.backgammons,
     }
+    if match.beavers:
+        out["beavers"] = True
+    if match.max_cube is not None:
+        out["max_cube"] = match.max_cube
+    return out
 
 
 def to_json(decision: CubeDecision, probabilities, cube: CubeState, match: MatchState) -> dict:
     """The CLI's ``--json`` object: action, equities, unit, probabilities, cube, match (plain JSON types)."""
     w, wg, wbg, lg, lbg = (round(float(v), 6) for v in np.asarray(probabilities, dtype=np.float64).reshape(5))
-    return {
+    out = {
         "action": decision.action,
         "equities": {k: round(v, 6) for k, v in decision.equities.items()},
         "unit": decision.unit,
@@ -259,3 +323,6 @@ def to_json(decision: CubeDecision, probabilities, cube: CubeState, match: Match
         "take_point": None if np.isnan(decision.take_point) else round(decision.take_point, 6),
         "errors": {k: round(v, 6) for k, v in decision.errors.items()},
     }
+    if decision.evaluator:
+        out["evaluator"] = decision.evaluator
+    return out

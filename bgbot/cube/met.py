@@ -6,13 +6,19 @@ Public API::
     MatchEquityTable.from_json(path) -> MatchEquityTable
     MatchEquityTable.mwc(away_me, away_opp, post_crawford=False) -> float
     MatchEquityTable.max_length -> int
-    kazaross_xg2() -> MatchEquityTable                               # the default table, cached
+    kazaross_xg2() -> MatchEquityTable                               # the default table, cached (25 points)
+    kazaross_xg2_extended() -> MatchEquityTable                      # extended to 64 points as GNU Backgammon does
     METError(ValueError)
 
 Scores are given as "points away" (points still needed to win the match): ``away <= 0`` means that side has already
 won. The table is pluggable: :mod:`bgbot.cube.decision` takes any :class:`MatchEquityTable`; the default is Kazaross-XG2,
 shipped as package data ``bgbot/data/met_kazaross_xg2.json`` (Neil Kazaross 2011, distributed with GNU Backgammon as
 ``met/Kazaross-XG2.xml``; its notice permits copying and distribution).
+
+Longer matches: :func:`kazaross_xg2_extended` is the same table extended to 64-away by GNU Backgammon's own
+extrapolation (``ExtendMET`` in matchequity.c, which gnubg applies to every table shorter than its MAXSCORE of 64),
+shipped as ``bgbot/data/met_kazaross_xg2_gnubg64.json`` and written by ``scripts/gnubg_met_extension.py`` from
+``gnubg -t`` ``show matchequitytable 64``; within 25 points it is Kazaross-XG2 itself. Matches over 64 points are refused.
 
 Which table a lookup uses follows GNU Backgammon's ``getME``/``getMEMultiple`` (matchequity.c): once either side is
 1-away (the Crawford game or post-Crawford play), every later score is read from the post-Crawford table; before that,
@@ -117,5 +123,18 @@ class MatchEquityTable:
 def kazaross_xg2() -> MatchEquityTable:
     """The Kazaross-XG2 table shipped with bgbot (package data ``bgbot/data/met_kazaross_xg2.json``)."""
     ref = resources.files("bgbot").joinpath("data/met_kazaross_xg2.json")
+    with resources.as_file(ref) as path:
+        return MatchEquityTable.from_json(path)
+
+
+EXTENDED_LENGTH = 64
+"""The longest match bgbot plays at a score: GNU Backgammon's MAXSCORE."""
+
+
+@functools.cache
+def kazaross_xg2_extended() -> MatchEquityTable:
+    """Kazaross-XG2 extended to 64 points by GNU Backgammon's extrapolation (package data
+    ``bgbot/data/met_kazaross_xg2_gnubg64.json``; see the module docstring)."""
+    ref = resources.files("bgbot").joinpath("data/met_kazaross_xg2_gnubg64.json")
     with resources.as_file(ref) as path:
         return MatchEquityTable.from_json(path)

@@ -5,6 +5,12 @@ with ``torch.load(weights_only=True)`` -- no pickled code runs on load:
 
     {"format": "bgbot-checkpoint", "format_version": 1, "meta": {...}, "state_dict": {...}, "optimizer_state": ...}
 
+``checksum`` is the SHA-256 of the weights (:func:`weights_checksum`): :func:`load` recomputes it and refuses a
+file whose weights differ (bits flipped on disk). Checkpoints saved before checksums existed have none: they load,
+with :attr:`CheckpointMeta.checksum_verified` False (the command line says so on stderr). After loading, a sanity
+evaluation (:func:`sanity_check`) refuses weights that are not finite or give probabilities that are not finite or
+not consistent.
+
 ``meta`` holds the network config, encoding version, games trained, training config (a JSON-able dict), git revision
 (``git rev-parse HEAD``, None when unavailable), creation time (UTC, ISO 8601) and bgbot version.
 
@@ -16,6 +22,8 @@ new one, never a mix.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import io
 import json
 import os
 import subprocess
@@ -23,12 +31,15 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import torch
 
 import bgbot
 from bgbot.errors import BgbotError
 from bgbot.evaluation import encoding
-from bgbot.evaluation.network import NetConfig, ValueNet
+from bgbot.evaluation.network import Evaluator, NetConfig, ValueNet
+from bgbot.formats import positionid
+from bgbot.rules.outcomes import ProbabilityError, check_probabilities
 
 FORMAT = "bgbot-checkpoint"
 FORMAT_VERSION = 1
@@ -36,6 +47,10 @@ FORMAT_VERSION = 1
 
 class CheckpointError(BgbotError):
     """A checkpoint that cannot be loaded: missing, corrupt or truncated, not a checkpoint, or a version mismatch."""
+
+
+class CheckpointWriteError(CheckpointError):
+    """A checkpoint that could not be written (disk full, no permission); the file at the target path is unchanged."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +75,49 @@ class CheckpointMeta:
     """Layout of the file (``FORMAT_VERSION``)."""
     optimizer_state: dict | None = None
     """``optimizer.state_dict()`` if it was saved, for resuming."""
+    checksum: str | None = None
+    """SHA-256 of the weights as stored (:func:`weights_checksum`), None in checkpoints saved before checksums."""
+    checksum_verified: bool = False
+    """The stored checksum was present and matched the weights."""
+
+
+def weights_checksum(state_dict: dict) -> str:
+    """SHA-256 (hex) of a state dict: for each entry in sorted name order, its name, dtype, shape and the raw bytes
+    of its values (C order). Equal for bit-identical weights, whatever the file's container bytes."""
+    h = hashlib.sha256()
+    for name in sorted(state_dict):
+        t = state_dict[name].detach().cpu().contiguous()
+        h.update(f"{name}|{t.dtype}|{tuple(t.shape)}|".encode())
+        h.update(t.numpy().tobytes() if t.dtype != torch.bfloat16 else t.view(torch.int16).numpy().tobytes())
+    return h.hexdigest()
+
+
+SANITY_POSITIONS = (
+    "4HPwATDgc/ABMA",  # the starting position
+    "sGfwATDgc/ABMA",  # after 8/5 6/5
+    "d7cNAAB3tw0AAA",  # a bear-off race, 15 checkers each in the home boards
+)
+
+
+def sanity_check(net: ValueNet, origin: str = "the network") -> None:
+    """Refuse a net whose weights are not all finite, or whose outputs on a few positions are not finite, consistent
+    cumulative probabilities (0 <= wbg <= wg <= w <= 1 and 0 <= lbg <= lg <= 1 - w).
+
+    Raises:
+        CheckpointError: naming ``origin`` and what is wrong.
+    """
+    for name, t in net.state_dict().items():
+        if not torch.isfinite(t).all():
+            bad = int((~torch.isfinite(t)).sum())
+            raise CheckpointError(f"{origin}: weights {name!r} hold {bad} NaN or infinite values")
+    positions = np.stack([positionid.decode(p) for p in SANITY_POSITIONS])
+    out = Evaluator(net, check=False).evaluate(positions).astype(np.float64)  # (3, 5)
+    try:
+        if not np.isfinite(out).all():
+            raise ProbabilityError("not finite")
+        check_probabilities(out, True)
+    except ProbabilityError as err:
+        raise CheckpointError(f"{origin}: its evaluation of the starting position is not usable: {err}") from None
 
 
 def git_revision(cwd: str | Path | None = None) -> str | None:
@@ -105,22 +163,45 @@ def save(
         "bgbot_version": bgbot.__version__,
         "format_version": FORMAT_VERSION,
     }
+    state_dict = {k: v.detach().cpu() for k, v in net.state_dict().items()}
     payload = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "meta": meta,
-        "state_dict": {k: v.detach().cpu() for k, v in net.state_dict().items()},
+        "state_dict": state_dict,
+        "checksum": {"algorithm": "sha256", "weights": weights_checksum(state_dict)},
         "optimizer_state": optimizer.state_dict() if optimizer is not None else None,
     }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    write_atomic(path, payload)
+    return path
+
+
+def write_atomic(path: Path, payload: dict) -> None:
+    """``torch.save(payload)`` to a temporary file beside ``path``, fsync, rename over ``path``, fsync the directory.
+
+    Raises:
+        CheckpointWriteError: the file could not be written (disk full, no permission, ...); ``path`` is untouched.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as err:
+        raise CheckpointWriteError(f"cannot write checkpoint {str(path)!r}: {err.strerror or err}") from err
+    buffer = io.BytesIO()
+    torch.save(payload, buffer)  # in memory first: a write error is then the OS's own (ENOSPC, EACCES, ...)
     try:
         with os.fdopen(fd, "wb") as f:
-            torch.save(payload, f)
+            f.write(buffer.getbuffer())
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)  # mkstemp makes 0600; a shipped model must be readable by every user
         os.replace(tmp, path)
+    except (OSError, RuntimeError) as err:  # torch reports a full disk as RuntimeError
+        Path(tmp).unlink(missing_ok=True)
+        reason = getattr(err, "strerror", None) or str(err).splitlines()[0][:200]
+        raise CheckpointWriteError(
+            f"cannot write checkpoint {str(path)!r}: {reason}; {path.name} was not changed"
+        ) from err
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -129,7 +210,6 @@ def save(
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
-    return path
 
 
 def load(path: str | Path, *, expected_encoding: str = encoding.ENCODING_VERSION) -> tuple[ValueNet, CheckpointMeta]:
@@ -138,7 +218,8 @@ def load(path: str | Path, *, expected_encoding: str = encoding.ENCODING_VERSION
     Raises:
         CheckpointError: no file at ``path``; a corrupt or truncated file; a file that is not a bgbot checkpoint; a
             format version other than ``FORMAT_VERSION``; an encoding version other than ``expected_encoding``; weights
-            that do not fit the stored network config.
+            that do not fit the stored network config; weights that differ from the stored checksum; weights or
+            outputs that fail :func:`sanity_check`.
     """
     path = Path(path)
     if not path.is_file():
@@ -172,6 +253,16 @@ def load(path: str | Path, *, expected_encoding: str = encoding.ENCODING_VERSION
         net.load_state_dict(data["state_dict"])
     except (ValueError, RuntimeError, KeyError, TypeError) as e:
         raise CheckpointError(f"{str(path)!r}: weights do not fit the stored network config: {e}") from e
+    stored = data.get("checksum")
+    digest = stored.get("weights") if isinstance(stored, dict) else None
+    if stored is not None and not (isinstance(digest, str) and stored.get("algorithm") == "sha256"):
+        raise CheckpointError(f"{str(path)!r} is a damaged bgbot checkpoint: its checksum entry is malformed")
+    if digest is not None and weights_checksum(data["state_dict"]) != digest:
+        raise CheckpointError(
+            f"{str(path)!r} is damaged: its weights do not match the SHA-256 checksum stored with them "
+            "(the file was changed after it was saved)"
+        )
+    sanity_check(net, repr(str(path)))
     meta = CheckpointMeta(
         network=config,
         encoding_version=m["encoding_version"],
@@ -182,5 +273,24 @@ def load(path: str | Path, *, expected_encoding: str = encoding.ENCODING_VERSION
         bgbot_version=m["bgbot_version"],
         format_version=data["format_version"],
         optimizer_state=data["optimizer_state"],
+        checksum=digest,
+        checksum_verified=digest is not None,
     )
     return net.eval(), meta
+
+
+def add_checksum(path: str | Path) -> bool:
+    """Rewrite the checkpoint at ``path`` atomically with the checksum of its weights, leaving everything else (meta,
+    weights bit for bit, optimiser state) as it was. Returns False when it already had one (nothing written).
+
+    Raises:
+        CheckpointError: ``path`` does not load (:func:`load`).
+    """
+    path = Path(path)
+    _, meta = load(path)
+    if meta.checksum is not None:
+        return False
+    data = torch.load(path, map_location="cpu", weights_only=True)
+    data["checksum"] = {"algorithm": "sha256", "weights": weights_checksum(data["state_dict"])}
+    write_atomic(path, data)
+    return True

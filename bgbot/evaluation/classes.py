@@ -1,40 +1,94 @@
-"""Position classes (GNU Backgammon's ``ClassifyPosition``) and the cube efficiency of each class (its
-``EvalEfficiency``), for positions ``(26,)`` int8 seen from the side on roll."""
+"""Position classes (GNU Backgammon's ``ClassifyPosition``, eval.c) and the cube efficiency of each class (its
+``EvalEfficiency``), for positions ``(26,)`` / ``(M, 26)`` int8 seen from the side on roll.
+
+The classes, in :data:`CLASS_NAMES` order (the codes are their indices, :data:`OVER` ... :data:`CONTACT`), and the
+names ``bgbot move`` / ``bgbot cube`` show as ``"evaluator"``:
+
+* ``over`` -- a side has no checker left (gnubg CLASS_OVER): valued exactly by the rules.
+* ``bearoff-two-sided`` -- no contact, every checker of both sides on its six home points and at most
+  :data:`bgbot.evaluation.bearoff.TS_CHECKERS` (6) checkers a side (gnubg CLASS_BEAROFF_TS with its 6x6 database,
+  ``gnubg_ts0.bd``): valued exactly by the two-sided database.
+* ``bearoff-one-sided`` -- no contact, every checker of both sides on its home points, more than 6 on one side
+  (gnubg CLASS_BEAROFF1 with the 6-point, 15-checker one-sided database ``gnubg_os0.bd``): valued from the two
+  one-sided distributions, as gnubg does at 0-ply.
+* ``race`` -- no contact otherwise (gnubg CLASS_RACE).
+* ``crashed`` -- contact, and one side "crashed" by gnubg's test: at most 6 checkers left on the board (bar
+  included); or, with 2+ checkers on its 1-point, at most 6 besides them, or with 2+ also on the 2-point at most 5
+  besides both points; else at most 5 + (checkers on the 2-point) (gnubg 1.x ``ClassifyPosition``, N = 6).
+* ``contact`` -- contact otherwise: some checker of a side still has to pass a checker of the other (gnubg's test
+  ``nBack + nOppBack > 22`` with 0-based points, bar 24).
+
+Differences from gnubg: none in the definitions; gnubg evaluates race, crashed and contact with three nets where
+bgbot has one, so those three differ only in their label (and the cube efficiency).
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from bgbot.evaluation.encoding import is_race
 from bgbot.rules import board
+
+CLASS_NAMES = ("over", "bearoff-two-sided", "bearoff-one-sided", "race", "crashed", "contact")
+"""The fixed list of position classes / ``"evaluator"`` values, in code order."""
+OVER, BEAROFF_TS, BEAROFF_OS, RACE, CRASHED, CONTACT = range(6)
+
+TS_CHECKERS = 6
+"""Most checkers a side may have for the two-sided bear-off database (gnubg's ``gnubg_ts0.bd``: 6 points x 6)."""
+
+
+def classify_batch(positions: np.ndarray) -> np.ndarray:
+    """Class codes of positions: ``(M, 26)`` int8 -> ``(M,)`` int8, indices into :data:`CLASS_NAMES`.
+
+    No checking of the positions (use :func:`bgbot.rules.board.validate` on untrusted input).
+    """
+    p = np.asarray(positions, dtype=np.int8).reshape(-1, 26)
+    mine, theirs = p > 0, p < 0
+    total, size = p.sum(axis=1, dtype=np.int16), np.abs(p).sum(axis=1, dtype=np.int16)
+    n_mine, n_theirs = (size + total) // 2, (size - total) // 2  # checkers on the board
+    my_back = 25 - np.argmax(mine[:, ::-1], axis=1)  # my farthest checker (25 = my bar); 25 when none (over)
+    their_back = np.argmax(theirs, axis=1)  # theirs, my numbering (0 = their bar); 0 when none (over)
+    contact = my_back > their_back
+    home = (my_back <= 6) & (their_back >= 19)
+    small = (n_mine <= TS_CHECKERS) & (n_theirs <= TS_CHECKERS)
+    out = np.full(len(p), RACE, dtype=np.int8)
+    out[home & ~small] = BEAROFF_OS
+    out[home & small] = BEAROFF_TS
+    if contact.any():
+        c = np.flatnonzero(contact)
+        pc = p[c].astype(np.int16)
+        crashed = _crashed(n_mine[c], pc[:, 1], pc[:, 2]) | _crashed(n_theirs[c], -pc[:, 24], -pc[:, 23])
+        out[c] = np.where(crashed, CRASHED, CONTACT)
+    out[(n_mine == 0) | (n_theirs == 0)] = OVER
+    return out
+
+
+def _crashed(total: np.ndarray, on_1: np.ndarray, on_2: np.ndarray) -> np.ndarray:
+    """gnubg's crashed test for one side: ``total`` checkers on the board, ``on_1``/``on_2`` on its 1/2-points."""
+    n = 6
+    two_on_1 = on_1 > 1
+    return (
+        (total <= n)
+        | (two_on_1 & (total <= n + on_1))
+        | (two_on_1 & (on_2 > 1) & (1 + total - (on_1 + on_2) <= n))
+        | (~two_on_1 & (total <= n + on_2 - 1))
+    )
 
 
 def classify(position: np.ndarray) -> str:
-    """GNU Backgammon's position class, as far as it matters for the cube efficiency, ``(26,)`` -> str.
-
-    "over": a side has no checkers left; "contact": some checker of one side still has to pass a checker of the other
-    (gnubg's CLASS_CONTACT and CLASS_CRASHED, same efficiency); "bearoff": no contact and every checker of both sides
-    in its home board (gnubg's one-sided bear-off classes; gnubg's small two-sided databases value their positions
-    exactly instead, which 0-ply Janowski cannot reproduce); "race": no contact otherwise.
-    """
-    p = board.validate(position)
-    if board.game_result(p) != 0:  # the one game-over test
-        return "over"
-    if not is_race(p):  # the one race test
-        return "contact"
-    my_back = int(np.flatnonzero(p > 0).max())  # my farthest checker, my numbering (25 = bar)
-    their_back = int(np.flatnonzero(p < 0).min())  # their farthest checker, in my numbering (0 = their bar)
-    return "bearoff" if my_back <= 6 and their_back >= 19 else "race"
+    """The class name (:data:`CLASS_NAMES`) of one position ``(26,)`` int8 (checked by
+    :func:`bgbot.rules.board.validate`; raises its ``PositionError``)."""
+    return CLASS_NAMES[int(classify_batch(board.validate(position)[None])[0])]
 
 
 def efficiency_for(position_class: str, pips_on_roll: int = 0) -> float:
-    """Cube efficiency x of gnubg's defaults: contact/crashed 0.68; race 0.55 + 0.00125 * pips of the side on roll
-    clamped to [0.6, 0.7]; bear-off 0.6; game over 0 (eval.c EvalEfficiency)."""
-    if position_class == "contact":
+    """Cube efficiency x of gnubg's defaults (eval.c EvalEfficiency): contact and crashed 0.68; race 0.55 + 0.00125 *
+    pips of the side on roll clamped to [0.6, 0.7]; both bear-off classes 0.6 (``"bearoff"`` is accepted for
+    either); game over 0."""
+    if position_class in ("contact", "crashed"):
         return 0.68
     if position_class == "race":
         return float(min(max(0.55 + 0.00125 * pips_on_roll, 0.6), 0.7))
-    if position_class == "bearoff":
+    if position_class in ("bearoff", "bearoff-one-sided", "bearoff-two-sided"):
         return 0.6
     if position_class == "over":
         return 0.0

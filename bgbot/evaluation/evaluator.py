@@ -2,8 +2,18 @@
 
 Anything with ``evaluate(positions (M, 26) int8) -> (M, 5) float32`` (the side on roll's cumulative probabilities
 ``(win, win_gammon, win_backgammon, lose_gammon, lose_backgammon)``) is a *position evaluator*:
-:class:`bgbot.evaluation.network.Evaluator` is one. This module turns it into values of afterstates for the side that just
-moved, with finished games scored exactly instead of by the net, and picks the best play per position.
+:class:`bgbot.evaluation.network.Evaluator` is one. This module turns it into values of positions and afterstates, and
+picks the best play per position.
+
+**Dispatch by class** (:mod:`bgbot.evaluation.classes`), in one batched call: finished games (``over``) get their
+exact result; bear-offs get exact values from the databases (:mod:`bgbot.evaluation.bearoff`: ``bearoff-two-sided``
+from the two-sided database, ``bearoff-one-sided`` from the one-sided distributions); only ``race``, ``crashed`` and
+``contact`` positions go to the evaluator, and its probabilities are then made to respect what can still happen
+(:func:`bgbot.rules.outcomes.constrain_probabilities`: no gammon for or against a side that can no longer win or lose
+one, no backgammon where it is impossible, cumulative values consistent). Self-play training, n-ply search, the
+tournament players and the CLI all come through here, so training targets are exact wherever a database or the rules
+decide. :func:`set_class_dispatch` turns the dispatch off (only finished games exact, the net's probabilities
+unconstrained: bgbot before classes), for benchmarks.
 """
 
 from __future__ import annotations
@@ -12,10 +22,25 @@ from typing import Protocol
 
 import numpy as np
 
+from bgbot.evaluation import bearoff, classes
 from bgbot.evaluation.selection import segment_argmax
 from bgbot.rules.board import game_result
 from bgbot.rules.movegen import Plays, generate_plays
-from bgbot.rules.outcomes import equity, flip_probabilities
+from bgbot.rules.outcomes import constrain_probabilities, equity, flip_probabilities, possible_outcomes
+
+_DISPATCH = [True]
+
+
+def set_class_dispatch(enabled: bool) -> bool:
+    """Turn the dispatch by position class on (the default) or off for this process; returns the previous setting."""
+    previous = _DISPATCH[0]
+    _DISPATCH[0] = bool(enabled)
+    return previous
+
+
+def class_dispatch() -> bool:
+    """Whether positions are evaluated by class (see the module docstring)."""
+    return _DISPATCH[0]
 
 
 class PositionEvaluator(Protocol):
@@ -43,16 +68,51 @@ def terminal_probabilities(result: np.ndarray) -> np.ndarray:
 def position_probabilities(evaluator: PositionEvaluator, positions: np.ndarray) -> np.ndarray:
     """Probabilities ``(M, 5)`` float32 for the side on roll of ``positions`` ``(M, 26)`` int8.
 
-    Finished games get their exact result; only the others go to the evaluator (one batched call).
+    Exact where the rules or a bear-off database decide, the evaluator (one batched call) with outcome constraints
+    elsewhere; see the module docstring and :func:`classified_probabilities`.
+    """
+    if not _DISPATCH[0]:  # bgbot before classes, exactly: no classification at all
+        positions = np.asarray(positions, dtype=np.int8)
+        over = (positions.max(axis=1) <= 0) | (positions.min(axis=1) >= 0)  # a side has none left
+        return _legacy_probabilities(evaluator, positions, over)
+    return classified_probabilities(evaluator, positions)[0]
+
+
+def classified_probabilities(evaluator: PositionEvaluator, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Probabilities ``(M, 5)`` float32 for the side on roll of ``positions`` ``(M, 26)`` int8, and the class code of
+    each position ``(M,)`` int8 (:data:`bgbot.evaluation.classes.CLASS_NAMES`), which says what answered.
+
+    With the dispatch off (:func:`set_class_dispatch`) the codes are still the classes, but only ``over`` rows are
+    exact and the others are the evaluator's output as it is.
     """
     positions = np.asarray(positions, dtype=np.int8)
-    over = np.flatnonzero((positions.max(axis=1) <= 0) | (positions.min(axis=1) >= 0))  # a side has none left
+    codes = classes.classify_batch(positions)
+    if not _DISPATCH[0]:
+        return _legacy_probabilities(evaluator, positions, codes == classes.OVER), codes
+    out = np.empty((len(positions), 5), dtype=np.float32)
+    over = codes == classes.OVER
+    if over.any():
+        out[over] = terminal_probabilities(game_result(positions[over]))
+    exact = (codes == classes.BEAROFF_TS) | (codes == classes.BEAROFF_OS)
+    if exact.any():
+        out[exact] = bearoff.bearoff_probabilities(positions[exact], codes[exact] == classes.BEAROFF_TS)
+    net = ~(over | exact)
+    if net.all():
+        return constrain_probabilities(evaluator.evaluate(positions), possible_outcomes(positions)), codes
+    if net.any():
+        rows = positions[net]
+        out[net] = constrain_probabilities(evaluator.evaluate(rows), possible_outcomes(rows))
+    return out, codes
+
+
+def _legacy_probabilities(evaluator: PositionEvaluator, positions: np.ndarray, over_mask: np.ndarray) -> np.ndarray:
+    """Finished games exact, the evaluator's output unchanged elsewhere (the dispatch off)."""
+    over = np.flatnonzero(over_mask)
     if len(over) == 0:
         return evaluator.evaluate(positions)
     out = np.empty((len(positions), 5), dtype=np.float32)
     out[over] = terminal_probabilities(game_result(positions[over]))
-    live = np.ones(len(positions), dtype=bool)
-    live[over] = False
+    live = ~over_mask
     if live.any():
         out[live] = evaluator.evaluate(positions[live])
     return out

@@ -32,6 +32,10 @@ from bgbot.rules.outcomes import equity
 ACTIVATIONS = {"sigmoid": nn.Sigmoid, "tanh": nn.Tanh, "relu": nn.ReLU}
 
 
+class EvaluationError(BgbotError):
+    """A network whose outputs are NaN or infinite: the work stops instead of going on with meaningless numbers."""
+
+
 class NetworkConfigError(BgbotError):
     """A network config that cannot describe a ValueNet (unknown field, activation or encoding)."""
 
@@ -116,6 +120,8 @@ elementwise kernels are much faster than numpy's ``exp`` here)."""
 class Evaluator:
     """Inference over raw positions: ``evaluate((M, 26) int8) -> (M, 5) float32`` for the side on roll.
 
+    With ``check`` (the default) an output that is not finite raises :class:`EvaluationError`.
+
     Encodes with ``bgbot.evaluation.encoding`` (checked against the net's ``encoding_version``) and computes what
     :meth:`ValueNet.forward` does, on the net's current weights (shared, not copied: an evaluator of a net that is
     being trained always sees its latest weights): the matrix products by numpy, whose OpenBLAS is about twice as fast
@@ -124,13 +130,14 @@ class Evaluator:
     Does not look at finished games: see the module docstring.
     """
 
-    def __init__(self, net: ValueNet, batch_size: int = 65536) -> None:
+    def __init__(self, net: ValueNet, batch_size: int = 65536, check: bool = True) -> None:
         if net.config.encoding_version != encoding.ENCODING_VERSION:
             raise NetworkConfigError(
                 f"net expects encoding {net.config.encoding_version!r}, this code has {encoding.ENCODING_VERSION!r}"
             )
         self.net = net
         self.batch_size = batch_size
+        self.check = check
 
     def _forward(self, x: np.ndarray) -> np.ndarray:
         """``(M, n_inputs)`` float32 -> ``(M, 5)`` float32, what :meth:`ValueNet.forward` computes."""
@@ -154,8 +161,14 @@ class Evaluator:
         """Probabilities ``(M, 5)`` float32 (win, wg, wbg, lg, lbg) for positions ``(M, 26)`` int8 (side on roll)."""
         x = encoding.encode(positions)  # (M, F) float32
         out = np.empty((len(x), 5), dtype=np.float32)
-        for i in range(0, len(x), self.batch_size):
-            out[i : i + self.batch_size] = self._forward(x[i : i + self.batch_size])
+        with np.errstate(invalid="ignore", over="ignore"):  # damaged weights: reported below, not as warnings
+            for i in range(0, len(x), self.batch_size):
+                out[i : i + self.batch_size] = self._forward(x[i : i + self.batch_size])
+        if self.check and not np.isfinite(out).all():
+            raise EvaluationError(
+                f"the network gave NaN or infinite probabilities for {int((~np.isfinite(out)).any(axis=1).sum())} "
+                f"of {len(out)} positions: its weights are damaged or training diverged"
+            )
         return out
 
     def equities(self, positions: np.ndarray) -> np.ndarray:

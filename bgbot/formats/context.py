@@ -36,7 +36,7 @@ from bgbot.formats import positionid
 from bgbot.formats.matchid import MatchID, MatchIDError
 from bgbot.formats.xgid import XGID, XGIDError
 from bgbot.rules import board
-from bgbot.rules.state import CubeState, CubeStateError, MatchState
+from bgbot.rules.state import CubeState, CubeStateError, MatchState, check_cube, may_double
 
 __all__ = [
     "Context",
@@ -61,6 +61,14 @@ class GameOverError(ContextError):
     """A position whose game is already over (a side has borne off all its checkers): nothing to play or double."""
 
 
+class NotAnalysableError(ContextError):
+    """A valid state with nothing to analyse: no game in progress, or a resignation that awaits an answer."""
+
+
+class DoublePendingError(ContextError):
+    """A checker play asked for while a double awaits an answer (there is no roll to play yet)."""
+
+
 class PositionSyntaxError(ContextError):
     """Text that is neither a Position ID, a ``PositionID:MatchID`` nor an ``XGID=...``, or one with bad fields."""
 
@@ -83,6 +91,12 @@ class Context:
         cube: the cube, seen from the side on roll.
         match: the match or money session, seen from the side on roll.
         source: the text it was parsed from ("" when built in code).
+        double_offered: the side on roll has doubled and the opponent must answer (take or pass); ``cube`` is the
+            cube before the double. Then ``dice`` is None.
+
+    Raises:
+        CubeStateError: a cube that cannot occur in the match (:func:`bgbot.rules.state.check_cube`).
+        ContextError: dice together with a pending double.
     """
 
     position: np.ndarray = field(repr=False)
@@ -90,6 +104,7 @@ class Context:
     cube: CubeState = CubeState()
     match: MatchState = MatchState()
     source: str = ""
+    double_offered: bool = False
 
     def __post_init__(self) -> None:
         pos = board.validate(np.asarray(self.position)).copy()
@@ -97,6 +112,15 @@ class Context:
         object.__setattr__(self, "position", pos)
         if self.dice is not None:
             object.__setattr__(self, "dice", parse_dice(self.dice))
+        check_cube(self.cube, self.match)
+        if self.double_offered:
+            if self.dice is not None:
+                raise ContextError("dice rolled while a double awaits an answer: the doubler doubles before rolling")
+            if not may_double(self.cube, self.match):
+                raise ContextError(
+                    f"a double awaits an answer, but the side on roll may not double here (cube {self.cube.value} "
+                    f"{self.cube.owner}{', Crawford game' if self.match.crawford else ''})"
+                )
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Context):
@@ -194,8 +218,12 @@ def parse_position(text: str) -> Context:
     """Parse a POSITION argument: a Position ID, ``PositionID:MatchID`` or ``XGID=...`` (see the module docstring).
 
     Raises:
-        PositionSyntaxError: not one of the three forms, or a malformed part, quoting the input.
-        GameOverError: a side has already borne off all its checkers.
+        PositionSyntaxError: not one of the three forms, a malformed part, or an impossible state (a cube that cannot
+            occur in the match, dice rolled with a double pending), quoting the input.
+        GameOverError: a side has already borne off all its checkers, or the Match ID says the game is over
+            (game state over, resigned or ended by a dropped double).
+        NotAnalysableError: the Match ID says no game is in progress or a resignation awaits an answer; an XGID
+            whose beaver or raccoon awaits an answer.
 
     >>> c = parse_position("4HPwATDgc/ABMA:cAkAAAAAAAAA")
     >>> c.position_id, c.dice, c.cube.owner, c.match.is_money
@@ -212,7 +240,13 @@ def parse_position(text: str) -> Context:
             ctx = _from_match_id(positionid.decode(pid), MatchID.from_string(mid), text)
         else:
             ctx = Context(positionid.decode(s), source=text)
-    except (positionid.PositionIDError, MatchIDError, XGIDError, CubeStateError, board.PositionError) as err:
+    except (
+        positionid.PositionIDError,
+        MatchIDError,
+        XGIDError,
+        CubeStateError,
+        board.PositionError,
+    ) as err:
         raise PositionSyntaxError(
             f"not a position (Position ID, PositionID:MatchID or XGID=...): {text!r}: {err}"
         ) from None
@@ -227,15 +261,44 @@ def parse_position(text: str) -> Context:
     return ctx
 
 
+_GAME_STATES = {
+    0: "no game is in progress",
+    2: "the game is over",
+    3: "the game ended by a resignation",
+    4: "the game ended by a dropped double",
+}
+_RESIGNATIONS = {1: "a single game", 2: "a gammon", 3: "a backgammon"}
+
+
 def _from_match_id(position: np.ndarray, mid: MatchID, text: str) -> Context:
+    """The context of a GNUbg ID, refusing states with nothing to analyse (see :func:`parse_position`)."""
+    if mid.game_state != 1:
+        error = NotAnalysableError if mid.game_state == 0 else GameOverError
+        raise error(f"nothing to analyse in {text!r}: the Match ID says {_GAME_STATES[mid.game_state]}")
+    if mid.resignation:
+        raise NotAnalysableError(
+            f"nothing to analyse in {text!r}: a resignation ({_RESIGNATIONS[mid.resignation]}) awaits an answer"
+        )
+    if mid.double_offered and mid.dice != (0, 0):
+        raise PositionSyntaxError(f"impossible Match ID state in {text!r}: dice rolled while a double awaits an answer")
+    if mid.double_offered == (mid.turn == mid.on_roll):
+        raise PositionSyntaxError(
+            f"impossible Match ID state in {text!r}: the player to act ({mid.turn}) must differ from the player on "
+            f"roll ({mid.on_roll}) exactly when a double or resignation awaits an answer"
+        )
     cube, match = mid.to_states()
     dice = None if mid.dice == (0, 0) else mid.dice
-    return Context(position, dice, cube, match, text)
+    return Context(position, dice, cube, match, text, double_offered=mid.double_offered)
 
 
 def _from_xgid(xgid: XGID, text: str) -> Context:
+    """The context of an XGID: cube action "D" is a pending double; a beaver or raccoon awaiting an answer is refused."""
+    if xgid.cube_action in ("B", "R"):
+        raise NotAnalysableError(
+            f"nothing to analyse in {text!r}: a {'beaver' if xgid.cube_action == 'B' else 'raccoon'} awaits an answer"
+        )
     cube, match = xgid.to_states()
-    return Context(xgid.on_roll_position(), xgid.dice, cube, match, text)
+    return Context(xgid.on_roll_position(), xgid.dice, cube, match, text, double_offered=xgid.cube_action == "D")
 
 
 def resolve(position_text: str, dice_text=None) -> Context:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import os
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,7 @@ import numpy as np
 from bgbot.errors import BgbotError
 from bgbot.rules.board import flip
 from bgbot.rules.movegen_scalar import legal_plays
+from bgbot.rules.state import CubeState, MatchState
 
 LEFT_WIDTH = 28
 """Width of the left column's text after the ``NNN) `` move number (GNU Backgammon's export)."""
@@ -45,7 +47,8 @@ HEADER_WIDTH = 31
 
 
 class MatFileError(BgbotError):
-    """A play that cannot be written: the afterstate is not a legal result of the position and dice."""
+    """A play that cannot be written (the afterstate is not a legal result of the position and dice), or a ``.mat``
+    file that cannot be read or replayed (the message gives the line or action)."""
 
 
 @dataclass(frozen=True)
@@ -195,3 +198,261 @@ def write_atomic(path: str | Path, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+# -- reading ------------------------------------------------------------------------------------------------------
+
+_ACTION_START = re.compile(r"^(?:\d\d:?|Doubles|Takes|Drops|Passes|Wins|Beavers|Redoubles|Resigns)$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class MatchGame:
+    """One game read from a ``.mat`` file: the scores before it (left, right), whether it is the Crawford game, and
+    the :class:`Game` (``winner`` -1 and ``points`` 0 when the file ends before the game does)."""
+
+    number: int
+    scores: tuple[int, int]
+    crawford: bool
+    game: Game
+
+
+@dataclass(frozen=True)
+class Match:
+    """A ``.mat`` file: ``names`` (left, right), ``length`` (0 = money session), the games in order."""
+
+    names: tuple[str, str]
+    length: int
+    games: tuple[MatchGame, ...]
+
+
+def _actions(text: str, where: str) -> list[tuple[int, str]]:
+    """Split one move line's text (after ``NN)``) into (column offset, action text) pieces."""
+    out: list[tuple[int, list[str]]] = []
+    for m in re.finditer(r"\S+", text):
+        word = m.group()
+        if _ACTION_START.match(word) and not (out and out[-1][1][0].lower() in ("wins", "doubles") and word.isdigit()):
+            if re.fullmatch(r"\d\d", word):
+                raise MatFileError(f"{where}: dice {word!r} without a colon")
+            out.append((m.start(), [word]))
+        elif out:
+            out[-1][1].append(word)
+        else:
+            raise MatFileError(f"{where}: cannot read {word!r}")
+    return [(col, " ".join(words)) for col, words in out]
+
+
+def _action(side: int, text: str, where: str):
+    """One action text -> a Turn, a CubeAction or ("wins", points)."""
+    head, _, rest = text.partition(" ")
+    low = head.lower()
+    if re.fullmatch(r"\d\d:", head):
+        d1, d2 = int(head[0]), int(head[1])
+        if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
+            raise MatFileError(f"{where}: dice {head!r} out of range")
+        return Turn(side, (d1, d2), rest.strip())
+    if low in ("doubles", "redoubles", "beavers"):
+        m = re.fullmatch(r"=>\s*(\d+)", rest.strip())
+        if not m:
+            raise MatFileError(f"{where}: expected 'Doubles => N', got {text!r}")
+        return CubeAction(side, "double", int(m.group(1)))
+    if low == "takes":
+        return CubeAction(side, "take")
+    if low in ("drops", "passes"):
+        return CubeAction(side, "pass")
+    if low == "wins":
+        m = re.match(r"(\d+)\s+points?", rest.strip())
+        if not m:
+            raise MatFileError(f"{where}: expected 'Wins N points', got {text!r}")
+        return ("wins", int(m.group(1)))
+    raise MatFileError(f"{where}: cannot read {text!r}")
+
+
+def read_match(text: str, source: str = "match file") -> Match:
+    """Read a Jellyfish ``.mat`` match or money session (GNU Backgammon's export, bgbot's :func:`match_text`, and the
+    same layout from other programs).
+
+    Columns: a move line ``NN) LEFT RIGHT`` holds up to two actions; one action alone is the right player's when it
+    starts more than 10 characters after the ``)``. Plays are kept as text (check them with :func:`replay`).
+
+    Raises:
+        MatFileError: no ``N point match`` line, a game without its header, or a line that cannot be read, with the
+            line number.
+    """
+    if not isinstance(text, str):
+        raise MatFileError(f"{source}: a match file is text")
+    length = None
+    names: tuple[str, str] | None = None
+    games: list[MatchGame] = []
+    current: dict | None = None
+
+    def finish() -> None:
+        if current is not None:
+            games.append(
+                MatchGame(
+                    current["number"],
+                    current["scores"],
+                    current["crawford"],
+                    Game(tuple(current["turns"]), current["winner"], current["points"]),
+                )
+            )
+
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        raw = lines[i]
+        where = f"{source}, line {i + 1}"
+        i += 1
+        line = raw.strip()
+        if not line or line.startswith(";"):
+            continue
+        m = re.fullmatch(r"(\d+)\s+point match", line, re.IGNORECASE)
+        if m and length is None:
+            length = int(m.group(1))
+            continue
+        m = re.fullmatch(r"Game\s+(\d+)", line, re.IGNORECASE)
+        if m:
+            if length is None:
+                raise MatFileError(f"{where}: 'Game' before the 'N point match' line")
+            finish()
+            if i >= len(lines):
+                raise MatFileError(f"{where}: game header missing")
+            head = lines[i]
+            i += 1
+            h = re.fullmatch(
+                r"\s*(\S.*?)\s*:\s*(\d+)(\s*\(Crawford\))?\s+(\S.*?)\s*:\s*(\d+)(\s*\(Crawford\))?\s*", head
+            )
+            if not h:
+                raise MatFileError(f"{source}, line {i}: expected 'NAME : SCORE   NAME : SCORE', got {head.strip()!r}")
+            game_names = (h.group(1), h.group(4))
+            if names is None:
+                names = game_names
+            scores = (int(h.group(2)), int(h.group(5)))
+            if length and max(scores) >= length:
+                raise MatFileError(f"{source}, line {i}: score {scores} past the {length}-point match")
+            crawford = (
+                bool(length)
+                and (length - 1) in scores
+                and bool(h.group(3) or h.group(6) or _first_at(games, length, scores))
+            )
+            current = {
+                "number": int(m.group(1)),
+                "scores": scores,
+                "crawford": crawford,
+                "turns": [],
+                "winner": -1,
+                "points": 0,
+            }
+            continue
+        if current is None:
+            if length is None:
+                raise MatFileError(f"{where}: no 'N point match' line before {line[:80]!r}: not a .mat file")
+            raise MatFileError(f"{where}: cannot read {line[:80]!r} before the first game")
+        m = re.match(r"\s*(\d+)\)(.*)$", raw)
+        body, offset = (m.group(2), 0) if m else (raw, -1)
+        for col, action_text in _actions(body, where):
+            side = 1 if (col > 10 if m else col > 20) else 0
+            a = _action(side, action_text, where)
+            if isinstance(a, tuple):
+                current["winner"], current["points"] = side, a[1]
+            else:
+                current["turns"].append(a)
+    if length is None:
+        raise MatFileError(f"{source}: no 'N point match' line: not a .mat file")
+    finish()
+    if not games:
+        raise MatFileError(f"{source}: no games")
+    return Match(names or ("left", "right"), length, tuple(games))
+
+
+def _first_at(games: list[MatchGame], length: int, scores: tuple[int, int]) -> bool:
+    """True when ``scores`` is the first game in which a side is at ``length - 1`` (the Crawford game)."""
+    return not any((length - 1) in g.scores for g in games)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One decision of a replayed game, from the side that makes it.
+
+    Attributes:
+        kind: "move" (a checker play), "double" (doubled), "no_double" (rolled while it could double), "take", "pass".
+        side: 0 left, 1 right. turn: index of the action in the game's turns.
+        position: ``(26,)`` int8 from the side deciding (for take/pass: the doubler's view, the doubler on roll).
+        dice: the roll of a move, else None. afterstate: a move's result, flipped (opponent on roll), else None.
+        cube, match: seen from the side on roll (the doubler for take/pass).
+        text: the play or action as written.
+    """
+
+    kind: str
+    side: int
+    turn: int
+    position: np.ndarray
+    dice: tuple[int, int] | None
+    afterstate: np.ndarray | None
+    cube: CubeState
+    match: MatchState
+    text: str
+
+
+def _owner(owner_side: int, viewer: int) -> str:
+    return "centre" if owner_side < 0 else ("me" if owner_side == viewer else "opponent")
+
+
+def replay(game: MatchGame, length: int, jacoby: bool = True, source: str = "game") -> list[Decision]:
+    """Replay a game from the starting position and list every decision, checking each play against the legal set.
+
+    Raises:
+        MatFileError: an illegal or unreadable play, a take or pass without a double, a double that is not allowed.
+    """
+    from bgbot.formats.notation import parse_play
+    from bgbot.rules.board import starting_position
+
+    pos = [starting_position(), starting_position()]  # each side's own view
+    cube_value, owner = 1, -1
+    pending = None  # the doubler's side after a double
+    out: list[Decision] = []
+    scores = game.scores
+    crawford = game.crawford
+
+    def states(viewer: int) -> tuple[CubeState, MatchState]:
+        match = MatchState(length, (scores[viewer], scores[1 - viewer]) if length else (0, 0), crawford, jacoby)
+        return CubeState(cube_value, _owner(owner, viewer)), match  # type: ignore[arg-type]
+
+    for k, t in enumerate(game.game.turns):
+        where = f"{source}, action {k + 1}"
+        if isinstance(t, Turn):
+            if pending is not None:
+                raise MatFileError(f"{where}: a roll while a double awaits an answer")
+            cube, match = states(t.side)
+            may = (
+                not match.crawford
+                and owner in (-1, t.side)
+                and (not length or scores[t.side] + cube_value < length)
+                and k > 0
+                and not (k > 0 and isinstance(game.game.turns[k - 1], CubeAction))
+            )
+            if may:
+                out.append(Decision("no_double", t.side, k, pos[t.side].copy(), None, None, cube, match, "roll"))
+            try:
+                play = parse_play(pos[t.side], t.dice, t.play.replace("*", "") or "(no play)")
+            except BgbotError as err:
+                raise MatFileError(f"{where}: {t.text()!r}: {err}") from None
+            after = flip(np.asarray(play.afterstate, dtype=np.int8))
+            out.append(Decision("move", t.side, k, pos[t.side].copy(), t.dice, after, cube, match, t.play))
+            pos[1 - t.side] = after
+            pos[t.side] = flip(after)
+        else:
+            if t.kind == "double":
+                cube, match = states(t.side)
+                if pending is not None or owner not in (-1, t.side) or match.crawford:
+                    raise MatFileError(f"{where}: a double that is not allowed here")
+                out.append(Decision("double", t.side, k, pos[t.side].copy(), None, None, cube, match, t.text().strip()))
+                pending = t.side
+            else:
+                if pending is None or pending == t.side:
+                    raise MatFileError(f"{where}: {t.kind} without a double by the opponent")
+                cube, match = states(pending)
+                out.append(Decision(t.kind, t.side, k, pos[pending].copy(), None, None, cube, match, t.text().strip()))
+                if t.kind == "take":
+                    cube_value, owner = cube_value * 2, t.side
+                pending = None
+    return out

@@ -33,7 +33,7 @@ NO_PLAY = "(no play)"
 ``"cannot move"`` and ``"pass"`` for it."""
 
 _NO_PLAY_SPELLINGS = {"", NO_PLAY, "no play", "cannot move", "pass"}
-_COUNT_RE = re.compile(r"\((\d+)\)")
+_COUNT_RE = re.compile(r"\((\d{1,3})\)", re.ASCII)  # ASCII digits, short: never a huge int()
 
 
 class PlaySyntaxError(BgbotError):
@@ -110,7 +110,7 @@ def _parse_point(word: str, text: str) -> int:
         return BAR
     if word in ("off", "o"):
         return 0
-    if word.isdigit() and int(word) <= 25:
+    if word.isascii() and word.isdigit() and len(word) <= 3 and int(word) <= 25:  # ASCII digits, never huge
         return int(word)
     raise PlaySyntaxError(f"{word!r} is not a point (1-24, bar, off) in play {text!r}")
 

@@ -113,10 +113,15 @@ class XGID:
             self.cube_action or len(self.dice) != 2 or any(not 1 <= d <= 6 for d in self.dice)
         ):
             raise XGIDError(f"dice are two values 1..6 and exclude a cube action, got {self.dice!r}")
-        if self.length < 0 or min(self.score) < 0 or not 0 <= self.crawford_jacoby <= 3:
+        if self.length < 0 or min(self.score) < 0 or not 0 <= self.crawford_jacoby <= (1 if self.length else 3):
             raise XGIDError(
-                f"bad length/score/Crawford-Jacoby field: {self.length!r} {self.score!r} {self.crawford_jacoby!r}"
+                f"bad length/score/Crawford-Jacoby field: {self.length!r} {self.score!r} {self.crawford_jacoby!r} "
+                "(Crawford-Jacoby: 0..1 in a match, 0..3 in money play)"
             )
+        if self.cube_value > self.max_cube:
+            raise XGIDError(f"cube {self.cube_value} is above the maximum cube {self.max_cube}")
+        if self.cube_action in ("B", "R") and not (self.length == 0 and self.crawford_jacoby & 2):
+            raise XGIDError(f"cube action {self.cube_action!r} (beaver/raccoon) needs money play with beavers allowed")
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, XGID) and self.to_string() == other.to_string()
@@ -206,15 +211,24 @@ class XGID:
         return self.position.copy() if self.turn == 1 else board.flip(self.position).astype(np.int8)
 
     def to_states(self) -> tuple[CubeState, MatchState]:
-        """Cube and match state seen from the side on roll."""
+        """Cube and match state seen from the side on roll, with the beaver bit (money) and the maximum cube."""
         owner: Owner = "centre" if self.cube_owner == 0 else ("me" if self.cube_owner == self.turn else "opponent")
         me, opp = (self.score[0], self.score[1]) if self.turn == 1 else (self.score[1], self.score[0])
         if self.length:
             match = MatchState(
-                length=self.length, score=(me, opp), crawford=bool(self.crawford_jacoby & 1), jacoby=False
+                length=self.length,
+                score=(me, opp),
+                crawford=bool(self.crawford_jacoby & 1),
+                jacoby=False,
+                max_cube=self.max_cube,
             )
         else:
-            match = MatchState(score=(me, opp), jacoby=bool(self.crawford_jacoby & 1))
+            match = MatchState(
+                score=(me, opp),
+                jacoby=bool(self.crawford_jacoby & 1),
+                beavers=bool(self.crawford_jacoby & 2),
+                max_cube=self.max_cube,
+            )
         return CubeState(self.cube_value, owner), match
 
     @classmethod
@@ -232,7 +246,7 @@ class XGID:
         x_view = pos if turn == 1 else board.flip(pos).astype(np.int8)
         owner = {"centre": 0, "me": turn, "opponent": -turn}[cube.owner]
         score = match.score if turn == 1 else (match.score[1], match.score[0])
-        cj = int(match.crawford) if match.length else int(match.jacoby)
+        cj = int(match.crawford) if match.length else int(match.jacoby) | 2 * int(match.beavers)
         return cls(
             position=x_view,
             cube_value=cube.value,
@@ -242,5 +256,5 @@ class XGID:
             score=score,
             crawford_jacoby=cj,
             length=match.length,
-            max_cube=max_cube,
+            max_cube=match.max_cube or max_cube,
         )

@@ -72,3 +72,61 @@ def check_probabilities(probabilities, backgammons: bool = True, repair: bool = 
         p[:, 2] = 0.0
         p[:, 4] = 0.0
     return p
+
+
+def possible_outcomes(positions: np.ndarray) -> np.ndarray:
+    """Which of the five outcomes can still happen, for the side on roll: ``(M, 26)`` int8 -> ``(M, 5)`` bool.
+
+    Columns follow ``(w, wg, wbg, lg, lbg)``. The rules (exact, from the rules of the game; a side's borne-off checkers
+    never come back, and without contact no checker can be hit):
+
+    * ``w`` and ``1 - w`` are always possible while the game goes on (column 0 is True).
+    * A side wins a gammon only while the loser has no checker off: ``wg`` needs the opponent's off count 0, ``lg``
+      needs mine 0.
+    * A backgammon also needs a loser's checker on its bar or in the winner's home board at the end: ``wbg`` is
+      possible only while ``wg`` is and either some opponent checker is on its bar or on my points 1..6, or there is
+      still contact (a checker of the opponent can still be hit and sent back); ``lbg`` the same way round.
+
+    "Contact": my farthest-back checker is behind the opponent's farthest-back one (gnubg ``ClassifyPosition``'s test).
+    """
+    p = np.asarray(positions, dtype=np.int8)
+    mine, theirs = p > 0, p < 0
+    total, size = p.sum(axis=1, dtype=np.int16), np.abs(p).sum(axis=1, dtype=np.int16)
+    my_off = NUM - (size + total) // 2
+    their_off = NUM - (size - total) // 2
+    my_back = 25 - np.argmax(mine[:, ::-1], axis=1)  # my farthest checker (25 = my bar)
+    their_back = np.argmax(theirs, axis=1)  # theirs, in my numbering (0 = their bar)
+    contact = (my_back > their_back) & (my_off < NUM) & (their_off < NUM)
+    their_in_my_home = theirs[:, 0:7].any(axis=1)  # their bar (index 0) or my points 1..6
+    mine_in_their_home = mine[:, 19:26].any(axis=1)  # my bar (25) or their points 1..6
+    out = np.ones((len(p), 5), dtype=bool)
+    out[:, 1] = their_off == 0
+    out[:, 2] = out[:, 1] & (their_in_my_home | contact)
+    out[:, 3] = my_off == 0
+    out[:, 4] = out[:, 3] & (mine_in_their_home | contact)
+    return out
+
+
+NUM = 15
+"""Checkers per side (as :data:`bgbot.rules.board.NUM_CHECKERS`; repeated to keep this module free of board imports)."""
+
+
+def constrain_probabilities(probabilities: np.ndarray, possible: np.ndarray) -> np.ndarray:
+    """Zero the outcomes that can no longer happen and make the cumulative probabilities consistent.
+
+    Args:
+        probabilities: ``(M, 5)`` float cumulative ``(w, wg, wbg, lg, lbg)`` of the side on roll.
+        possible: ``(M, 5)`` bool, :func:`possible_outcomes` of the same positions.
+
+    Returns:
+        ``(M, 5)`` of the input's dtype, a new array: impossible columns 0, every value clipped to [0, 1], and
+        ``wbg <= wg <= w``, ``lbg <= lg <= 1 - w`` (a gammon chance above its win chance is cut down to it; a
+        backgammon above its gammon the same).
+    """
+    p = np.where(possible, probabilities, 0).astype(np.asarray(probabilities).dtype)
+    np.clip(p, 0, 1, out=p)
+    np.minimum(p[:, 1], p[:, 0], out=p[:, 1])
+    np.minimum(p[:, 2], p[:, 1], out=p[:, 2])
+    np.minimum(p[:, 3], 1 - p[:, 0], out=p[:, 3])
+    np.minimum(p[:, 4], p[:, 3], out=p[:, 4])
+    return p

@@ -1,0 +1,49 @@
+"""``bgbot play [--match-length N] [--dice auto|manual] [--ply N] [--seed S] [--save FILE.mat] [--position P
+[--bgbot-first]] [--model PATH]``: play the bot in the terminal (:mod:`bgbot.protocols.play`)."""
+
+from __future__ import annotations
+
+import argparse
+
+from bgbot.commands import common
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "play",
+        help="play the bot in the terminal",
+        description="Play bgbot in the terminal: a board as 'bgbot show' draws it, dice rolled or typed, plays "
+        "typed as 8/5 6/5, hint, double/take/pass, resign; money play or a match; the games saved as .mat.",
+    )
+    p.add_argument("--match-length", type=int, default=0, metavar="N", help="play an N-point match (default: money)")
+    p.add_argument("--dice", choices=("auto", "manual"), default="auto", help="roll dice, or type both sides' dice")
+    p.add_argument("--ply", type=int, default=0, metavar="N", help="the bot's search depth 0..2 (default 0)")
+    p.add_argument("--seed", type=int, help="dice seed (default: random)")
+    p.add_argument("--save", metavar="FILE.mat", default="bgbot-play.mat", help="where to save the games")
+    p.add_argument("--position", metavar="POSITION", help="start the first game from this position (you on roll)")
+    p.add_argument("--bgbot-first", action="store_true", help="with --position: bgbot is on roll in it")
+    p.add_argument("--jacoby", choices=("on", "off"), default="on", help="Jacoby rule in money play (default on)")
+    common.add_model_argument(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from bgbot.protocols import play
+
+    if args.bgbot_first and not args.position:
+        raise play.PlayError("--bgbot-first needs --position")
+    if not 0 <= args.ply <= 2:
+        raise play.PlayError(f"--ply must be 0..2, got {args.ply}")
+    if args.match_length < 0:
+        raise play.PlayError(f"--match-length must be >= 0, got {args.match_length}")
+    return play.run(
+        common.load_bot(args),
+        match_length=args.match_length,
+        ply=args.ply,
+        manual_dice=args.dice == "manual",
+        seed=args.seed,
+        save=args.save,
+        position=args.position,
+        bot_first=args.bgbot_first,
+        jacoby=args.jacoby == "on",
+    )

@@ -1,0 +1,197 @@
+"""bgbot serve: a real server on a free port, every endpoint through a real HTTP client, answers equal to the CLI's
+--json, bad input (400/422) with the server staying up, and 200 concurrent move requests batched through the
+evaluator, answered correctly and at least twice as fast as 200 sequential ones."""
+
+import asyncio
+import json
+import socket
+import subprocess
+import sys
+import time
+from urllib.parse import quote
+
+import httpx
+import pytest
+
+from bgbot import cli
+
+BGBOT = [sys.executable, "-m", "bgbot.cli"]
+START = "4HPwATDgc/ABMA"
+PLUS = "4GvwASHgc+QBUA"  # a Position ID with a '+'
+MATCH = "4HPwATDgc/ABMA:cAkAAAAAAAAA"
+XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:3:0:10"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = _free_port()
+    proc = subprocess.Popen([*BGBOT, "serve", "--port", str(port)], stderr=subprocess.PIPE, text=True)
+    assert "listening" in proc.stderr.readline()
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            if httpx.get(url + "/v1/health", timeout=5).status_code == 200:
+                break
+        except httpx.TransportError:
+            time.sleep(0.2)
+    yield url
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+def cli_json(capsys, *argv):
+    assert cli.main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def close(a, b, tol=2e-6):
+    """JSON equal up to the last digit of 6-decimal rounding (a batch of another size may round the other way; two
+    plays whose values differ by less than that may then swap places)."""
+    if isinstance(a, dict) and "plays" in a and "equity" in a["plays"][0]:
+        rest = all(close(a[k], b[k], tol) for k in a if k != "plays") and a.keys() == b.keys()
+        pa, pb = ({p["position_id"]: p for p in x["plays"]} for x in (a, b))
+        key = "mwc" if "mwc" in a["plays"][0] else "equity"
+        ordered = all(x[i][key] >= x[i + 1][key] - tol for x in (a["plays"], b["plays"]) for i in range(len(x) - 1))
+        return rest and ordered and pa.keys() == pb.keys() and all(close(pa[k], pb[k], tol) for k in pa)
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(close(a[k], b[k], tol) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(close(x, y, tol) for x, y in zip(a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        return abs(a - b) <= tol
+    return a == b
+
+
+def get(url, path, **params):
+    query = "&".join(f"{k}={quote(str(v), safe='')}" for k, v in params.items())
+    return httpx.get(f"{url}{path}?{query}", timeout=60)
+
+
+def test_health_and_docs(server):
+    health = httpx.get(server + "/v1/health").json()
+    assert health["status"] == "ok" and health["model"].endswith("default_model.pt")
+    assert httpx.get(server + "/docs").status_code == 200
+    paths = httpx.get(server + "/openapi.json").json()["paths"]
+    assert {"/v1/health", "/v1/moves", "/v1/move", "/v1/cube", "/v1/batch"} <= set(paths)
+
+
+@pytest.mark.parametrize(
+    "path,params,argv",
+    [
+        ("/v1/moves", {"position": START, "dice": "31"}, ["moves", START, "31"]),
+        ("/v1/moves", {"position": PLUS, "dice": "6-6"}, ["moves", PLUS, "66"]),
+        ("/v1/move", {"position": START, "dice": "31"}, ["move", START, "31"]),
+        ("/v1/move", {"position": PLUS, "dice": "52", "ply": 1}, ["move", PLUS, "52", "--ply", "1"]),
+        ("/v1/move", {"position": MATCH, "dice": "43"}, ["move", MATCH, "43"]),
+        ("/v1/move", {"position": XGID}, ["move", XGID]),
+        ("/v1/cube", {"position": PLUS}, ["cube", PLUS]),
+        ("/v1/cube", {"position": START, "jacoby": "off"}, ["cube", START, "--jacoby", "off"]),
+        (
+            "/v1/cube",
+            {"position": START, "probabilities": "0.7,0.2,0.01,0.05,0.001"},
+            ["cube", START, "--probabilities", "0.7,0.2,0.01,0.05,0.001"],
+        ),
+        ("/v1/cube", {"position": XGID}, ["cube", XGID]),
+    ],
+)
+def test_answers_equal_the_cli(server, capsys, path, params, argv):
+    got = get(server, path, **params)
+    assert got.status_code == 200, got.text
+    assert close(got.json(), cli_json(capsys, *argv))
+
+
+def test_plus_decoded_to_a_space_is_read_back(server, capsys):
+    raw = httpx.get(f"{server}/v1/moves?position={PLUS}&dice=31")  # '+' unencoded: the server sees a space
+    assert raw.status_code == 200 and raw.json() == cli_json(capsys, "moves", PLUS, "31")
+
+
+def test_batch(server, capsys):
+    body = {
+        "requests": [
+            {"endpoint": "move", "position": START, "dice": "31"},
+            {"endpoint": "moves", "position": PLUS, "dice": "21"},
+            {"endpoint": "cube", "position": MATCH},
+            {"endpoint": "move", "position": START, "dice": "71"},
+            {"endpoint": "move", "position": START, "dice": "44", "ply": 1},
+        ]
+    }
+    answers = httpx.post(server + "/v1/batch", json=body, timeout=60).json()["answers"]
+    assert close(answers[0], cli_json(capsys, "move", START, "31"))
+    assert answers[1] == cli_json(capsys, "moves", PLUS, "21")
+    assert close(answers[2], cli_json(capsys, "cube", MATCH))
+    assert answers[3] == {"error": "impossible dice '71': each die is 1 to 6"}
+    assert close(answers[4], cli_json(capsys, "move", START, "44", "--ply", "1"))
+
+
+def test_bad_input_400_and_422_server_stays_up(server, capsys):
+    cases = [
+        ("/v1/move", {"position": START, "dice": "71"}, ["move", START, "71"]),
+        ("/v1/move", {"position": "nonsense", "dice": "31"}, ["move", "nonsense", "31"]),
+        ("/v1/move", {"position": START}, ["move", START]),
+        ("/v1/moves", {"position": "4HPwATDgc/ABMA:zzzz", "dice": "31"}, ["moves", "4HPwATDgc/ABMA:zzzz", "31"]),
+        ("/v1/cube", {"position": START, "probabilities": "1,2"}, ["cube", START, "--probabilities", "1,2"]),
+        ("/v1/move", {"position": START, "dice": "31", "ply": 7}, ["move", START, "31", "--ply", "7"]),
+    ]
+    for path, params, argv in cases:
+        got = get(server, path, **params)
+        assert cli.main(argv) == 2
+        message = capsys.readouterr().err.strip().removeprefix("error: ")
+        assert got.status_code == 400 and got.json() == {"detail": message}, (params, got.text)
+    for path, params in [
+        ("/v1/move", {"dice": "31"}),
+        ("/v1/move", {"position": START, "dice": "31", "ply": "deep"}),
+        ("/v1/cube", {"position": START, "jacoby": "maybe"}),
+    ]:
+        assert get(server, path, **params).status_code == 422
+    assert httpx.post(server + "/v1/batch", content=b"not json").status_code == 422
+    assert httpx.post(server + "/v1/batch", json={"requests": [{"endpoint": "x"}]}).status_code == 422
+    assert httpx.get(server + "/v1/health").json()["status"] == "ok"
+
+
+def test_port_in_use():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(1)
+        port = s.getsockname()[1]
+        done = subprocess.run([*BGBOT, "serve", "--port", str(port)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}")
+
+
+def test_200_concurrent_moves_batched_and_twice_as_fast(server):
+    lines = [x.split()[0] for x in open("tests/data/gnubg_selfplay_positions.txt") if x.strip() and x[0] != "#"]
+    requests = [(pid, f"{1 + i % 6}{1 + (i * 7) % 6}") for i, pid in enumerate(lines[1:201])]
+
+    async def fire(concurrent: bool):
+        async with httpx.AsyncClient(base_url=server, timeout=120) as client:
+
+            async def one(pid, dice):
+                t = time.perf_counter()
+                r = await client.get("/v1/move", params={"position": pid, "dice": dice})
+                return r, time.perf_counter() - t
+
+            await one(*requests[0])  # connection warm-up
+            start = time.perf_counter()
+            if concurrent:
+                done = await asyncio.gather(*(one(p, d) for p, d in requests))
+            else:
+                done = [await one(p, d) for p, d in requests]
+            return done, time.perf_counter() - start
+
+    sequential, t_seq = asyncio.run(fire(False))
+    concurrent, t_con = asyncio.run(fire(True))
+    for (a, _), (b, _) in zip(sequential, concurrent):
+        assert a.status_code == b.status_code == 200
+        assert close(a.json(), b.json())
+    seq, con = (sorted(t for _, t in done) for done in (sequential, concurrent))
+    print(
+        f"\n200 move requests: sequential {t_seq:.2f} s (latency p50 {1000 * seq[99]:.0f} ms, p99 "
+        f"{1000 * seq[197]:.0f} ms), concurrent {t_con:.2f} s ({t_seq / t_con:.1f}x faster; latency p50 "
+        f"{1000 * con[99]:.0f} ms, p99 {1000 * con[197]:.0f} ms)"
+    )
+    assert t_con * 2 <= t_seq
