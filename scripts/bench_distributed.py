@@ -4,7 +4,7 @@ Rollout: the opening position before the roll, 0-ply, variance reduction, ``--tr
 ``--truncate`` plies (``--trials`` / 72 work units). Tournament: pubeval against itself, ``--games`` cubeless games in
 chunks of 50 duplicate pairs. Ray is started once (``ray.init(num_cpus=2)``, its start-up timed apart) and then runs
 the same work units; ``ray_overhead`` is Ray's wall time over the pool's. The results of all three runs are checked
-to be identical::
+for identity (``identical``)::
 
     python scripts/bench_distributed.py --trials 432 --truncate 10 --games 2000
 """
@@ -61,8 +61,12 @@ def main() -> None:
     rr, t_rr = timed(lambda: rollout(ray="local"))
     gr, t_gr = timed(lambda: games(ray="local"))
     ray.shutdown()
-    assert np.array_equal(r1, r2) and np.array_equal(r1, rr), "rollout results differ"
-    assert g1 == g2 == gr, "tournament results differ"
+    same = {
+        "rollout_1_vs_2": bool(np.array_equal(r1, r2)),
+        "rollout_1_vs_ray": bool(np.array_equal(r1, rr)),
+        "tournament_1_vs_2": g1 == g2,
+        "tournament_1_vs_ray": g1 == gr,
+    }
     out = {
         "rollout": {
             "trials": args.trials,
@@ -84,7 +88,7 @@ def main() -> None:
             "ray_overhead": round(t_gr / t_g2, 3),
         },
         "ray_init_s": round(t_init, 2),
-        "identical": True,
+        "identical": same,
         "cpus": os.cpu_count(),
         "load_average_1m": round(os.getloadavg()[0], 2),
     }
