@@ -202,11 +202,19 @@ def run_tasks(
         from threadpoolctl import threadpool_limits
 
         out = []
-        with threadpool_limits(1, user_api="blas"):  # as in a worker: the same floating-point results
-            for t in tasks:
-                r = fn(t)
-                if on_result is not None:
-                    on_result(r)
-                out.append(r)
+        torch = sys.modules.get("torch")
+        threads = torch.get_num_threads() if torch is not None else None
+        try:
+            if torch is not None:
+                torch.set_num_threads(1)
+            with threadpool_limits(1, user_api="blas"):  # as in a worker: the same floating-point results
+                for t in tasks:
+                    r = fn(t)
+                    if on_result is not None:
+                        on_result(r)
+                    out.append(r)
+        finally:
+            if torch is not None and threads is not None:
+                torch.set_num_threads(threads)
         return out
     return _run_pool(fn, tasks, workers, on_result)
