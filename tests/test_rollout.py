@@ -246,3 +246,19 @@ def test_cli_cube_rollout_json(capsys):
     assert out["double_take"]["cubeful_equity"] < out["no_double"]["cubeful_equity"]
     assert main(["rollout", "sOfgwQDgZ8PBAA:cAmgAEAAEAAE", "--cube"]) == 2
     assert "match score" in capsys.readouterr().err
+
+
+def test_work_in_this_process_runs_with_one_torch_thread_as_in_a_worker():
+    # torch's multi-threaded sigmoid differs from the one-thread one in the last bits (seen: 3e-9 in 432 trials),
+    # so work run in this process must use one thread, like pool and Ray workers, for identical results.
+    import torch
+
+    from bgbot.arena import distributed
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        assert distributed.run_tasks(lambda _: torch.get_num_threads(), [0, 1], workers=1) == [1, 1]
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
