@@ -20,7 +20,7 @@ def add_parser(subparsers) -> None:
         description="Play POSITION out many times with the model at --ply and average the results (cubeless; --cube: "
         "cubeful money play). With "
         "DICE: a checker-play rollout of the candidate plays (GNU Backgammon's 0-ply move filter, or --play), ranked "
-        "with each play's difference from the best and whether it is significant (95%%, paired over trials). "
+        "with each play's difference from the best and whether it is significant (95%, paired over trials). "
         "Without DICE: the position before the roll. Variance reduction (luck estimation) and quasi-random dice are "
         "on by default; results for a --seed are the same for any --workers and with --ray.",
     )
