@@ -36,11 +36,11 @@ import numpy as np
 from bgbot.cube import decision as cube_lib
 from bgbot.errors import BgbotError
 from bgbot.evaluation import bearoff, checkpoint, evaluator
-from bgbot.evaluation.classes import CLASS_NAMES, cube_efficiency
+from bgbot.evaluation.classes import CLASS_NAMES, cube_efficiencies, cube_efficiency
 from bgbot.evaluation.network import Evaluator, ValueNet
 from bgbot.formats.plays import LegalPlay, as_context, as_position, legal_plays
 from bgbot.rules.outcomes import equity, flip_probabilities
-from bgbot.rules.state import CubeState, MatchState, Owner
+from bgbot.rules.state import CubeState, MatchState
 
 __all__ = ["ApiError", "Bot", "DEFAULT_MODEL", "LegalPlay", "Probabilities", "RankedPlay", "legal_plays"]
 
@@ -133,13 +133,6 @@ class RankedPlay(LegalPlay):
         return out
 
 
-def _opponent_view(c: CubeState, m: MatchState) -> tuple[CubeState, MatchState]:
-    """The cube and match seen by the other side."""
-    flip_owner: dict[Owner, Owner] = {"centre": "centre", "me": "opponent", "opponent": "me"}
-    owner = flip_owner[c.owner]
-    return CubeState(c.value, owner), replace(m, score=(m.score[1], m.score[0]))
-
-
 class Bot:
     """A value network ready to answer requests; see the module docstring."""
 
@@ -204,9 +197,10 @@ class Bot:
 
         At 0 ply each resulting position gets the net's own evaluation (GNU Backgammon's 0-ply); at ``ply`` N >= 1 the
         cubeless N-ply lookahead of :func:`bgbot.evaluation.search.rank` with its move filter (plays the filter drops keep
-        their 0-ply values and come after the searched ones). Money play ranks by cubeless equity; at a match score
-        by the mover's match winning chance (cubeful with Janowski's model where the cube is alive,
-        :func:`bgbot.cube.decision.cubeful_values`, from the cubeless probabilities). Ties keep notation order.
+        their 0-ply values and come after the searched ones). Plays rank by :func:`bgbot.cube.decision.play_values`, as
+        tournament players do: money play by cubeless equity (a backgammon worth a gammon when
+        ``match.backgammons`` is False); at a match score by the mover's match winning chance (cubeful with
+        Janowski's model where the cube is alive, from the cubeless probabilities). Ties keep notation order.
 
         Args:
             position, dice: see the module docstring.
@@ -239,18 +233,13 @@ class Bot:
             rank = np.empty(len(order), dtype=np.int64)
             rank[order] = np.arange(len(order))
             priority = rank[rows]  # (M,) the search's order
-        equities = equity(mine.astype(np.float64))  # (M,) float64
-        opp = flip_probabilities(mine)  # (M, 5) float32, opponent's view
-        mwc = None
-        if not match.is_money:
-            opp_cube, opp_match = _opponent_view(cube, match)
-            x = np.array([cube_efficiency(a) for a in after])
-            mwc = np.array(
-                [1.0 - cube_lib.cubeful_values(o[None, :], opp_cube, opp_match, xi)[0] for o, xi in zip(opp, x)]
-            )
+        x = 0.0 if match.is_money else cube_efficiencies(after)  # (M,) opponent on roll
+        values = cube_lib.play_values(mine, x, cube, match)  # (M,) float64: money equity, or the mover's MWC
+        equities = values if match.is_money else equity(mine.astype(np.float64))  # (M,) float64
+        mwc = None if match.is_money else values
         order = (
-            np.lexsort((priority, -equities if mwc is None else -mwc, ~searched))
-            if ply == 0 or mwc is not None
+            np.lexsort((priority, -values, ~searched))
+            if ply == 0 or mwc is not None or not match.backgammons
             else np.argsort(priority)
         )
         return [
@@ -320,3 +309,81 @@ class Bot:
         if efficiency is None:
             efficiency = 0.68 if pos is None else cube_efficiency(pos)
         return replace(cube_lib.decide(probabilities, cube, match, efficiency), evaluator=source)
+
+
+def move_json(ctx, ranked: list[RankedPlay]) -> dict:
+    """The answer of ``bgbot move --json`` (and of the HTTP API's ``/v1/move``) for ranked plays, best first.
+
+    ``{"position_id", "dice", "plays": [{"play", "position_id", "equity", "probabilities", "ply", "evaluator",
+    "rank"[, "mwc", "emg"]}]}``; a match score (or backgammons counted as gammons) adds ``"cube"`` and ``"match"``.
+    ``rank`` is the play's place among all
+    legal plays (1 = best); ``emg`` (match score only) is GNU Backgammon's normalised equity of the play's match
+    winning chance (its "Eq." at a match score).
+
+    Args:
+        ctx: the request's :class:`bgbot.formats.context.Context` (position, dice, cube, match).
+        ranked: :meth:`Bot.rank_plays` of it.
+    """
+    plays = [{**p.to_json(), "rank": i} for i, p in enumerate(ranked, 1)]
+    if not ctx.match.is_money:
+        emg = cube_lib.normalised_equity([p["mwc"] for p in plays], ctx.cube, ctx.match)
+        for p, e in zip(plays, emg):
+            p["emg"] = round(float(e), 6)
+    out: dict = {"position_id": ctx.position_id, "dice": list(ctx.dice), "plays": plays}
+    if not ctx.match.is_money or not ctx.match.backgammons:
+        out["cube"] = {"value": ctx.cube.value, "owner": ctx.cube.owner}
+        out["match"] = cube_lib.match_json(ctx.match)
+    return out
+
+
+def cube_json(bot: Bot | None, ctx, probabilities=None, ply: int = 0) -> dict:
+    """The answer of ``bgbot cube --json`` (and of the HTTP API's ``/v1/cube``) for one position.
+
+    :func:`bgbot.cube.decision.to_json` of the decision, with ``"position_id"`` first, ``"options"`` in GNU
+    Backgammon's order (the proper action first, :func:`bgbot.cube.decision.options`) and ``"ply"``; at a match score
+    ``"emg"``, the equities as GNU Backgammon's normalised equity; while a double awaits an answer,
+    ``"double_offered": true``, ``"action"`` the taker's answer (Take, Pass or Beaver), ``"doubler_action"`` the
+    doubler's proper action and ``"taker"`` the taker's values. ``"evaluator"`` says what answered (:data:`EVALUATORS`:
+    the position's class, or ``given`` for given probabilities); in the two-sided bear-off class, money play, the
+    action comes from the database's exact cubeful equities at any ``ply``.
+
+    Args:
+        bot: the model; may be None when ``probabilities`` are given.
+        ctx: the request's :class:`bgbot.formats.context.Context`.
+        probabilities: five cumulative probabilities of the side on roll to use instead of the model's, or None.
+        ply: lookahead of the model's cubeless probabilities (the cube formula stays Janowski's).
+
+    Raises:
+        bgbot.rules.outcomes.ProbabilityError: inconsistent ``probabilities``.
+    """
+    if probabilities is not None:
+        efficiency = cube_efficiency(ctx.position)
+        decision = replace(cube_lib.decide(probabilities, ctx.cube, ctx.match, efficiency), evaluator="given")
+        ply = 0
+    else:
+        if bot is None:
+            raise ApiError("a model is needed unless probabilities are given")
+        source = bot.evaluate_with_class(ctx.position)[1]
+        if ply == 0 or source == "bearoff-two-sided":  # exact where the class allows (Bot.cube_action)
+            probabilities = bot.evaluate(ctx.position).to_array()
+            decision = bot.cube_action(ctx.position, ctx.cube, ctx.match)
+        else:
+            probabilities = bot.evaluate(ctx.position, ply=ply).to_array()
+            decision = bot.cube_action(ctx.position, ctx.cube, ctx.match, probabilities=probabilities)
+            decision = replace(decision, evaluator=source)
+    out = {"position_id": ctx.position_id, **cube_lib.to_json(decision, probabilities, ctx.cube, ctx.match)}
+    emg = None
+    if decision.unit == "mwc":
+        keys = list(decision.equities)
+        values = cube_lib.normalised_equity([decision.equities[k] for k in keys], ctx.cube, ctx.match)
+        emg = {k: round(float(v), 6) for k, v in zip(keys, values)}
+        out["emg"] = emg
+    out["options"] = cube_lib.options(decision.equities, emg, decision.cube_available)
+    out["ply"] = ply
+    if ctx.double_offered:
+        taker = cube_lib.take_answer(decision, ctx.match)
+        out["double_offered"] = True
+        out["doubler_action"] = out["action"]
+        out["action"] = taker["action"]
+        out["taker"] = taker
+    return out

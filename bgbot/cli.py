@@ -23,6 +23,7 @@ COMMANDS = [
     "rollout",
     "show",
     "tournament",
+    "chouette",
     "gate",
     "train",
     "ubgi",

@@ -1,131 +1,246 @@
-"""Benchmark self-play speed: inference-only self-play against GNU Backgammon's, and training with learning on.
+"""Benchmark self-play speed against GNU Backgammon's own engine in a bare loop, and training with learning on.
 
-Prints one JSON object from one run:
+Prints one JSON object from one run. Everything timed runs on one core: one process, one compute thread (torch and
+OpenBLAS limited to one thread), timed by this process's CPU seconds (``time.process_time``) so that other processes
+on a shared machine disturb the ratios as little as possible; the reference and bgbot are measured in alternation,
+``--rounds`` times, and the best round of each is reported (as ``scripts/bench_movegen.py`` does).
 
-* ``selfplay_games_per_s``: games per second of the model (default: the shipped one) playing itself at 0-ply with
-  no learning (batched: ``--games-in-flight`` games advance together, as in training);
-* ``gnubg_vs_pubeval_games_per_s``: in the same run, GNU Backgammon 0-ply (``gnubg_nn.best_move``, one position at
-  a time, C) playing pubeval, through the tournament harness in this one process; and ``ratio`` = ours / gnubg's;
+* ``bare_gnubg_games_per_s``: the reference, GNU Backgammon 0-ply (``gnubg_nn.best_move``) playing pubeval
+  (``gnubg_nn.pub_best_move``) in a bare single-process Python loop over gnubg-nn boards: no harness, no numpy;
+* ``selfplay_games_per_s``: the model (default: the shipped one) playing itself at 0-ply with no learning, batched as
+  in training (the preset's ``games_in_flight`` games advance together), timed in the steady state (after
+  :data:`WARMUP_PLIES` plies, as in a long run); ``selfplay_ratio`` = ours / the bare loop's;
+* ``harness_gnubg_vs_pubeval_games_per_s``: GNU Backgammon 0-ply against pubeval through the tournament harness in
+  this process (the figure this script reported before), and ``harness_ratio``;
+* ``training_games_per_s``: self-play with learning on, with a preset's settings (default the ``full`` preset, the
+  shipped model's recipe), from the model's weights, in the steady state (:func:`training_speed`), and
+  ``training_ratio`` against the bare loop;
+* ``selfplay_2core_games_per_s``: wall-clock throughput of two processes playing self-play side by side (one thread
+  each): what the machine's two cores give;
 * ``selfplay_no_dispatch_games_per_s`` and ``dispatch_ratio``: the same self-play with the evaluator's dispatch by
   position class off (:func:`bgbot.evaluation.evaluator.set_class_dispatch`: only finished games exact, no bear-off
-  databases, no outcome constraints), measured in the same run, and on / off (``--dispatch both``, the default:
-  on, off, off, on, half the games each time; ``dispatch_ratio_cpu`` the same ratio in games per CPU second of this
-  process, which a busy shared machine disturbs less than the wall clock);
-* ``training_games_per_s``: self-play with learning on, with a preset's architecture and settings (default the
-  ``full`` preset, the shipped model's), for ``--train-games`` games;
+  databases, no outcome constraints), in the same rounds, and on / off (``--dispatch both``, the default);
 * ``peak_rss_mib``: the process's peak resident memory.
 
 Usage: ``python scripts/bench_selfplay.py [--model PATH] [--games 3000] [--train-games 3000] [--config full]
-[--dispatch both|on|off] [--no-gnubg]``
-(``gnubg-nn`` needed for the reference).
+[--rounds 3] [--dispatch both|on|off] [--no-gnubg] [--no-2core]`` (``gnubg-nn`` needed for the references;
+``--train-games 0`` skips training).
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
+import multiprocessing
+import random
 import resource
-import tempfile
 import time
 
 import numpy as np
+import torch
+from threadpoolctl import threadpool_limits
 
 from bgbot.api import DEFAULT_MODEL
-from bgbot.evaluation import bearoff, checkpoint
+from bgbot.evaluation import bearoff, checkpoint, encoding
 from bgbot.evaluation.evaluator import set_class_dispatch
 from bgbot.evaluation.network import Evaluator, set_threads
 from training.config import TrainConfig
 from training.selfplay import SelfPlay
-from training.train import train
+
+WARMUP_PLIES = 120
+"""Plies played off the clock before self-play is timed: all games in flight start together, and for the first ~50
+plies none finishes; a long run (training plays 400,000 games) sees only the steady state."""
 
 
 def selfplay_speed(model: str, games: int, games_in_flight: int, seed: int = 1) -> float:
-    """Games per second of 0-ply self-play of ``model`` without learning."""
-    finished, wall, _ = selfplay_run(model, games, games_in_flight, seed)
-    return finished / wall
-
-
-def selfplay_run(model: str, games: int, games_in_flight: int, seed: int = 1) -> tuple[int, float, float]:
-    """0-ply self-play of ``model`` without learning until ``games`` games end: (games, wall s, CPU s of this
-    process)."""
+    """Games per CPU second of 0-ply self-play of ``model`` without learning, in the steady state (after
+    :data:`WARMUP_PLIES`)."""
     net, _ = checkpoint.load(model)
     evaluator = Evaluator(net)
     sp = SelfPlay(games_in_flight, np.random.default_rng(seed))
-    t0, c0 = time.perf_counter(), time.process_time()
-    while sp.games_finished < games:
+    for _ in range(WARMUP_PLIES):
         sp.step(evaluator)
-    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    return sp.games_finished, wall, cpu
+    start, t0 = sp.games_finished, time.process_time()
+    while sp.games_finished - start < games:
+        sp.step(evaluator)
+    return (sp.games_finished - start) / (time.process_time() - t0)
 
 
-def gnubg_speed(games: int, seed: int = 1) -> float:
-    """Games per second of GNU Backgammon 0-ply against pubeval (duplicate pairs, one process)."""
+def _play(side: list[int], other: list[int], steps) -> None:
+    """Apply 1-based checker steps ``(from, to)`` (25 = bar, 0 = off) to gnubg-nn side lists, hitting blots."""
+    for src, dst in steps:
+        side[src - 1] -= 1
+        if dst > 0:
+            side[dst - 1] += 1
+            if other[24 - dst] == 1:  # my point dst is the opponent's point 25 - dst (index 24 - dst)
+                other[24 - dst] = 0
+                other[24] += 1
+
+
+def bare_gnubg_speed(games: int, seed: int = 1) -> float:
+    """Games per CPU second of GNU Backgammon 0-ply against pubeval in a bare loop on gnubg-nn boards.
+
+    Each game starts from the opening position with a non-double roll, the sides alternating who opens; a player's
+    play is ``gnubg_nn.best_move(board, d1, d2, n=0)`` or ``gnubg_nn.pub_best_move(board, d1, d2)`` (0-based
+    ``[from, to, ...]``, 24 = bar, -1 = off), applied to the board, which is then turned round.
+    """
+    import gnubg_nn
+
+    rng = random.Random(seed)
+    start = gnubg_nn.board_from_position_id("4HPwATDgc/ABMA")
+    t0 = time.process_time()
+    for g in range(games):
+        board = [list(start[0]), list(start[1])]
+        gnubg_turn = g % 2 == 0
+        d1 = rng.randint(1, 6)
+        d2 = rng.choice([d for d in range(1, 7) if d != d1])
+        while True:
+            opp, me = board
+            if gnubg_turn:
+                steps = gnubg_nn.best_move(board, d1, d2, n=0) or ()
+            else:
+                flat = gnubg_nn.pub_best_move(board, d1, d2) or []
+                steps = [(flat[i] + 1, flat[i + 1] + 1) for i in range(0, len(flat), 2)]
+            _play(me, opp, steps)
+            if sum(me) == 0:
+                break
+            board = [me, opp]
+            gnubg_turn = not gnubg_turn
+            d1, d2 = rng.randint(1, 6), rng.randint(1, 6)
+    return games / (time.process_time() - t0)
+
+
+def harness_gnubg_speed(games: int, seed: int = 1) -> float:
+    """Games per CPU second of GNU Backgammon 0-ply against pubeval through the tournament harness, one process."""
     from bgbot.arena.players import GnubgPlayer, PubevalPlayer
     from bgbot.arena.tournament import play_games
 
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     result = play_games(GnubgPlayer(0), PubevalPlayer(), seed, 0, 0, games // 2)
-    return len(result.points_a) / (time.perf_counter() - t0)
+    return len(result.points_a) / (time.process_time() - t0)
 
 
-def training_speed(config: TrainConfig, games: int) -> float:
-    """Games per second of training with learning on (no benchmarks, one checkpoint at the end)."""
-    config = dataclasses.replace(config, games=games, checkpoint_every=10 * games, eval_every=0)
-    with tempfile.TemporaryDirectory() as run_dir:
-        return train(config, run_dir, progress=False).games_per_second
+def training_speed(model: str, config: TrainConfig, games: int, seed: int = 1) -> float:
+    """Games per CPU second of self-play with learning on, in the steady state, starting from ``model``'s weights.
+
+    The loop of :func:`training.train.train` (one :class:`training.selfplay.SelfPlay` step, then one Adam step on the
+    positions whose TD(lambda) targets it completed), with the preset's games in flight, lambda, horizon and learning
+    rate, but from the shipped model rather than from random weights: an untrained net plays games of another length,
+    and the speed of interest is that of a net like the ones trained and shipped. Timed after
+    :data:`WARMUP_PLIES` plies, without checkpoints or benchmarks.
+    """
+    net, _ = checkpoint.load(model)
+    opt = torch.optim.Adam(net.parameters(), lr=config.lr)
+    evaluator = Evaluator(net)
+    sp = SelfPlay(config.games_in_flight, np.random.default_rng(seed), config.td_lambda, config.lambda_horizon)
+
+    def ply() -> None:
+        positions, targets = sp.step(evaluator)
+        if len(positions):
+            net.train()
+            out = net(torch.from_numpy(encoding.encode(positions)))
+            loss = torch.nn.functional.mse_loss(out, torch.from_numpy(targets))
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+
+    for _ in range(WARMUP_PLIES):
+        ply()
+    start, t0 = sp.games_finished, time.process_time()
+    while sp.games_finished - start < games:
+        ply()
+    return (sp.games_finished - start) / (time.process_time() - t0)
+
+
+def _selfplay_worker(args: tuple) -> float:
+    """Steady-state wall-clock games per second of one self-play process (one thread)."""
+    model, games, games_in_flight, seed = args
+    set_threads()
+    with threadpool_limits(1):
+        net, _ = checkpoint.load(model)
+        evaluator = Evaluator(net)
+        sp = SelfPlay(games_in_flight, np.random.default_rng(seed))
+        for _ in range(WARMUP_PLIES):
+            sp.step(evaluator)
+        start, t0 = sp.games_finished, time.perf_counter()
+        while sp.games_finished - start < games:
+            sp.step(evaluator)
+        return (sp.games_finished - start) / (time.perf_counter() - t0)
+
+
+def two_core_speed(model: str, games: int, games_in_flight: int) -> float:
+    """Wall-clock games per second of two self-play processes running side by side: the sum of their steady-state
+    rates (each warmed up as :func:`selfplay_speed`)."""
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(2) as pool:
+        return sum(pool.map(_selfplay_worker, [(model, games, games_in_flight, s) for s in (1, 2)]))
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", default=None, help="checkpoint (default: the shipped model)")
     p.add_argument("--games", type=int, default=3000, help="games for each self-play speed measurement")
-    p.add_argument("--train-games", type=int, default=3000)
+    p.add_argument("--gnubg-games", type=int, default=1000, help="games of each reference measurement")
+    p.add_argument("--train-games", type=int, default=3000, help="games of the learning-on measurement (0: skip)")
     p.add_argument("--config", default="full", help="training preset for the learning-on measurement")
+    p.add_argument("--rounds", type=int, default=3, help="alternating rounds; the best of each is reported")
     p.add_argument(
         "--dispatch",
         choices=["both", "on", "off"],
         default="both",
         help="self-play with the evaluator's dispatch by position class on, off, or both (and their ratio)",
     )
-    p.add_argument("--no-gnubg", action="store_true", help="skip the GNU Backgammon reference")
+    p.add_argument("--no-gnubg", action="store_true", help="skip the GNU Backgammon references")
+    p.add_argument("--no-2core", action="store_true", help="skip the two-process throughput")
     args = p.parse_args()
     set_threads()
     bearoff.load()  # built or read before timing
     config = TrainConfig.load(args.config)
     model = args.model or str(DEFAULT_MODEL)
-    speeds, cpu_speeds = {}, {}
-    if args.dispatch == "both":  # A B B A, half the games each time, so that drifts in machine speed cancel
-        totals = {"on": [0, 0.0, 0.0], "off": [0, 0.0, 0.0]}
-        for i, mode in enumerate(("on", "off", "off", "on")):
-            set_class_dispatch(mode == "on")
-            g, wall, cpu = selfplay_run(model, args.games // 2, config.games_in_flight, seed=i)
-            totals[mode] = [totals[mode][0] + g, totals[mode][1] + wall, totals[mode][2] + cpu]
-        speeds = {mode: t[0] / t[1] for mode, t in totals.items()}
-        cpu_speeds = {mode: t[0] / t[2] for mode, t in totals.items()}
-    else:
-        set_class_dispatch(args.dispatch == "on")
-        speeds[args.dispatch] = selfplay_speed(model, args.games, config.games_in_flight)
-    set_class_dispatch(True)
-    ours = speeds.get("on", speeds.get("off"))
-    theirs = None if args.no_gnubg else gnubg_speed(args.games)
-    training = training_speed(config, args.train_games) if args.train_games > 0 else None
+    runs: dict[str, list[float]] = {"bare": [], "selfplay": [], "no_dispatch": [], "harness": [], "training": []}
+    with threadpool_limits(1):
+        for r in range(args.rounds):
+            if not args.no_gnubg:
+                runs["bare"].append(bare_gnubg_speed(args.gnubg_games, seed=r))
+            for mode in ("on", "off") if args.dispatch == "both" else (args.dispatch,):
+                set_class_dispatch(mode == "on")
+                key = "selfplay" if mode == "on" or args.dispatch == "off" else "no_dispatch"
+                runs[key].append(selfplay_speed(model, args.games, config.games_in_flight, seed=r))
+            set_class_dispatch(True)
+            if not args.no_gnubg:
+                runs["harness"].append(harness_gnubg_speed(args.gnubg_games, seed=r))
+            if args.train_games > 0:
+                runs["training"].append(training_speed(model, config, args.train_games, seed=r))
+    two_core = None if args.no_2core else two_core_speed(model, args.games, config.games_in_flight)
+    best = {k: max(v) if v else None for k, v in runs.items()}
+
+    def ratio(a: str, b: str) -> float | None:
+        return None if best[a] is None or best[b] is None else round(best[a] / best[b], 3)
+
+    def rounded(k: str) -> float | None:
+        return None if best[k] is None else round(best[k], 1)
+
     print(
         json.dumps(
             {
                 "model": model,
                 "games_in_flight": config.games_in_flight,
+                "threads": 1,
+                "rounds": args.rounds,
                 "class_dispatch": args.dispatch,
-                "selfplay_games_per_s": round(ours, 1),
-                "selfplay_no_dispatch_games_per_s": round(speeds["off"], 1) if "off" in speeds else None,
-                "dispatch_ratio": round(speeds["on"] / speeds["off"], 3) if len(speeds) == 2 else None,
-                "dispatch_ratio_cpu": round(cpu_speeds["on"] / cpu_speeds["off"], 3) if cpu_speeds else None,
-                "gnubg_vs_pubeval_games_per_s": None if theirs is None else round(theirs, 1),
-                "ratio": None if theirs is None else round(ours / theirs, 3),
+                "bare_gnubg_games_per_s": rounded("bare"),
+                "selfplay_games_per_s": rounded("selfplay"),
+                "selfplay_ratio": ratio("selfplay", "bare"),
+                "harness_gnubg_vs_pubeval_games_per_s": rounded("harness"),
+                "harness_ratio": ratio("selfplay", "harness"),
+                "selfplay_no_dispatch_games_per_s": rounded("no_dispatch"),
+                "dispatch_ratio": ratio("selfplay", "no_dispatch"),
                 "training_config": args.config,
-                "training_games_per_s": None if training is None else round(training, 1),
+                "training_games_per_s": rounded("training"),
+                "training_ratio": ratio("training", "bare"),
+                "selfplay_2core_games_per_s": None if two_core is None else round(two_core, 1),
+                "per_round": runs,
                 "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-                "threads": set_threads(),
             },
             indent=1,
         )

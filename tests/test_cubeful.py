@@ -192,7 +192,7 @@ def test_cli_money_and_match(capsys, tmp_path):
         == 0
     )
     r = json.loads(capsys.readouterr().out)
-    assert r["cube"] == {"match_length": 0, "jacoby": False, "crawford": False}
+    assert r["cube"] == {"match_length": 0, "jacoby": False, "crawford": False, "auto_doubles": 0}
     assert r["pairings"][0]["cube_actions"]["a"]["doubles"] == 0 and r["pairings"][0]["ppg"] > 0
     assert (tmp_path / "m" / "01_pubeval_vs_random.mat").read_text().count(" Game ") == 6
     assert (

@@ -127,3 +127,19 @@ def test_shots_against_legal_plays(on_bar):
     exact = np.array([_exact_shots(p) for p in x])
     assert (ours > 0).mean() > 0.5
     assert (ours == exact).mean() > 0.97
+
+
+def test_sparse_encoding_sums_to_the_dense_inputs():
+    """Each position's inputs are the sum of its sparse rows: on random and on real GNU Backgammon self-play positions
+    (the pip inputs differ only by float32 rounding), and every row index is in range."""
+    from tests.test_movegen import selfplay_positions
+
+    x = np.concatenate([_random_positions(1500, seed=11), selfplay_positions()[:3000], board.starting_position()[None]])
+    slots = encoding.sparse_encode(x)
+    assert slots.shape == (len(x), encoding.N_SLOTS) and slots.dtype == np.int32
+    assert slots.min() >= 0 and slots.max() < encoding.N_SPARSE_ROWS
+    np.testing.assert_allclose(encoding.SPARSE_ROWS[slots].sum(axis=1), encoding.encode(x), rtol=0, atol=2e-7)
+    off = slots[:, encoding.OFF_SLOT] - encoding._R_OFF  # the one my-off slot: my borne-off count
+    np.testing.assert_array_equal(off, board.off_counts(x)[:, 0])
+    with pytest.raises(encoding.EncodingError):
+        encoding.sparse_encode(np.zeros((3, 25), dtype=np.int8))

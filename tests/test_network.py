@@ -83,3 +83,64 @@ def test_set_threads():
         assert network.set_threads(1) == 1 and torch.get_num_threads() == 1
     finally:
         torch.set_num_threads(n)
+
+
+def test_sparse_evaluator_equals_dense_product_and_follows_weight_updates():
+    """The embedding-bag first layer gives the dense product's outputs within float32 rounding, for the shipped model
+    and for a net whose weights then change in place (an optimiser step): the cached table is rebuilt."""
+    from bgbot.api import DEFAULT_MODEL
+    from bgbot.evaluation import checkpoint
+    from tests.test_movegen import selfplay_positions
+
+    x = np.concatenate([_random_positions(1000, seed=12), selfplay_positions()[:2000]])
+    net, _ = checkpoint.load(DEFAULT_MODEL)
+    ev = Evaluator(net)
+    with torch.no_grad():
+        dense = net(torch.from_numpy(encoding.encode(x))).numpy()
+    np.testing.assert_allclose(ev.evaluate(x), dense, rtol=0, atol=2e-6)
+    opt = torch.optim.SGD(net.parameters(), lr=0.5)
+    net(torch.from_numpy(encoding.encode(x[:64]))).sum().backward()
+    opt.step()
+    with torch.no_grad():
+        moved = net(torch.from_numpy(encoding.encode(x))).numpy()
+    assert np.abs(moved - dense).max() > 1e-3
+    np.testing.assert_allclose(ev.evaluate(x), moved, rtol=0, atol=2e-6)
+
+
+def test_evaluator_sees_weights_written_through_data():
+    """A write through ``.data`` does not bump torch's version counter; the evaluator's table is rebuilt anyway."""
+    torch.manual_seed(3)
+    net = ValueNet(NetConfig(n_hidden=16))
+    ev = Evaluator(net)
+    x = _random_positions(200, seed=13)
+    before = ev.evaluate(x)
+    net.hidden.weight.data[:, :10] += 0.5
+    net.hidden.bias.data += 0.1
+    with torch.no_grad():
+        dense = net(torch.from_numpy(encoding.encode(x))).numpy()
+    after = ev.evaluate(x)
+    assert np.abs(after - before).max() > 1e-3
+    np.testing.assert_allclose(after, dense, rtol=0, atol=2e-6)
+
+
+def test_dense_columns_hook(monkeypatch):
+    """An encoding may leave continuous inputs out of the sparse rows (``encoding.DENSE_COLUMNS``): the evaluator adds
+    their product with the first layer. Here the two pip inputs move from the rows to dense columns; the outputs
+    stay those of the dense net."""
+    from bgbot.evaluation import network
+
+    cols = (encoding.I_PIPS, encoding.I_PIPS + 1)
+    rows = encoding.SPARSE_ROWS.copy()
+    rows[:, list(cols)] = 0.0
+    monkeypatch.setattr(encoding, "DENSE_COLUMNS", cols)
+    monkeypatch.setattr(network, "_ROW_COLS", network._row_entries(rows)[0])
+    monkeypatch.setattr(network, "_ROW_VALS", network._row_entries(rows)[1])
+    torch.manual_seed(4)
+    net = ValueNet(NetConfig(n_hidden=16))
+    with torch.no_grad():
+        net.hidden.weight[:, list(cols)] *= 20  # make the pip inputs matter
+    x = _random_positions(500, seed=14)
+    assert encoding.dense_inputs(x).shape == (500, 2)
+    with torch.no_grad():
+        dense = net(torch.from_numpy(encoding.encode(x))).numpy()
+    np.testing.assert_allclose(Evaluator(net, batch_size=97).evaluate(x), dense, rtol=0, atol=2e-6)

@@ -138,7 +138,8 @@ def test_notation_format_parse_round_trip(pos, dice):
         return
     texts = [format_play(pos, p) for p in plays]
     assert len(set(texts)) == len(texts)  # distinct plays are written differently
-    for play, text in zip(plays, texts):
+    step = max(1, len(plays) // 12)  # parsing is a legal-play search each time: a spread of at most ~12 plays
+    for play, text in list(zip(plays, texts))[::step]:
         back = parse_play(pos, dice, text)
         assert np.array_equal(back.afterstate, play.afterstate), text
         assert format_play(pos, back) == text

@@ -89,3 +89,18 @@ def test_rank_orders_searched_plays_first(ev):
 def test_negative_plies_raise(ev):
     with pytest.raises(search.SearchError, match="-1"):
         search.rank(ev, starting_position(), (4, 2), -1)
+
+
+@pytest.mark.parametrize("collide", [False, True])
+def test_distinct_rows_are_exact(monkeypatch, collide):
+    """Transposition merging: every row maps back to an equal row, distinct rows stay apart, also when the 64-bit mix
+    is forced to collide for every position (the exact fallback)."""
+    from bgbot.rules.movegen import generate_all_rolls
+
+    replies, _ = generate_all_rolls(make_positions(12, seed=9))
+    x = np.concatenate([replies.afterstates, replies.afterstates[::3]])  # many repeats
+    if collide:
+        monkeypatch.setattr(search, "_MIX", np.zeros(2, dtype=np.uint64))
+    first, inverse = search._distinct(x)
+    np.testing.assert_array_equal(x[first][inverse], x)
+    assert len(first) == len(np.unique(x, axis=0)) < len(x)

@@ -52,10 +52,11 @@ def cli_json(capsys, *argv):
 
 def close(a, b, tol=2e-6):
     """JSON equal up to the last digit of 6-decimal rounding (a batch of another size may round the other way; two
-    plays whose values differ by less than that may then swap places)."""
+    plays whose values differ by less than that may then swap places, and their ranks with them)."""
     if isinstance(a, dict) and "plays" in a and "equity" in a["plays"][0]:
         rest = all(close(a[k], b[k], tol) for k in a if k != "plays") and a.keys() == b.keys()
-        pa, pb = ({p["position_id"]: p for p in x["plays"]} for x in (a, b))
+        # a play's rank follows from the order, which near-ties may swap: compare the rest play by play
+        pa, pb = ({p["position_id"]: {k: v for k, v in p.items() if k != "rank"} for p in x["plays"]} for x in (a, b))
         key = "mwc" if "mwc" in a["plays"][0] else "equity"
         ordered = all(x[i][key] >= x[i + 1][key] - tol for x in (a["plays"], b["plays"]) for i in range(len(x) - 1))
         return rest and ordered and pa.keys() == pb.keys() and all(close(pa[k], pb[k], tol) for k in pa)

@@ -4,14 +4,19 @@ The games advance by :func:`bgbot.arena.engine.play_ply` with its cube phase (th
 cube decisions: each player's own cubeless probabilities, Janowski's cubeful equities from :mod:`bgbot.cube.janowski`,
 GNU Backgammon's proper action from :func:`bgbot.cube.decision._action`, so a double is offered exactly when
 :func:`bgbot.cube.decision.decide` says "Double", "Redouble" or "Optional double"; tests/test_cubeful.py checks the
-agreement). Checker play stays cubeless (0-ply or the player's lookahead by cubeless money equity, also at a match
-score). This module keeps the sessions and matches: scores, the Crawford rule, the next game of a match, statistics.
+agreement). Checker play: cubeless money equity in money play (a backgammon worth 2 when backgammons count as
+gammons); in matches a net player ranks its plays by match winning chance at the score and cube
+(:meth:`bgbot.arena.players.Player.choose_at`, as ``bgbot move`` does). This module keeps the sessions and matches:
+scores, the Crawford rule, the next game of a match (their statistics are in :mod:`bgbot.arena.stats`).
 
-**Scoring.** A game scores 1, 2 or 3 times the cube value. Money: the Jacoby rule (when on) makes gammons and
-backgammons single while the cube is centred. Match (``match_length`` N): a game's points go to the winner's score
+**Scoring.** A game scores 1, 2 or 3 times the cube value (a backgammon 2 times when backgammons count as gammons,
+:attr:`CubeRules.backgammons`). Money: the Jacoby rule (when on) makes gammons and backgammons single while the cube
+is centred, automatic doubles included (they leave it centred: the rule applies until a player doubles). Automatic
+doubles (money, :attr:`CubeRules.auto_doubles` N): each tied opening roll doubles the centred cube, at most N times a
+game (:func:`bgbot.arena.engine.start_games`); the summary gives the distribution of starting cubes. Match (``match_length`` N): a game's points go to the winner's score
 (the full points are written in the ``.mat`` file, as GNU Backgammon does); the first to reach N wins the match.
 Crawford rule: the game after a side first reaches N - 1 is the Crawford game (no doubling); later games are
-post-Crawford. Jacoby and automatic doubles do not apply in match play; automatic doubles are not played at all.
+post-Crawford. Jacoby and automatic doubles do not apply in match play.
 
 **Dice.** :class:`bgbot.arena.engine.DuplicateDice`: game 0 of every slot uses exactly the dice of cubeless play
 (:func:`bgbot.rules.dice.pair_dice`, opening by :func:`bgbot.rules.dice.opening_dice`); game ``k`` of a match uses
@@ -25,7 +30,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bgbot.arena import stats
 from bgbot.arena.engine import (
     GAME_KEY,
     CubePhase,
@@ -50,8 +54,6 @@ __all__ = [
     "cube_values",
     "efficiencies",
     "offers_double",
-    "summarize_money",
-    "summarize_matches",
 ]
 
 MAX_GAMES = 1000
@@ -78,6 +80,7 @@ class CubefulChunk:
     of the slot). ``counts`` ``(2, 3)`` int64: doubles, takes, passes of A (row 0) and B (row 1).
     ``final`` ``(2P, 26)`` last position of each slot's last game (seen by the side that would be on roll; after a
     pass, the position the double was offered in). ``game_cubes`` per slot, the final cube value of each game.
+    ``start_cube`` ``(2P,)`` money: the cube value the game started with (automatic doubles).
     ``games_mat`` one list of :class:`bgbot.formats.matfile.Game` per slot when recording.
     """
 
@@ -94,6 +97,7 @@ class CubefulChunk:
     final: np.ndarray
     game_cubes: list = field(default_factory=list)
     games_mat: list = field(default_factory=list)
+    start_cube: np.ndarray = field(default_factory=lambda: np.ones(0, dtype=np.int64))
 
 
 def play_games(
@@ -127,7 +131,7 @@ def play_games(
     length = rules.match_length
     a_seat = np.tile([0, 1], len(pairs))
     table = Table.create(n, seats=np.column_stack([a_seat, 1 - a_seat]), record=record)
-    dice = DuplicateDice(seed, pairing, np.repeat(pairs, 2))
+    dice = DuplicateDice(seed, pairing, np.repeat(pairs, 2), rules)
     phase = CubePhase(rules, np.zeros((n, 2), dtype=np.int64), np.zeros(n, dtype=bool))
     score, crawford_now = phase.score, phase.crawford
     assert score is not None and crawford_now is not None
@@ -135,6 +139,7 @@ def play_games(
     points_a = np.zeros(n, dtype=np.int64)
     kind = np.zeros(n, dtype=np.int8)
     final_cube = np.ones(n, dtype=np.int64)
+    start_cube = np.ones(n, dtype=np.int64)
     plies = np.zeros(n, dtype=np.int64)
     counts = np.zeros((2, 3), dtype=np.int64)
     done_slot = np.zeros(n, dtype=bool)
@@ -151,6 +156,7 @@ def play_games(
             points_a[idx] = np.where(win_col == 0, pts, -pts)
             kind[idx] = how
             final_cube[idx] = t.cube[idx]
+            start_cube[idx] = dice.start_cube[idx]
             done_slot[idx] = True
             return
         score[idx, winner_seat] += pts
@@ -192,6 +198,7 @@ def play_games(
         table.positions,
         game_cubes,
         slot_games if record else [],
+        start_cube,
     )
 
 
@@ -204,61 +211,3 @@ def _by_column(score: np.ndarray, a_seat: np.ndarray) -> np.ndarray:
 
 
 # -------------------------------------------------------------------------------------------------- statistics
-
-
-def _actions(counts: np.ndarray) -> dict:
-    """``(2, 3)`` counts -> ``{"a": {"doubles", "takes", "passes"}, "b": {...}}``."""
-    return {
-        s: {"doubles": int(counts[r, A_DOUBLES]), "takes": int(counts[r, A_TAKES]), "passes": int(counts[r, A_PASSES])}
-        for r, s in ((0, "a"), (1, "b"))
-    }
-
-
-def summarize_money(chunks: list[CubefulChunk]) -> dict:
-    """Statistics of a pairing's cubeful money games: :func:`bgbot.arena.stats.summarize`'s ppg and 95% t-interval
-    over duplicate pairs (points include the cube), each side's win / gammon / backgammon rates (games played out to
-    a gammon or backgammon, whatever the cube) and pass-win rate, the cube actions of each player and the mean final
-    cube value."""
-    points = np.concatenate([c.points_a for c in chunks])
-    kind = np.concatenate([c.kind for c in chunks])
-    cubes = np.concatenate([c.cube for c in chunks])
-    out = stats.summarize(points)
-
-    def side(s: int) -> dict:
-        won = s * points > 0
-        return {
-            "win_rate": float(won.mean()),
-            "gammon_rate": float((won & (kind >= 2)).mean()),
-            "backgammon_rate": float((won & (kind >= 3)).mean()),
-            "won_by_pass_rate": float((won & (kind == 0)).mean()),
-        }
-
-    counts = np.sum([c.counts for c in chunks], axis=0)
-    return {
-        **out,
-        "stats_a": side(1),
-        "stats_b": side(-1),
-        "cube_actions": _actions(counts),
-        "mean_final_cube": float(cubes.mean()),
-        "max_cube": int(cubes.max()),
-        "mean_plies": float(np.concatenate([c.plies for c in chunks]).mean()),
-    }
-
-
-def summarize_matches(chunks: list[CubefulChunk]) -> dict:
-    """Statistics of a pairing's matches: A's match-win rate with its 95% Wilson interval (:func:`bgbot.arena.stats.
-    summarize_wins`: ``ci_low``, ``ci_high``, repeated as ``wilson_low``, ``wilson_high``), games per match, cube
-    actions, mean cube value of the games played."""
-    won = np.concatenate([c.points_a for c in chunks]) > 0
-    games = np.concatenate([c.games for c in chunks])
-    cubes = [v for c in chunks for g in c.game_cubes for v in g]
-    counts = np.sum([c.counts for c in chunks], axis=0)
-    return {
-        **stats.summarize_wins(won),
-        "games_played": int(games.sum()),
-        "mean_games_per_match": float(games.mean()),
-        "cube_actions": _actions(counts),
-        "mean_cube": float(np.mean(cubes)),
-        "max_cube": int(max(cubes)),
-        "final_scores": np.concatenate([c.score for c in chunks]).tolist(),
-    }

@@ -23,15 +23,23 @@ slots from the starting position or from any given positions and seats (rollouts
    hashes in tournaments, a generator in self-play, a fixed sequence in a rollout).
 3. *Choose and apply*: each player's :meth:`choose` is called once with all its games (batched; it generates the
    plays with the vectorised move generator and returns the chosen afterstates, opponent on roll).
+   With a :class:`CubePhase` whose rules make the cube or the score matter to checker play (match play, or
+   backgammons counted as gammons), a player that has ``choose_at`` gets each game's cube and match as
+   ``(CubeState, MatchState)`` seen by the mover (:meth:`bgbot.arena.players.Player.choose_at`).
 4. *Game over and score*: :func:`bgbot.rules.board.game_result` of each afterstate; a finished game scores 1, 2 or 3
-   (single, gammon, backgammon) times the cube value (money with the Jacoby rule: single while the cube is centred).
+   (single, gammon, backgammon) times the cube value (money with the Jacoby rule: single while the cube is centred,
+   which an automatic double leaves it; with ``backgammons`` off a backgammon scores as a gammon).
+
+**The opening** (:func:`start_games`): each seat rolls one die, ties are rolled again; with automatic doubles
+(:attr:`CubeRules.auto_doubles` N, money only) each tie doubles the centred cube, at most N times a game, as GNU
+Backgammon's ``set automatic doubles N`` does. The cube stays centred and nobody owns it.
 
 Ended games are reported to ``on_end`` at once (after the cube phase for passes, after the move for played-out
 games), so a caller can restart a slot and the new game plays in the same call, and in the returned :class:`Ply`.
 
-Not implemented, and not blocked: automatic doubles (set the cube in :meth:`Table.start`), chouettes (more players,
-``Table.seats`` says who sits where), match-aware checker play (a chooser may read the :class:`Table`'s cube and the
-caller's score; pass it to the player's constructor).
+A chouette (:mod:`bgbot.arena.chouette`) drives :func:`play_ply` with a :class:`CubePhase` that never doubles (its
+rules still score the games and reach checker play) and keeps each team member's cube on top, deciding with
+:func:`wants_double` and :func:`takes`.
 """
 
 from __future__ import annotations
@@ -46,11 +54,12 @@ from bgbot.cube import decision as cubemod
 from bgbot.cube.janowski import MatchScore, emg_from_mwc, match_cubeful_mwc, money_cubeful
 from bgbot.cube.met import kazaross_xg2
 from bgbot.errors import BgbotError
-from bgbot.evaluation.classes import cube_efficiency
+from bgbot.evaluation.classes import cube_efficiencies
 from bgbot.formats import matfile
 from bgbot.rules.board import game_result, starting_position
-from bgbot.rules.dice import opening_dice, pair_dice
+from bgbot.rules.dice import opening_tries, pair_dice
 from bgbot.rules.outcomes import check_probabilities
+from bgbot.rules.state import CubeState, MatchState
 
 __all__ = [
     "EngineError",
@@ -59,8 +68,12 @@ __all__ = [
     "Table",
     "Ply",
     "play_ply",
+    "start_games",
     "cube_values",
     "offers_double",
+    "wants_double",
+    "takes",
+    "game_value",
     "efficiencies",
     "DuplicateDice",
     "GAME_KEY",
@@ -88,13 +101,22 @@ holds the ended game's cube, position and record; the callback may :meth:`Table.
 
 @dataclass(frozen=True)
 class CubeRules:
-    """How cubeful games are played: ``match_length`` 0 = money session, else matches to that many points;
-    ``jacoby`` (money only): gammons count single while the cube is centred."""
+    """How games are played and scored: ``match_length`` 0 = money session, else matches to that many points;
+    ``jacoby`` (money only): gammons count single while the cube is centred; ``backgammons`` False: a backgammon
+    scores as a gammon (``--backgammon-value 2``); ``auto_doubles`` (money only) N: the most automatic doubles a game
+    may have (0 = off)."""
 
     match_length: int = 0
     jacoby: bool = True
+    backgammons: bool = True
+    auto_doubles: int = 0
 
     def __post_init__(self) -> None:
+        n = self.auto_doubles
+        if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
+            raise EngineError(f"automatic doubles must be an integer >= 0 (0 = off), got {n!r}")
+        if n > MAX_AUTO_DOUBLES:
+            raise EngineError(f"automatic doubles must be at most {MAX_AUTO_DOUBLES} (a cube of 2**{n}), got {n}")
         if (
             not isinstance(self.match_length, (int, np.integer))
             or isinstance(self.match_length, bool)
@@ -107,23 +129,66 @@ class CubeRules:
                 f"({kazaross_xg2().max_length} points)"
             )
 
+        if n and self.match_length:
+            raise EngineError("automatic doubles apply in money play only, not in matches")
+
     @property
     def is_money(self) -> bool:
         return self.match_length == 0
+
+    @property
+    def backgammon_value(self) -> int:
+        """What a backgammon scores, in cubes: 3, or 2 when backgammons count as gammons."""
+        return 3 if self.backgammons else 2
+
+    def opening_cube(self, ties: np.ndarray) -> np.ndarray:
+        """The starting cube value after ``ties`` ``(K,)`` tied opening rolls: ``2 ** min(ties, auto_doubles)``."""
+        return (1 << np.minimum(np.asarray(ties, dtype=np.int64), self.auto_doubles)).astype(np.int64)
+
+    def match_state(self, score: tuple[int, int] = (0, 0), crawford: bool = False) -> MatchState:
+        """These rules as a :class:`bgbot.rules.state.MatchState` at ``score`` (side on roll first)."""
+        if self.is_money:
+            return MatchState(0, jacoby=self.jacoby, backgammons=self.backgammons, automatic_doubles=self.auto_doubles)
+        return MatchState(self.match_length, score, crawford, jacoby=False, backgammons=self.backgammons)
+
+
+MAX_AUTO_DOUBLES = 20
+"""The most automatic doubles a game may have (a starting cube of 2**20 is already past any real game)."""
 
 
 @dataclass
 class CubePhase:
     """The cube phase's settings and match state: ``rules``; in match play ``score`` ``(G, 2)`` int64 points by seat
-    and ``crawford`` ``(G,)`` bool (the current game is the Crawford game), kept up to date by the caller;
-    ``first_ply``: see below."""
+    and ``crawford`` ``(G,)`` bool (the current game is the Crawford game), kept up to date by the caller.
+    ``doubling`` False: nobody may double (cubeless games scored by ``rules``, e.g. backgammons as gammons).
+    ``first_ply``: cube actions also before a game's first ply (games started from a given position, as in a rollout
+    of a play); by default there is none before the opening roll."""
 
     rules: CubeRules
     score: np.ndarray | None = None
     crawford: np.ndarray | None = None
+    doubling: bool = True
     first_ply: bool = False
-    """Cube actions also before a game's first ply (games started from a given position, as in a rollout of a
-    play); by default there is none before the opening roll."""
+
+    def states(self, table: Table, idx: np.ndarray) -> list[tuple[CubeState, MatchState]]:
+        """Each slot's cube and match seen by the side on roll, ``len(idx)`` pairs (for match-aware checker play)."""
+        out = []
+        for g in np.asarray(idx, dtype=np.int64):
+            s = int(table.seat[g])
+            o = int(table.owner[g])
+            cube = CubeState(int(table.cube[g]), "centre" if o < 0 else "me" if o == s else "opponent")
+            if self.rules.is_money:
+                out.append((cube, self.rules.match_state()))
+            else:
+                assert self.score is not None and self.crawford is not None
+                score = (int(self.score[g, s]), int(self.score[g, 1 - s]))
+                out.append((cube, self.rules.match_state(score, bool(self.crawford[g]))))
+        return out
+
+    @property
+    def checker_play_needs_state(self) -> bool:
+        """Checker play depends on the cube and score: match play, or backgammons counted as gammons."""
+        return not self.rules.is_money or not self.rules.backgammons
 
 
 @dataclass
@@ -158,10 +223,15 @@ class Table:
         )
 
     def start(
-        self, idx: np.ndarray, seat: np.ndarray | int = 0, positions: np.ndarray | None = None, cube: int = 1
+        self,
+        idx: np.ndarray,
+        seat: np.ndarray | int = 0,
+        positions: np.ndarray | None = None,
+        cube: np.ndarray | int = 1,
     ) -> None:
         """Start new games in slots ``idx`` ``(K,)``: ``positions`` ``(K, 26)`` (default the starting position) with
-        ``seat`` ``(K,)`` on roll, no plies played, the cube at ``cube`` and centred, an empty record."""
+        ``seat`` ``(K,)`` on roll, no plies played, the cube at ``cube`` (scalar or ``(K,)``) and centred, an empty
+        record."""
         idx = np.asarray(idx, dtype=np.int64)
         if len(idx) == 0:
             return
@@ -244,7 +314,7 @@ def play_ply(
             on_end(table, idx, winner_seat, pts, kind)
 
     doubled, doubler, taken = _EMPTY_I, _EMPTY_I, np.zeros(0, dtype=bool)
-    if cube is not None:
+    if cube is not None and cube.doubling:
         doubled, doubler, taken = _cube_phase(table, players, cube, end)
 
     idx = np.flatnonzero(table.active)
@@ -254,10 +324,16 @@ def play_ply(
     before = table.positions[idx]
     after = np.empty_like(before)
     mover = table.seats[idx, table.seat[idx]]
+    with_state = cube is not None and cube.checker_play_needs_state
     for p in range(len(players)):
         m = mover == p
         if m.any():
-            after[m] = players[p].choose(before[m], dice[m])
+            choose_at = getattr(players[p], "choose_at", None) if with_state else None
+            if choose_at is not None:
+                assert cube is not None
+                after[m] = choose_at(before[m], dice[m], cube.states(table, idx[m]))
+            else:
+                after[m] = players[p].choose(before[m], dice[m])
     if table.log is not None:
         for j, g in enumerate(idx):
             steps = matfile.play_steps(before[j], dice[j], after[j])
@@ -270,8 +346,8 @@ def play_ply(
     done = result != 0
     d_idx = idx[done]
     value = result[done].astype(np.int64)
-    if cube is not None and cube.rules.is_money and cube.rules.jacoby:
-        value = np.where(table.owner[d_idx] == -1, 1, value)
+    if cube is not None:
+        value = game_value(value, table.owner[d_idx], cube.rules)
     end(d_idx, mover_seat[done], value * table.cube[d_idx], result[done])
 
     def cat(parts: list, dtype) -> np.ndarray:
@@ -321,16 +397,10 @@ def _cube_phase(
     doubled = np.zeros(len(idx), dtype=bool)
     for p in range(len(players)):
         m = roller == p
-        if not m.any():
-            continue
-        probs = players[p].probabilities(table.positions[idx[m]])
-        if probs is None:
-            continue
-        q = check_probabilities(probs, repair=True)
-        vals = cube_values(
-            q, own[m], efficiencies(table.positions[idx[m]]), rules, None if away is None else away[m], cube[idx[m]]
-        )
-        doubled[m] = offers_double(vals, q, own[m], rules)
+        if m.any():
+            doubled[m] = wants_double(
+                players[p], table.positions[idx[m]], own[m], rules, None if away is None else away[m], cube[idx[m]]
+            )
     d_idx = idx[doubled]
     if len(d_idx) == 0:
         return _EMPTY_I, _EMPTY_I, np.zeros(0, dtype=bool)
@@ -339,21 +409,15 @@ def _cube_phase(
     take = np.ones(len(d_idx), dtype=bool)
     for p in range(len(players)):
         m = taker == p
-        if not m.any():
-            continue
-        probs = players[p].probabilities(table.positions[d_idx[m]])
-        if probs is None:
-            continue
-        q = check_probabilities(probs, repair=True)
-        vals = cube_values(
-            q,
-            (owner[d_idx[m]] == seat[d_idx[m]]).astype(np.int64),
-            efficiencies(table.positions[d_idx[m]]),
-            rules,
-            None if away is None else away[doubled][m],
-            cube[d_idx[m]],
-        )
-        take[m] = vals[:, 1] <= vals[:, 2]
+        if m.any():
+            take[m] = takes(
+                players[p],
+                table.positions[d_idx[m]],
+                (owner[d_idx[m]] == seat[d_idx[m]]).astype(np.int64),
+                rules,
+                None if away is None else away[doubled][m],
+                cube[d_idx[m]],
+            )
     if table.log is not None:
         for j, g in enumerate(d_idx):
             table.log[g].append(matfile.CubeAction(int(d_player[j]), "double", int(2 * cube[g])))
@@ -366,9 +430,93 @@ def _cube_phase(
     return d_idx, d_player, take
 
 
+def game_value(kind: np.ndarray, owner: np.ndarray, rules: CubeRules) -> np.ndarray:
+    """What games played out to ``kind`` ``(K,)`` (1..3 single, gammon, backgammon) score, in cubes, ``(K,)`` int64:
+    a backgammon 2 when backgammons count as gammons; in money play with the Jacoby rule 1 while the cube is centred
+    (``owner`` ``(K,)`` -1), however high automatic doubles have put it."""
+    value = np.minimum(np.asarray(kind, dtype=np.int64), rules.backgammon_value)
+    if rules.is_money and rules.jacoby:
+        value = np.where(np.asarray(owner) == -1, 1, value)
+    return value
+
+
+def start_games(
+    table: Table, idx: np.ndarray, tries: np.ndarray, rules: CubeRules | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Start games in slots ``idx`` ``(K,)`` from the starting position by their opening rolls (module docstring).
+
+    Args:
+        table: the games; slots ``idx`` are (re)started.
+        idx: ``(K,)`` slots.
+        tries: ``(K, T, 2)`` one die per seat per try (``[..., 0]`` seat 0's); each row needs an unequal try.
+        rules: automatic doubles (``None``: none).
+
+    Returns:
+        ``(dice, cube)``: ``(K, 2)`` int8 the opening dice (seat 0's die first; the higher die's seat is on roll) and
+        ``(K,)`` int64 the starting cube values.
+
+    Raises:
+        EngineError: a row of ties only.
+    """
+    tries = np.asarray(tries, dtype=np.int8).reshape(len(idx), -1, 2)
+    unequal = tries[..., 0] != tries[..., 1]
+    if len(idx) and not unequal.any(axis=1).all():
+        raise EngineError("an opening needs a try with unequal dice (ties are rolled again)")
+    ties = np.argmax(unequal, axis=1)
+    dice = tries[np.arange(len(tries)), ties]
+    cube = np.ones(len(idx), dtype=np.int64) if rules is None else rules.opening_cube(ties)
+    table.start(idx, seat=(dice[:, 1] > dice[:, 0]).astype(np.int64), cube=cube)
+    return dice, cube
+
+
+def _values(player, positions: np.ndarray, own: np.ndarray, rules: CubeRules, away, cube):
+    """(cube_values, probabilities) from ``player``'s view of ``positions`` (side on roll), or None."""
+    probs = player.probabilities(positions)
+    if probs is None:
+        return None
+    q = check_probabilities(probs, rules.backgammons, repair=True)
+    return cube_values(q, own, efficiencies(positions), rules, away, cube), q
+
+
+def wants_double(
+    player,
+    positions: np.ndarray,
+    own: np.ndarray,
+    rules: CubeRules,
+    away: np.ndarray | None = None,
+    cube: np.ndarray | None = None,
+) -> np.ndarray:
+    """Whether ``player``, on roll in ``positions`` ``(K, 26)``, doubles: :func:`offers_double` of its own
+    probabilities (``None`` from the player: never) -> ``(K,)`` bool. ``own`` ``(K,)`` 1 where it owns the cube, 0
+    centred; ``away``, ``cube`` as :func:`cube_values` (match play)."""
+    got = _values(player, positions, own, rules, away, cube)
+    if got is None:
+        return np.zeros(len(positions), dtype=bool)
+    vals, q = got
+    return offers_double(vals, q, own, rules)
+
+
+def takes(
+    player,
+    positions: np.ndarray,
+    own: np.ndarray,
+    rules: CubeRules,
+    away: np.ndarray | None = None,
+    cube: np.ndarray | None = None,
+) -> np.ndarray:
+    """Whether ``player`` takes a double offered in ``positions`` ``(K, 26)`` (the doubler on roll; ``own`` whether
+    the doubler owned the cube): Double/Take <= Double/Pass for the doubler in ``player``'s own probabilities (``None``
+    from the player: always takes) -> ``(K,)`` bool."""
+    got = _values(player, positions, own, rules, away, cube)
+    if got is None:
+        return np.ones(len(positions), dtype=bool)
+    vals, _ = got
+    return vals[:, 1] <= vals[:, 2]
+
+
 def efficiencies(positions: np.ndarray) -> np.ndarray:
-    """:func:`bgbot.evaluation.classes.cube_efficiency` of each position ``(N, 26)`` -> ``(N,)`` float64."""
-    return np.array([cube_efficiency(p) for p in positions], dtype=np.float64)
+    """:func:`bgbot.evaluation.classes.cube_efficiency` of each position ``(N, 26)`` -> ``(N,)`` float64 (batched)."""
+    return cube_efficiencies(positions)
 
 
 def cube_values(
@@ -441,30 +589,33 @@ GAME_KEY = 1 << 24
 
 class DuplicateDice:
     """The tournaments' dice stream, a :data:`Roll`: slot ``g`` plays duplicate pair ``pair[g]`` of a pairing; its
-    ``k``-th game (a match has several) rolls :func:`bgbot.rules.dice.opening_dice` then
+    ``k``-th game (a match has several) rolls :func:`bgbot.rules.dice.opening_tries` (:func:`start_games`) then
     :func:`bgbot.rules.dice.pair_dice` under the pairing key ``pairing + k * GAME_KEY``, so the dice depend only on
     ``(seed, pairing, pair, game, turn)``, never on the batch or the worker.
 
     Args:
         seed, pairing: the tournament's seed and the pairing number.
         pair: ``(G,)`` the duplicate pair of each slot (both slots of a pair get the same dice).
+        rules: automatic doubles from the opening's ties (``None``: none).
     """
 
-    def __init__(self, seed: int, pairing: int, pair: np.ndarray) -> None:
+    def __init__(self, seed: int, pairing: int, pair: np.ndarray, rules: CubeRules | None = None) -> None:
         self.seed = seed
         self.pairing = pairing
         self.pair = np.asarray(pair, dtype=np.int64)
+        self.rules = rules
         self.game_no = np.zeros(len(self.pair), dtype=np.int64)
         self.opening = np.zeros((len(self.pair), 2), dtype=np.int8)
+        self.start_cube = np.ones(len(self.pair), dtype=np.int64)
 
     def start(self, table: Table, idx: np.ndarray) -> None:
-        """Start game ``game_no[idx]`` in slots ``idx`` from the starting position, the higher opening die on roll
-        (seat 0 rolls ``opening[:, 0]``)."""
+        """Start game ``game_no[idx]`` in slots ``idx`` from the starting position (:func:`start_games`), the higher
+        opening die on roll (seat 0 rolls ``opening[:, 0]``); ``start_cube[idx]`` the cube automatic doubles left."""
         if len(idx) == 0:
             return
         key = (self.pairing + self.game_no[idx] * GAME_KEY)[:, None]
-        self.opening[idx] = opening_dice(self.seed, key, self.pair[idx])
-        table.start(idx, seat=(self.opening[idx, 1] > self.opening[idx, 0]).astype(np.int64))
+        tries = opening_tries(self.seed, key, self.pair[idx])
+        self.opening[idx], self.start_cube[idx] = start_games(table, idx, tries, self.rules)
 
     def __call__(self, table: Table, idx: np.ndarray) -> np.ndarray:
         turn = table.turn[idx]

@@ -5,7 +5,10 @@ A player maps positions and dice to its chosen plays, for every game in flight a
     player.choose(positions (N, 26) int8, dice (N, 2) int8) -> afterstates (N, 26) int8
 
 Positions are from the side on roll (:mod:`bgbot.rules.board`); the returned afterstates are already flipped (the opponent on
-roll), exactly the rows of :func:`bgbot.rules.movegen.generate_plays` the player picked. Checker play is cubeless.
+roll), exactly the rows of :func:`bgbot.rules.movegen.generate_plays` the player picked. Checker play is cubeless
+money play, except through :meth:`Player.choose_at`, which the engine calls with each game's cube and match where
+they matter: a net player then ranks plays by match winning chance at a match score (as ``bgbot move`` does, through
+the same :func:`bgbot.cube.decision.play_values`) and counts backgammons as the rules do.
 
 For cubeful games (:mod:`bgbot.arena.cubeful`) a player also offers its cubeless view of positions before the roll::
 
@@ -22,16 +25,21 @@ Backgammon's nets through the optional ``gnubg-nn`` package), ``random`` (unifor
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from bgbot.cube.decision import play_values
 from bgbot.errors import BgbotError
 from bgbot.evaluation import pubeval, search
+from bgbot.evaluation.classes import cube_efficiencies
 from bgbot.evaluation.evaluator import best_plays, position_probabilities
+from bgbot.evaluation.selection import segment_argmax
 from bgbot.rules.board import apply_steps, flip
 from bgbot.rules.dice import hash_words
 from bgbot.rules.movegen import Plays, generate_plays, position_keys
+from bgbot.rules.state import CubeState, MatchState
 
 __all__ = [
     "apply_steps",
@@ -64,6 +72,12 @@ class Player:
         for cube decisions; ``None``: this player never doubles and always takes."""
         return None
 
+    def choose_at(self, positions: np.ndarray, dice: np.ndarray, states: Sequence[tuple[CubeState, MatchState]]):
+        """:meth:`choose` knowing each game's cube and match (``len(positions)`` pairs seen by the mover): what the
+        engine calls in match play and where backgammons count as gammons. The base class ignores them (pubeval,
+        random and gnubg play cubeless money); :class:`NetPlayer` ranks by :func:`bgbot.cube.decision.play_values`."""
+        return self.choose(positions, dice)
+
 
 def _pick(plays: Plays, chosen: np.ndarray) -> np.ndarray:
     """The afterstate rows ``chosen`` ``(N,)`` of ``plays`` -> ``(N, 26)`` int8."""
@@ -84,6 +98,24 @@ class NetPlayer(Player):
         else:
             plays, chosen = search.choose(self.evaluator, positions, dice, self.plies)
         return _pick(plays, chosen)
+
+    def choose_at(self, positions, dice, states):
+        """The best play by :func:`bgbot.cube.decision.play_values` at each game's cube and match (the match
+        winning chance at a match score, as ``bgbot move`` ranks them; money equity with backgammons as the rules
+        count them), at this player's lookahead (plays the move filter drops are never chosen)."""
+        plays, probs, searched = search.ranked_values(self.evaluator, positions, dice, self.plies)
+        values = np.full(len(plays), -np.inf)  # (M,)
+        index: dict = {}
+        codes = np.array([index.setdefault(s, len(index)) for s in states], dtype=np.int64)  # (N,) distinct states
+        keys = codes[plays.parent]  # (M,) the state of each play
+        for k in range(len(index)):
+            rows = np.flatnonzero((keys == k) & searched)
+            if len(rows) == 0:
+                continue
+            cube, match = states[int(plays.parent[rows[0]])]
+            x = 0.0 if match.is_money else cube_efficiencies(plays.afterstates[rows])
+            values[rows] = play_values(probs[rows], x, cube, match)
+        return _pick(plays, segment_argmax(values, plays.parent))
 
     def probabilities(self, positions):
         """0-ply probabilities (:func:`bgbot.evaluation.evaluator.position_probabilities`), ``(N, 5)`` float32."""

@@ -14,7 +14,8 @@ def format_table(results: dict) -> str:
 
     Cubeless: ppg of A with its 95% CI, win, gammon and backgammon rates of each side (fractions of all games).
     Cubeful money: ppg with its CI, win and gammon rates, cube actions (D/T/P = doubles offered, takes, passes) and the
-    mean final cube. Matches: match-win rate of A with its 95% Wilson interval, games per match, cube actions, mean
+    mean final cube, and with automatic doubles the share of games that started at each cube value (95% Wilson
+    interval over duplicate pairs). Matches: match-win rate of A with its 95% Wilson interval, games per match, cube actions, mean
     cube. Ranking: each player's value with its 95% interval (:func:`bgbot.arena.stats.ranking`).
     """
     cube = results.get("cube")
@@ -38,6 +39,10 @@ def format_table(results: dict) -> str:
             f"{'on' if cube['jacoby'] else 'off'}); {speed}"
         )
         head = f"{'ppg(A)':>7}  {'95% CI':>18}  {'winA':>6}  {'gamA':>6}  {'gamB':>6}  {dtp}  {'cube':>5}"
+    if cube is not None and not match and cube.get("auto_doubles"):
+        title += f"; automatic doubles: at most {cube['auto_doubles']} a game (Jacoby applies until a player doubles)"
+    if results.get("backgammon_value", 3) == 2:
+        title += "; backgammons count as gammons"
     lines = [title, "", f"{'A':<{w}}  {'B':<{w}}  {head}"]
     for r in results["pairings"]:
         names = f"{r['a']:<{w}}  {r['b']:<{w}}  "
@@ -62,6 +67,14 @@ def format_table(results: dict) -> str:
                 f"  {_dtp(ca):>8}  {_dtp(cb):>8}  {r['mean_final_cube']:5.2f}"
             )
         lines.append(names + cols)
+    if cube is not None and not match and cube.get("auto_doubles"):
+        lines += ["", "Starting cube (automatic doubles): share of games, 95% CI over duplicate pairs"]
+        for r in results["pairings"]:
+            shares = "  ".join(
+                f"{v}: {c['share']:6.2%} [{c['ci_low']:6.2%}, {c['ci_high']:6.2%}] ({c['games']} games)"
+                for v, c in r["starting_cubes"].items()
+            )
+            lines.append(f"{r['a']:<{w}}  {r['b']:<{w}}  {shares}")
     if cube is not None:
         note = "mean cube value of the games played" if match else "mean final cube value"
         lines += ["", f"D/T/P = doubles offered / takes / passes by that player; cube = {note}"]

@@ -19,9 +19,20 @@ import math
 import numpy as np
 from scipy import stats
 
+from bgbot.arena.cubeful import A_DOUBLES, A_PASSES, A_TAKES
 from bgbot.errors import BgbotError
 
-__all__ = ["StatsError", "t_interval", "wilson", "summarize", "summarize_wins", "ranking", "CONFIDENCE"]
+__all__ = [
+    "StatsError",
+    "t_interval",
+    "wilson",
+    "summarize",
+    "summarize_wins",
+    "summarize_money",
+    "summarize_matches",
+    "ranking",
+    "CONFIDENCE",
+]
 
 CONFIDENCE = 0.95
 """Level of every interval the arena reports."""
@@ -43,7 +54,7 @@ def t_interval(samples: np.ndarray, confidence: float = CONFIDENCE) -> dict:
 
     >>> r = t_interval(np.array([1.0, 0.0, -1.0, 0.0]))
     >>> round(r["mean"], 6), round(r["stderr"], 6), round(r["ci_half_width"], 6)
-    (0.0, 0.408248, 1.299213)
+    (0.0, 0.408248, 1.299228)
     """
     x = np.asarray(samples, dtype=np.float64).ravel()
     n = len(x)
@@ -188,3 +199,84 @@ def ranking(names: list[str], pairings: list[tuple[int, int]], rows: list[dict],
             }
         )
     return sorted(out, key=lambda r: -r["value"])
+
+
+# -- cubeful sessions and matches (from bgbot.arena.cubeful's chunks) -----------------------------------------
+
+
+def _actions(counts: np.ndarray) -> dict:
+    """``(2, 3)`` counts -> ``{"a": {"doubles", "takes", "passes"}, "b": {...}}``."""
+    return {
+        s: {"doubles": int(counts[r, A_DOUBLES]), "takes": int(counts[r, A_TAKES]), "passes": int(counts[r, A_PASSES])}
+        for r, s in ((0, "a"), (1, "b"))
+    }
+
+
+def summarize_money(chunks: list) -> dict:
+    """Statistics of a pairing's cubeful money games (:class:`bgbot.arena.cubeful.CubefulChunk` list): :func:`summarize`'s ppg and 95% t-interval
+    over duplicate pairs (points include the cube), each side's win / gammon / backgammon rates (games played out to
+    a gammon or backgammon, whatever the cube) and pass-win rate, the cube actions of each player, the mean final
+    cube value and the distribution of starting cubes (:func:`starting_cubes`, automatic doubles)."""
+    points = np.concatenate([c.points_a for c in chunks])
+    kind = np.concatenate([c.kind for c in chunks])
+    cubes = np.concatenate([c.cube for c in chunks])
+    out = summarize(points)
+
+    def side(s: int) -> dict:
+        won = s * points > 0
+        return {
+            "win_rate": float(won.mean()),
+            "gammon_rate": float((won & (kind >= 2)).mean()),
+            "backgammon_rate": float((won & (kind >= 3)).mean()),
+            "won_by_pass_rate": float((won & (kind == 0)).mean()),
+        }
+
+    counts = np.sum([c.counts for c in chunks], axis=0)
+    return {
+        **out,
+        "starting_cubes": starting_cubes(np.concatenate([c.start_cube for c in chunks])),
+        "stats_a": side(1),
+        "stats_b": side(-1),
+        "cube_actions": _actions(counts),
+        "mean_final_cube": float(cubes.mean()),
+        "max_cube": int(cubes.max()),
+        "mean_plies": float(np.concatenate([c.plies for c in chunks]).mean()),
+    }
+
+
+def starting_cubes(start_cube: np.ndarray) -> dict:
+    """The distribution of starting cube values of duplicate games ``(2P,)`` (pairs adjacent; both games of a pair
+    share the opening roll, so the pairs are the samples): ``{value: {"games", "share", "ci_low", "ci_high"}}`` with
+    the share's 95% Wilson interval over pairs (:func:`wilson`). With one automatic double allowed the share at 2
+    should be 1/6 (the chance of a tied opening roll)."""
+    pairs = np.asarray(start_cube)[0::2]
+    out = {}
+    for v in np.unique(start_cube):
+        k = int((pairs == v).sum())
+        low, high = wilson(k, len(pairs))
+        out[str(int(v))] = {
+            "games": int((start_cube == v).sum()),
+            "share": k / len(pairs),
+            "ci_low": low,
+            "ci_high": high,
+        }
+    return out
+
+
+def summarize_matches(chunks: list) -> dict:
+    """Statistics of a pairing's matches: A's match-win rate with its 95% Wilson interval (:func:`bgbot.arena.stats.
+    summarize_wins`: ``ci_low``, ``ci_high``, repeated as ``wilson_low``, ``wilson_high``), games per match, cube
+    actions, mean cube value of the games played."""
+    won = np.concatenate([c.points_a for c in chunks]) > 0
+    games = np.concatenate([c.games for c in chunks])
+    cubes = [v for c in chunks for g in c.game_cubes for v in g]
+    counts = np.sum([c.counts for c in chunks], axis=0)
+    return {
+        **summarize_wins(won),
+        "games_played": int(games.sum()),
+        "mean_games_per_match": float(games.mean()),
+        "cube_actions": _actions(counts),
+        "mean_cube": float(np.mean(cubes)),
+        "max_cube": int(max(cubes)),
+        "final_scores": np.concatenate([c.score for c in chunks]).tolist(),
+    }

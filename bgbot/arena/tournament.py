@@ -8,7 +8,8 @@ opening play is never a double; seat 0's die stays with seat 0, so the opening r
 the other, and every later roll one player got in the first game the other gets in the second. A pair of equal players
 sums to exactly 0 (tests/test_tournament.py checks pubeval against itself).
 
-**Scoring.** Cubeless money: 1 point a single game, 2 a gammon, 3 a backgammon. Points per game (ppg) of A is the mean
+**Scoring.** Cubeless money: 1 point a single game, 2 a gammon, 3 a backgammon (2 with ``backgammon_value`` 2,
+backgammons counted as gammons). Points per game (ppg) of A is the mean
 over pairs of (A's points in both games) / 2, with a 95% Student-t interval over the pair means: the two games of a
 pair are strongly (negatively) correlated, so the pairs, not the games, are the independent samples.
 
@@ -22,31 +23,56 @@ player for every game where it is on roll. A chunk whose worker dies is replayed
 from __future__ import annotations
 
 import multiprocessing
-import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from bgbot.arena import cubeful, stats
-from bgbot.arena.engine import DuplicateDice, EngineError, Table, play_ply
-from bgbot.arena.players import Player, display_name, make_player
-from bgbot.errors import BgbotError
+from bgbot.arena.chunks import (
+    CRASH_ENV,
+    MAX_PLIES,
+    Chunk,
+    ChunkResult,
+    TournamentError,
+    _player,
+    play_games,
+    run_chunk,
+    worker_init,
+)
+from bgbot.arena.engine import CubeRules
+from bgbot.arena.players import Player, display_name
+from bgbot.arena.report import format_table
 from bgbot.formats import matfile
+
+__all__ = [
+    "CHUNK_PAIRS",
+    "CRASH_ENV",
+    "MAX_PLIES",
+    "MAX_GAMES",
+    "MIN_GAMES",
+    "MAX_SEED",
+    "MAX_WORKERS",
+    "TournamentError",
+    "OutputError",
+    "ChunkResult",
+    "play_games",
+    "check_settings",
+    "run",
+    "play",
+    "write_files",
+    "format_table",
+]
 
 CHUNK_PAIRS = 250
 """Duplicate pairs (2 games each) per work unit."""
 MAX_ATTEMPTS = 3
 """How often a chunk is started before a dying worker is reported as an error."""
-MAX_PLIES = 5000
-"""A game longer than this is a bug in a player or the rules (real games last about 60 plies)."""
 MAX_GAMES = 10_000_000
 """Most games (or matches) per pairing: results are held in memory (about 40 bytes a game), and at a few hundred games
 a second this is already days of play; more is refused up front."""
@@ -57,124 +83,6 @@ MAX_SEED = 2**63 - 1
 """Seeds are 0 .. 2**63 - 1 (they are hashed as 64-bit words)."""
 MAX_WORKERS = 1024
 """Most worker processes."""
-CRASH_ENV = "BGBOT_TEST_CRASH_ONCE"
-"""Test hook: when this names a file that does not exist, the first pool worker to start a chunk creates it and
-exits abruptly (``os._exit``), as a killed worker would."""
-
-
-class TournamentError(BgbotError):
-    """A tournament that cannot run: fewer than two players, an odd or out-of-range game count, a seed or worker
-    count out of range, a chunk that kept dying."""
-
-
-# -- one chunk of games -------------------------------------------------------------------------------------------
-
-
-@dataclass
-class ChunkResult:
-    """Outcome of the games of pairs ``start .. stop - 1`` of one pairing.
-
-    ``points_a`` ``(2 * P,)`` int8: A's points in each game (game ``2k`` A in seat 0, ``2k + 1`` B in seat 0);
-    ``plies`` ``(2 * P,)`` int32; ``final`` ``(2 * P, 26)`` int8 each game's last position, seen by the loser (the
-    side that would be on roll); ``games_mat`` the games as :class:`bgbot.formats.matfile.Game` when recording, else empty.
-    """
-
-    pairing: int
-    start: int
-    stop: int
-    points_a: np.ndarray
-    plies: np.ndarray
-    final: np.ndarray
-    games_mat: list = field(default_factory=list)
-
-
-def play_games(
-    player_a: Player, player_b: Player, seed: int, pairing: int, start: int, stop: int, record: bool = False
-) -> ChunkResult:
-    """Play the duplicate pairs ``start .. stop - 1`` of a pairing, all games advancing together (each ply by
-    :func:`bgbot.arena.engine.play_ply`, dice by :class:`bgbot.arena.engine.DuplicateDice`).
-
-    Args:
-        player_a, player_b: the two players (``choose`` is called once per ply for each, batched).
-        seed, pairing: select the dice (see :func:`bgbot.rules.dice.pair_dice`).
-        start, stop: the pair range.
-        record: also return each game as a :class:`bgbot.formats.matfile.Game` (left column = A).
-
-    Raises:
-        TournamentError: a game ran past :data:`MAX_PLIES`.
-    """
-    pairs = np.arange(start, stop)
-    n = 2 * len(pairs)
-    a_seat = np.tile([0, 1], len(pairs))  # (G,) A sits in seat 0 in even games
-    table = Table.create(n, seats=np.column_stack([a_seat, 1 - a_seat]), record=record)
-    dice = DuplicateDice(seed, pairing, np.repeat(pairs, 2))
-    dice.start(table, np.arange(n))
-    points_a = np.zeros(n, dtype=np.int8)
-    games: list = [None] * n
-
-    def on_end(t: Table, idx: np.ndarray, winner_seat: np.ndarray, pts: np.ndarray, kind: np.ndarray) -> None:
-        a_won = t.seats[idx, winner_seat] == 0
-        points_a[idx] = np.where(a_won, pts, -pts)
-        if t.log is not None:
-            for j, g in enumerate(idx):
-                games[g] = matfile.Game(tuple(t.log[g]), 0 if a_won[j] else 1, int(pts[j]))
-
-    while table.active.any():
-        try:
-            play_ply(table, dice, (player_a, player_b), on_end=on_end, max_plies=MAX_PLIES)
-        except EngineError as e:
-            raise TournamentError(f"pairing {pairing}, pair range {start}..{stop}: {e}") from e
-    return ChunkResult(
-        pairing, start, stop, points_a, table.turn.astype(np.int32), table.positions, games if record else []
-    )
-
-
-# -- worker side --------------------------------------------------------------------------------------------------
-
-_PLAYERS: dict = {}
-
-
-def _player(spec, seed: int) -> Player:
-    """A player from a spec string (built once per process) or a ready :class:`Player`."""
-    if isinstance(spec, Player):
-        return spec
-    key = (spec, seed)
-    if key not in _PLAYERS:
-        _PLAYERS[key] = make_player(spec, seed=seed)
-    return _PLAYERS[key]
-
-
-def _worker_init() -> None:
-    """One torch thread and one BLAS thread per worker process: the workers are the parallelism. torch itself is not
-    imported here (seconds per worker): a worker imports it only when a net player is built (:func:`_one_thread`)."""
-    os.environ["OMP_NUM_THREADS"] = "1"
-    os.environ["MKL_NUM_THREADS"] = "1"
-    threadpool_limits(1, user_api="blas")
-
-
-def _one_thread() -> None:
-    """One torch thread in this worker, where torch was imported (by a net player)."""
-    torch = sys.modules.get("torch")
-    if torch is not None and torch.get_num_threads() != 1:
-        torch.set_num_threads(1)
-
-
-Chunk = ChunkResult | cubeful.CubefulChunk
-"""What a work unit returns: a cubeless :class:`ChunkResult` or a :class:`bgbot.arena.cubeful.CubefulChunk`."""
-
-
-def _run_chunk(task: tuple) -> Chunk:
-    spec_a, spec_b, seed, pairing, start, stop, record, rules = task
-    marker = os.environ.get(CRASH_ENV)
-    if marker and multiprocessing.parent_process() is not None and not os.path.exists(marker):
-        Path(marker).touch()
-        os._exit(17)
-    a, b = _player(spec_a, seed), _player(spec_b, seed)
-    if multiprocessing.parent_process() is not None:
-        _one_thread()
-    if rules is None:
-        return play_games(a, b, seed, pairing, start, stop, record)
-    return cubeful.play_games(a, b, seed, pairing, start, stop, rules, record, max_plies=MAX_PLIES)
 
 
 def _run_tasks(
@@ -196,14 +104,14 @@ def _run_tasks(
         if ray is not None:
             from bgbot.arena import distributed
 
-            return distributed.run_tasks(_run_chunk, tasks, ray=ray, on_result=done), 0
+            return distributed.run_tasks(run_chunk, tasks, ray=ray, on_result=done), 0
         if workers <= 1:
             import torch  # lazily: a tournament of pubeval and random players needs no torch
 
             threads = torch.get_num_threads()
             torch.set_num_threads(1)
             try:
-                return [done(_run_chunk(t)) for t in tasks], 0
+                return [done(run_chunk(t)) for t in tasks], 0
             finally:
                 torch.set_num_threads(threads)
         results: dict[int, Chunk] = {}
@@ -220,8 +128,8 @@ def _run_tasks(
                         f"pairs {t[4]}..{t[5]} of pairing {t[3]} failed {MAX_ATTEMPTS} times "
                         "(a worker process died each time)"
                     )
-            with ProcessPoolExecutor(min(workers, len(todo)), mp_context=ctx, initializer=_worker_init) as pool:
-                futures = {pool.submit(_run_chunk, tasks[i]): i for i in todo}
+            with ProcessPoolExecutor(min(workers, len(todo)), mp_context=ctx, initializer=worker_init) as pool:
+                futures = {pool.submit(run_chunk, tasks[i]): i for i in todo}
                 try:
                     for fut in as_completed(futures):
                         results[futures[fut]] = done(fut.result())
@@ -243,14 +151,23 @@ def _name(spec) -> str:
 
 
 def check_settings(
-    players: list, games: int, seed: int, workers: int, out_dir: str | Path | None, match_length: int = 0
+    players: list,
+    games: int,
+    seed: int,
+    workers: int,
+    out_dir: str | Path | None,
+    match_length: int = 0,
+    cube: bool = False,
+    auto_doubles: int = 0,
+    backgammon_value: int = 3,
 ) -> None:
     """Refuse settings a tournament cannot run with, before anything is played.
 
     Raises:
         TournamentError: fewer than two players; ``games`` not an even integer in :data:`MIN_GAMES` ..
             :data:`MAX_GAMES` (2 .. for matches); ``seed`` outside 0 .. :data:`MAX_SEED`; ``workers`` outside 1 .. :data:`MAX_WORKERS`;
-            an empty ``out_dir``; ``match_length`` not an integer >= 0.
+            an empty ``out_dir``; ``match_length`` not an integer >= 0; ``backgammon_value`` not 2 or 3;
+            ``auto_doubles`` not an integer >= 0, or > 0 in match play or without the cube.
     """
     if len(players) < 2:
         raise TournamentError(f"a tournament needs at least two players, got {players!r}")
@@ -277,6 +194,24 @@ def check_settings(
         raise TournamentError("the output directory is empty; give a directory name (or leave --out out)")
     if not is_int(match_length) or match_length < 0:
         raise TournamentError(f"the match length must be an integer >= 0 (0 = money play), got {match_length!r}")
+    check_variants(auto_doubles, backgammon_value, match_length)
+    if auto_doubles and not cube:
+        raise TournamentError("automatic doubles need the cube: add --cube (cubeful money games)")
+
+
+def check_variants(auto_doubles: int, backgammon_value: int, match_length: int = 0) -> None:
+    """Refuse a backgammon value other than 2 or 3, automatic doubles that are not an integer >= 0, and automatic
+    doubles in match play (they do not apply there), as :class:`TournamentError` (the chouette checks the same)."""
+    if not isinstance(backgammon_value, (int, np.integer)) or backgammon_value not in (2, 3):
+        raise TournamentError(
+            f"the backgammon value must be 3 (the standard) or 2 (backgammons count as gammons), got {backgammon_value!r}"
+        )
+    if not isinstance(auto_doubles, (int, np.integer)) or isinstance(auto_doubles, bool) or auto_doubles < 0:
+        raise TournamentError(
+            f"automatic doubles must be an integer >= 0 (0 = off, 1 = the usual), got {auto_doubles!r}"
+        )
+    if auto_doubles and match_length:
+        raise TournamentError("automatic doubles apply to money play only, not to matches (drop --auto-doubles)")
 
 
 class OutputError(TournamentError):
@@ -299,6 +234,8 @@ def run(
     match_length: int = 0,
     jacoby: bool = True,
     progress: bool = False,
+    auto_doubles: int = 0,
+    backgammon_value: int = 3,
     ray: str | None = None,
 ) -> dict:
     """Round robin of every pairing of ``players``, ``games`` duplicate games (or matches) each; then, with
@@ -308,7 +245,19 @@ def run(
         OutputError: files that could not be written (the results ride on the error); :func:`play`'s errors.
     """
     results, files = play(
-        players, games, seed, workers, out_dir, chunk_pairs, cube, match_length, jacoby, progress, ray
+        players,
+        games,
+        seed,
+        workers,
+        out_dir,
+        chunk_pairs,
+        cube,
+        match_length,
+        jacoby,
+        progress,
+        auto_doubles,
+        backgammon_value,
+        ray,
     )
     write_files(results, files)
     return results
@@ -325,6 +274,8 @@ def play(
     match_length: int = 0,
     jacoby: bool = True,
     progress: bool = False,
+    auto_doubles: int = 0,
+    backgammon_value: int = 3,
     ray: str | None = None,
 ) -> tuple[dict, list[tuple[Path, str]]]:
     """Round robin of every pairing of ``players``, ``games`` duplicate games (or matches) each, writing nothing.
@@ -345,20 +296,29 @@ def play(
         progress: show a tqdm progress bar on stderr.
         ray: run the chunks on Ray (an address or ``"local"``; :mod:`bgbot.arena.distributed`) instead of the
             process pool; the results are the same (apart from timing and the ``ray`` field).
+        auto_doubles: money games with the cube only: the most automatic doubles a game may have (an opening tie
+            doubles the centred cube), 0 = off.
+        backgammon_value: 3, or 2 (backgammons count as gammons: scoring, cube decisions, checker play).
 
     Returns:
         ``(results, files)``. ``results`` is a JSON-able dict: ``players`` (names), ``specs``, ``seed``, ``games``,
         ``pairings`` (one dict per pairing: ``a``, ``b``, :func:`bgbot.arena.stats.summarize`'s fields,
         ``mean_plies``, ``mat_file``), ``ranking`` (:func:`bgbot.arena.stats.ranking`), ``elapsed_s``,
         ``games_per_s``, ``worker_restarts``. Cubeful: also ``cube`` (the rules); each pairing has
-        :func:`bgbot.arena.cubeful.summarize_money`'s or :func:`bgbot.arena.cubeful.summarize_matches`' fields
+        :func:`bgbot.arena.stats.summarize_money`'s or :func:`bgbot.arena.stats.summarize_matches`' fields
         (match-win rate instead of ppg) and ranks by that value. ``files``: ``(path, text)`` of each ``.mat`` file.
 
     Raises:
         TournamentError: bad settings (:func:`check_settings`); :class:`bgbot.arena.players.PlayerSpecError`.
     """
-    check_settings(players, games, seed, workers, out_dir, match_length)
-    rules = cubeful.CubeRules(int(match_length), bool(jacoby)) if (cube or match_length) else None
+    check_settings(players, games, seed, workers, out_dir, match_length, cube, auto_doubles, backgammon_value)
+    doubling = bool(cube or match_length)
+    backgammons = backgammon_value == 3
+    rules: CubeRules | None = None
+    if doubling:
+        rules = CubeRules(int(match_length), bool(jacoby), backgammons, int(auto_doubles))
+    elif not backgammons:
+        rules = CubeRules(0, False, backgammons)
     for spec in players:  # fail fast, in this process, on a bad spec
         _player(spec, seed)
     names = [_name(s) for s in players]
@@ -367,7 +327,7 @@ def play(
     n_pairs = games // 2
     record = out_dir is not None
     tasks = [
-        (players[i], players[j], seed, k, s, min(s + chunk_pairs, n_pairs), record, rules)
+        (players[i], players[j], seed, k, s, min(s + chunk_pairs, n_pairs), record, rules, doubling)
         for k, (i, j) in enumerate(pairings)
         for s in range(0, n_pairs, chunk_pairs)
     ]
@@ -383,33 +343,36 @@ def play(
     for k, (i, j) in enumerate(pairings):
         mine = [c for c in chunks if c.pairing == k]
         row: dict = {"a": names[i], "b": names[j], "spec_a": _spec_str(players[i]), "spec_b": _spec_str(players[j])}
-        if rules is None:
+        if not doubling:
             cubeless = [c for c in mine if isinstance(c, ChunkResult)]
             points = np.concatenate([c.points_a for c in cubeless])
             mean_plies = float(np.concatenate([c.plies for c in cubeless]).mean())
             row |= {**stats.summarize(points), "mean_plies": mean_plies}
-        elif rules.is_money:
-            row |= cubeful.summarize_money([c for c in mine if isinstance(c, cubeful.CubefulChunk)])
+        elif rules is not None and rules.is_money:
+            row |= stats.summarize_money([c for c in mine if isinstance(c, cubeful.CubefulChunk)])
         else:
-            row |= cubeful.summarize_matches([c for c in mine if isinstance(c, cubeful.CubefulChunk)])
+            row |= stats.summarize_matches([c for c in mine if isinstance(c, cubeful.CubefulChunk)])
         if record and out_dir is not None:
             games_mat = [g for c in mine for g in c.games_mat]
             if rules is None or rules.is_money:
-                games_mat = [g for slot in games_mat for g in slot] if rules is not None else games_mat
-                jac = None if rules is None else rules.jacoby
+                games_mat = [g for slot in games_mat for g in slot] if doubling else games_mat
+                jac = rules.jacoby if doubling and rules is not None else None
                 path = _mat_path(Path(out_dir), k, names[i], names[j])
-                files.append((path, _mat_text(names[i], names[j], games_mat, jacoby=jac)))
+                files.append((path, _mat_text(names[i], names[j], games_mat, 0, jac, rules)))
                 row["mat_file"] = str(path)
             else:
                 row["mat_files"] = []
                 for no, m in enumerate(games_mat, 1):
                     path = _mat_path(Path(out_dir), k, names[i], names[j], no)
-                    files.append((path, _mat_text(names[i], names[j], m, rules.match_length)))
+                    files.append(
+                        (path, _mat_text(names[i], names[j], m, rules.match_length if rules else 0, None, rules))
+                    )
                     row["mat_files"].append(str(path))
         for c in mine:  # the games are in ``files`` now
             c.games_mat = []
         rows.append(row)
     key = "match_win_rate" if rules is not None and not rules.is_money else "ppg"
+    variants = {"backgammon_value": int(backgammon_value)}
     out = {
         "players": names,
         "specs": [_spec_str(s) for s in players],
@@ -421,14 +384,16 @@ def play(
         "elapsed_s": elapsed,
         "games_per_s": games * len(pairings) / elapsed if elapsed > 0 else float("inf"),
         "worker_restarts": restarts,
+        **variants,
     }
     if ray is not None:
         out["ray"] = ray
-    if rules is not None:
+    if doubling and rules is not None:
         out["cube"] = {
             "match_length": rules.match_length,
             "jacoby": rules.jacoby if rules.is_money else False,
             "crawford": not rules.is_money,
+            "auto_doubles": rules.auto_doubles,
         }
     return out, files
 
@@ -448,8 +413,17 @@ def _mat_path(out_dir: Path, k: int, a: str, b: str, match_no: int | None = None
     return out_dir / f"{k + 1:02d}_{names[0]}_vs_{names[1]}{suffix}.mat"
 
 
-def _mat_text(a: str, b: str, games: list, match_length: int = 0, jacoby: bool | None = None) -> str:
-    return matfile.match_text(_mat_names(a, b), games, match_length, jacoby=jacoby)
+def _mat_text(
+    a: str, b: str, games: list, match_length: int = 0, jacoby: bool | None = None, rules: CubeRules | None = None
+) -> str:
+    return matfile.match_text(
+        _mat_names(a, b),
+        games,
+        match_length,
+        jacoby=jacoby,
+        backgammon_value=rules.backgammon_value if rules else 3,
+        auto_doubles=rules.auto_doubles if rules else 0,
+    )
 
 
 def write_files(results: dict, files: list[tuple[Path, str]]) -> None:

@@ -45,6 +45,23 @@ def add_position_arguments(parser: argparse.ArgumentParser, dice: bool) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
+def add_backgammon_argument(parser: argparse.ArgumentParser) -> None:
+    """--backgammon-value 2|3 (default 3): 2 counts backgammons as gammons (``MatchState.backgammons`` False)."""
+    parser.add_argument(
+        "--backgammon-value",
+        type=int,
+        choices=(2, 3),
+        default=3,
+        metavar="2|3",
+        help="what a backgammon scores, in cubes: 3 (default) or 2 (backgammons count as gammons)",
+    )
+
+
+def with_variants(ctx: context.Context, args: argparse.Namespace) -> context.Context:
+    """``ctx`` with the command line's --backgammon-value applied."""
+    return ctx if getattr(args, "backgammon_value", 3) == 3 else ctx.with_backgammons(False)
+
+
 def add_model_argument(parser: argparse.ArgumentParser) -> None:
     """--model PATH."""
     parser.add_argument("--model", metavar="PATH", help="model checkpoint (default: the model shipped with bgbot)")
@@ -156,7 +173,9 @@ def describe(ctx: context.Context) -> str:
     owner = {"centre": "centred", "me": "owned by the side on roll", "opponent": "owned by the opponent"}[c.owner]
     if m.is_money:
         game = f"money play, Jacoby rule {'on' if m.jacoby else 'off'}"
+        game += "" if m.backgammons else ", backgammons count as gammons"
     else:
         flag = ", Crawford game" if m.crawford else ", post-Crawford" if m.post_crawford else ""
         game = f"{m.length}-point match, score {m.score[0]}-{m.score[1]} (side on roll first){flag}"
+        game += "" if m.backgammons else ", backgammons count as gammons"
     return f"{game}; cube {c.value} {owner}"

@@ -6,35 +6,13 @@ says so) the answer is the taker's, Take or Pass, as GNU Backgammon's ``hint`` g
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from bgbot.commands import common
-from bgbot.cube import decision as cube_lib
-from bgbot.errors import BgbotError
-from bgbot.evaluation.classes import cube_efficiency
+from bgbot.formats import context
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from bgbot.api import Bot
-
-
-class ProbabilitiesSyntaxError(BgbotError):
-    """``--probabilities`` that are not five comma-separated numbers."""
-
-
-def parse_probabilities(text: str) -> list[float]:
-    """``"0.6,0.2,0.01,0.1,0.005"`` -> five floats (checked for consistency later by bgbot.cube.decision)."""
-    try:
-        values = [float(v) for v in text.replace(" ", "").split(",")]
-    except ValueError:
-        values = []
-    if len(values) != 5:
-        raise ProbabilitiesSyntaxError(
-            f"--probabilities takes five comma-separated numbers W,WG,WBG,LG,LBG, got {text!r}"
-        )
-    return values
 
 
 def add_parser(subparsers) -> None:
@@ -64,80 +42,19 @@ def add_parser(subparsers) -> None:
         choices=["on", "off"],
         help="Jacoby rule for money play (default: on, unless the Match ID or XGID says otherwise)",
     )
+    common.add_backgammon_argument(p)
     p.set_defaults(func=run)
 
 
-OPTION_NAMES = {"no_double": "No double", "double_take": "Double, take", "double_pass": "Double, pass"}
-
-
-def options(equities: dict[str, float], emg: dict[str, float] | None, available: bool = True) -> list[dict]:
-    """The cube options in GNU Backgammon's order (its ``hint``): the proper action first. When doubling is right,
-    the double with the right answer (the lower of Double/Take and Double/Pass for the doubler), then the other
-    double, then No double; when not doubling is right (also "too good"), No double, then the two doubles from the
-    higher value down. Checked against gnubg 1.07 for every kind of action. Only No double where the side on roll
-    may not double. Each ``{"option", "name", "value", "diff"[, "emg"]}``, ``diff`` from the first, in the unit of
-    the equities.
-    """
-    nd, dt, dp = equities["no_double"], equities["double_take"], equities["double_pass"]
-    right, wrong = ("double_take", "double_pass") if dt <= dp else ("double_pass", "double_take")
-    if not available:
-        order = ["no_double"]
-    elif min(dt, dp) >= nd:
-        order = [right, wrong, "no_double"]
-    else:
-        order = ["no_double", *sorted(("double_take", "double_pass"), key=lambda k: -equities[k])]
-    first = equities[order[0]]
-    out = []
-    for key in order:
-        item = {"option": key, "name": OPTION_NAMES[key], "value": round(equities[key], 6)}
-        item["diff"] = round(equities[key] - first, 6)
-        if emg is not None:
-            item["emg"] = emg[key]
-        out.append(item)
-    return out
-
-
 def answer(bot: Bot | None, position: str, args: argparse.Namespace) -> dict:
-    """``bgbot.cube.decision.to_json`` of the decision, with ``"position_id"`` first, ``"options"`` in GNU Backgammon's order (the proper action first) and
-    ``"ply"``; at a match score ``"emg"``, the equities as GNU Backgammon's normalised equity; while a double awaits
-    an answer, ``"double_offered": true``, ``"action"`` the taker's answer (Take, Pass or Beaver), ``"doubler_action"``
-    the doubler's proper action and ``"taker"`` the taker's values. ``"evaluator"`` says what answered
-    (``bgbot.api.EVALUATORS``: the position's class, or ``given`` for ``--probabilities``); in the two-sided bear-off
-    class, money play, the action comes from the database's exact cubeful equities at any ``--ply``."""
-    ctx = common.resolve(position, None, need_dice=False)
+    """The ``--json`` answer for one POSITION: :func:`bgbot.api.cube_json` with the command's options."""
+    from bgbot.api import cube_json  # the api imports torch: only when a command runs
+
+    ctx = common.with_variants(common.resolve(position, None, need_dice=False), args)
     if args.jacoby is not None:
         ctx = ctx.with_jacoby(args.jacoby == "on")
-    probabilities: list[float] | np.ndarray
-    if args.probabilities is not None:
-        probabilities = parse_probabilities(args.probabilities)
-        efficiency = cube_efficiency(ctx.position)
-        decision = replace(cube_lib.decide(probabilities, ctx.cube, ctx.match, efficiency), evaluator="given")
-    else:
-        assert bot is not None  # run() loads a model unless --probabilities is given
-        source = bot.evaluate_with_class(ctx.position)[1]
-        if args.ply == 0 or source == "bearoff-two-sided":  # exact where the class allows (api.Bot.cube_action)
-            probabilities = bot.evaluate(ctx.position).to_array()
-            decision = bot.cube_action(ctx.position, ctx.cube, ctx.match)
-        else:
-            probabilities = bot.evaluate(ctx.position, ply=args.ply).to_array()
-            decision = bot.cube_action(ctx.position, ctx.cube, ctx.match, probabilities=probabilities)
-            decision = replace(decision, evaluator=source)
-    out = {"position_id": ctx.position_id, **cube_lib.to_json(decision, probabilities, ctx.cube, ctx.match)}
-    emg = None
-    if decision.unit == "mwc":
-        keys = list(decision.equities)
-        values = cube_lib.normalised_equity([decision.equities[k] for k in keys], ctx.cube, ctx.match)
-        emg = {k: round(float(v), 6) for k, v in zip(keys, values)}
-        out["emg"] = emg
-    out["options"] = options(decision.equities, emg, decision.cube_available)
-    out["ply"] = 0 if args.probabilities is not None else args.ply
-    if ctx.double_offered:
-        taker = cube_lib.take_answer(decision, ctx.match)
-        out["double_offered"] = True
-        out["doubler_action"] = out["action"]
-        out["action"] = taker["action"]
-        out["taker"] = taker
-    return out
+    given = None if args.probabilities is None else context.parse_probabilities(args.probabilities)
+    return cube_json(bot, ctx, probabilities=given, ply=args.ply)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -153,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         common.print_json(result)
         return 0
-    ctx = common.resolve(position, None, need_dice=False)
+    ctx = common.with_variants(common.resolve(position, None, need_dice=False), args)
     if args.jacoby is not None:
         ctx = ctx.with_jacoby(args.jacoby == "on")
     print_decision(result, common.describe(ctx))

@@ -7,7 +7,6 @@ import argparse
 from typing import TYPE_CHECKING
 
 from bgbot.commands import common
-from bgbot.cube import decision as cube_lib
 from bgbot.formats import notation, positionid
 from bgbot.rules import board
 
@@ -32,6 +31,7 @@ def add_parser(subparsers) -> None:
         metavar="PLAY",
         help="evaluate this play (e.g. '8/5 6/5') beside the best; repeatable. Only these and the best are listed",
     )
+    common.add_backgammon_argument(p)
     p.set_defaults(func=run)
 
 
@@ -49,40 +49,42 @@ def _select(ctx, plays: list[dict], wanted: list[str]) -> list[dict]:
     return [p for p in plays if p["position_id"] in keep]
 
 
-def answer(bot: Bot, position: str, dice: str | None, ply: int, wanted: list[str] | None = None) -> dict:
+def answer(
+    bot: Bot, position: str, dice: str | None, ply: int, wanted: list[str] | None = None, backgammons: bool = True
+) -> dict:
     """``{"position_id", "dice", "plays": [{"play", "position_id", "equity", "probabilities", "ply", "rank"[, "mwc",
     "emg"]}]}``, best first; a match score adds ``"cube"`` and ``"match"``. ``rank`` is the play's place among all
     legal plays (1 = best); ``emg`` (match score only) is GNU Backgammon's normalised equity of the play's match
-    winning chance (its "Eq." at a match score). With ``wanted`` plays, only the best and those are listed."""
+    winning chance (its "Eq." at a match score). With ``wanted`` plays, only the best and those are listed. ``backgammons`` False: backgammons count as gammons
+    (in the equities and the ranking); ``"cube"`` and ``"match"`` are then added in money play too."""
     ctx = common.resolve(position, dice, need_dice=True)
+    if not backgammons:
+        ctx = ctx.with_backgammons(False)
     assert ctx.dice is not None  # need_dice=True
+    from bgbot.api import move_json  # the api imports torch: only when a command runs
+
     ranked = bot.rank_plays(ctx.position, ctx.dice, ctx.cube, ctx.match, ply=ply)
-    plays = [{**p.to_json(), "rank": i} for i, p in enumerate(ranked, 1)]
-    if not ctx.match.is_money:
-        emg = cube_lib.normalised_equity([p["mwc"] for p in plays], ctx.cube, ctx.match)
-        for p, e in zip(plays, emg):
-            p["emg"] = round(float(e), 6)
+    out = move_json(ctx, ranked)
     if wanted:
-        plays = _select(ctx, plays, wanted)
-    out: dict = {"position_id": ctx.position_id, "dice": list(ctx.dice), "plays": plays}
-    if not ctx.match.is_money:
-        out["cube"] = {"value": ctx.cube.value, "owner": ctx.cube.owner}
-        out["match"] = cube_lib.match_json(ctx.match)
+        out["plays"] = _select(ctx, out["plays"], wanted)
     return out
 
 
 def run(args: argparse.Namespace) -> int:
     position, dice = common.request(args, dice=True)
     bot = common.load_bot(args)
+    bg = args.backgammon_value == 3
     if args.batch is not None:
         return common.run_batch(
-            args.batch, lambda line: answer(bot, *common.split_line(line, dice=True), args.ply, args.play)
+            args.batch, lambda line: answer(bot, *common.split_line(line, dice=True), args.ply, args.play, bg)
         )
-    result = answer(bot, position, dice, args.ply, args.play)
+    result = answer(bot, position, dice, args.ply, args.play, bg)
     if args.json:
         common.print_json(result)
         return 0
-    print_table(result, common.describe(common.resolve(position, dice, need_dice=True)), args.ply)
+    print_table(
+        result, common.describe(common.with_variants(common.resolve(position, dice, need_dice=True), args)), args.ply
+    )
     return 0
 
 

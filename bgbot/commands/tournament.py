@@ -7,8 +7,7 @@ import json
 import os
 import sys
 
-from bgbot.arena import tournament
-from bgbot.arena.report import format_table
+from bgbot.arena import report, tournament
 
 
 def add_parser(subparsers) -> None:
@@ -71,6 +70,23 @@ def add_parser(subparsers) -> None:
         metavar="N",
         help="play N-point matches (cubeful, Crawford rule; N >= 1); --games then counts matches",
     )
+    p.add_argument(
+        "--auto-doubles",
+        type=int,
+        default=0,
+        metavar="N",
+        help="automatic doubles in cubeful money games (needs --cube; not in matches): a tied opening roll doubles "
+        "the centred cube, at most N times a game (0 = off, the default; 1 = the usual convention). The Jacoby "
+        "rule still applies until a player doubles",
+    )
+    p.add_argument(
+        "--backgammon-value",
+        type=int,
+        default=3,
+        metavar="2|3",
+        help="what a backgammon scores, in cubes: 3 (default) or 2 (backgammons count as gammons: scoring, "
+        "cube decisions and net players' checker play)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar (it is shown on stderr only on a terminal)")
     p.set_defaults(func=run)
 
@@ -101,7 +117,9 @@ def run(args: argparse.Namespace) -> int:
         jacoby=args.jacoby != "off",
         progress=not args.quiet and sys.stderr.isatty(),
         ray=args.ray,
+        auto_doubles=args.auto_doubles,
+        backgammon_value=args.backgammon_value,
     )
-    print(json.dumps(results, indent=2) if args.json else format_table(results), flush=True)
+    print(json.dumps(results, indent=2) if args.json else report.format_table(results), flush=True)
     tournament.write_files(results, files)
     return 0

@@ -11,7 +11,8 @@ Public API::
     cube_efficiency(position) -> float;  efficiency_for(position_class, pips_on_roll) -> float
     decide(probabilities, cube, match, efficiency, met=None) -> CubeDecision
     decide_from_money_equities(own, centre, opp, cube, match) -> CubeDecision    # exact cubeful values (bear-off db)
-    cubeful_values(probabilities (N, 5), cube, match, efficiency, met=None) -> (N,) float64  # rank plays
+    cubeful_values(probabilities (N, 5), cube, match, efficiency, met=None) -> (N,) float64
+    play_values(probabilities (M, 5), efficiency (M,), cube, match) -> (M,) float64        # rank plays
     janowski_take_point(W, L, x) -> float
     to_json(decision, probabilities, cube, match) -> dict                                   # the CLI's --json shape
     ProbabilityError(ValueError), CubeStateError(ValueError)
@@ -32,14 +33,14 @@ in match play with the cube centred or mine (Crawford game, dead cube, leader po
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from bgbot.cube.janowski import MatchScore, emg_from_mwc, match_cubeful_mwc, match_cubeless_mwc, money_cubeful
 from bgbot.cube.met import MatchEquityTable, kazaross_xg2_extended
-from bgbot.rules.outcomes import ProbabilityError, check_probabilities
-from bgbot.rules.state import CubeState, CubeStateError, MatchState, may_double
+from bgbot.rules.outcomes import ProbabilityError, check_probabilities, equity, flip_probabilities
+from bgbot.rules.state import CubeState, CubeStateError, MatchState, Owner, may_double
 
 NOT_AVAILABLE = "No double (cube not available)"
 
@@ -95,6 +96,34 @@ def cubeful_values(
     if match.is_money:
         return money_cubeful(p, cube.owner_code, match.jacoby, efficiency)
     return match_cubeful_mwc(p, _match_score(cube, match, met), cube.owner_code, efficiency)
+
+
+def _opponent_view(cube: CubeState, match: MatchState) -> tuple[CubeState, MatchState]:
+    """The cube and match seen by the other side."""
+    owner: Owner = {"centre": "centre", "me": "opponent", "opponent": "me"}[cube.owner]  # type: ignore[assignment]
+    return CubeState(cube.value, owner), replace(match, score=(match.score[1], match.score[0]))
+
+
+def play_values(probabilities, efficiency, cube: CubeState, match: MatchState) -> np.ndarray:
+    """What checker play ranks plays by, for the mover: ``(M, 5)`` -> ``(M,)`` float64, higher is better.
+
+    Args:
+        probabilities: ``(M, 5)`` the mover's cubeless probabilities after each play (consistent).
+        efficiency: ``(M,)`` or a scalar: the cube efficiency of each resulting position, seen by the opponent (who
+            is on roll there).
+        cube, match: before the play, seen by the mover.
+
+    Returns:
+        Money: cubeless money equity (a backgammon worth a gammon when ``match.backgammons`` is False). Match: the
+        mover's match winning chance, ``1 -`` the opponent's :func:`cubeful_values` (Janowski's cubeful MWC where
+        the cube is alive) with the cube and score seen from the opponent's side.
+    """
+    p = check_probabilities(probabilities, match.backgammons)
+    if match.is_money:
+        return equity(p)
+    opp_cube, opp_match = _opponent_view(cube, match)
+    x = np.broadcast_to(np.asarray(efficiency, dtype=np.float64), (len(p),))
+    return 1.0 - cubeful_values(flip_probabilities(p), opp_cube, opp_match, x)  # type: ignore[arg-type]
 
 
 def cubeless_mwc(probabilities, cube: CubeState, match: MatchState, met: MatchEquityTable | None = None) -> np.ndarray:
@@ -325,4 +354,34 @@ def to_json(decision: CubeDecision, probabilities, cube: CubeState, match: Match
     }
     if decision.evaluator:
         out["evaluator"] = decision.evaluator
+    return out
+
+
+OPTION_NAMES = {"no_double": "No double", "double_take": "Double, take", "double_pass": "Double, pass"}
+
+
+def options(equities: dict[str, float], emg: dict[str, float] | None, available: bool = True) -> list[dict]:
+    """The cube options in GNU Backgammon's order (its ``hint``): the proper action first. When doubling is right,
+    the double with the right answer (the lower of Double/Take and Double/Pass for the doubler), then the other
+    double, then No double; when not doubling is right (also "too good"), No double, then the two doubles from the
+    higher value down. Checked against gnubg 1.07 for every kind of action. Only No double where the side on roll
+    may not double. Each ``{"option", "name", "value", "diff"[, "emg"]}``, ``diff`` from the first, in the unit of
+    the equities.
+    """
+    nd, dt, dp = equities["no_double"], equities["double_take"], equities["double_pass"]
+    right, wrong = ("double_take", "double_pass") if dt <= dp else ("double_pass", "double_take")
+    if not available:
+        order = ["no_double"]
+    elif min(dt, dp) >= nd:
+        order = [right, wrong, "no_double"]
+    else:
+        order = ["no_double", *sorted(("double_take", "double_pass"), key=lambda k: -equities[k])]
+    first = equities[order[0]]
+    out = []
+    for key in order:
+        item = {"option": key, "name": OPTION_NAMES[key], "value": round(equities[key], 6)}
+        item["diff"] = round(equities[key] - first, 6)
+        if emg is not None:
+            item["emg"] = emg[key]
+        out.append(item)
     return out

@@ -95,6 +95,18 @@ def efficiency_for(position_class: str, pips_on_roll: int = 0) -> float:
     raise KeyError(f"unknown position class {position_class!r}")
 
 
+_EFFICIENCY = np.array([0.0, 0.6, 0.6, np.nan, 0.68, 0.68])  # by class code; race: from the pips
+
+
+def cube_efficiencies(positions: np.ndarray) -> np.ndarray:
+    """:func:`efficiency_for` of each position's class, ``(N, 26)`` int8 (side on roll) -> ``(N,)`` float64, batched
+    (the cube phase of :func:`bgbot.arena.engine.play_ply` asks for many at once)."""
+    p = np.asarray(positions, dtype=np.int8).reshape(-1, 26)
+    code = classify_batch(p)
+    race = np.clip(0.55 + 0.00125 * board.pip_counts(p)[:, 0].astype(np.float64), 0.6, 0.7)
+    return np.where(code == RACE, race, _EFFICIENCY[code])
+
+
 def cube_efficiency(position: np.ndarray) -> float:
     """Cube efficiency of a position ``(26,)`` int8 seen from the side on roll (:func:`classify`,
     :func:`efficiency_for`)."""

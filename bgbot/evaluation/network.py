@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from bgbot.errors import BgbotError
@@ -93,10 +94,9 @@ class ValueNet(nn.Module):
 def set_threads(n: int | None = None) -> int:
     """Set torch's intra-op threads to ``n`` (default 1) and return it.
 
-    The large matrix products of inference run in numpy, whose OpenBLAS uses every core by itself; torch only does
-    elementwise work and the small training batches. Two thread pools that both spin on the same two cores slow each
-    other down (measured: 16 ms instead of 7 ms for one 10,000-position forward pass), hence one torch thread by
-    default. One inter-op thread: evaluation is a chain of small ops.
+    Inference (:class:`Evaluator`) is a chain of small torch ops (an embedding-bag, an activation, a 128 x 5 product)
+    on batches of a few thousand positions, fastest on one thread; parallelism comes from processes (tournament
+    workers, one thread each). Training may ask for more. One inter-op thread: evaluation is a chain of small ops.
     """
     n = n or 1
     torch.set_num_threads(n)
@@ -109,24 +109,55 @@ def set_threads(n: int | None = None) -> int:
 
 
 _IN_PLACE_ACTIVATIONS = {
-    "sigmoid": lambda h: torch.from_numpy(h).sigmoid_(),
-    "tanh": lambda h: torch.from_numpy(h).tanh_(),
-    "relu": lambda h: torch.from_numpy(h).relu_(),
+    "sigmoid": torch.Tensor.sigmoid_,
+    "tanh": torch.Tensor.tanh_,
+    "relu": torch.Tensor.relu_,
 }
-"""Activations applied in place to a float32 numpy array (through a torch view of the same memory: torch's
-elementwise kernels are much faster than numpy's ``exp`` here)."""
+"""Activations applied in place to a float32 tensor."""
+
+
+def _row_entries(rows: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+    """Sparse rows ``(R, F)`` (``encoding.SPARSE_ROWS``) as padded lists of their non-zero entries: columns ``(R, K)``
+    int64 and values ``(R, K)`` float32 (padding: column 0, value 0)."""
+    nz = rows != 0
+    k = max(int(nz.sum(axis=1).max()), 1)
+    cols = np.zeros((len(rows), k), dtype=np.int64)
+    vals = np.zeros((len(rows), k), dtype=np.float32)
+    for r in range(len(rows)):
+        c = np.flatnonzero(nz[r])
+        cols[r, : len(c)], vals[r, : len(c)] = c, rows[r, c]
+    return torch.from_numpy(cols), torch.from_numpy(vals)
+
+
+_ROW_COLS, _ROW_VALS = _row_entries(encoding.SPARSE_ROWS)
+
+
+def _cumulative(s: np.ndarray) -> np.ndarray:
+    """The five conditional probabilities ``(M, 5)`` float32 -> cumulative ones, as :meth:`ValueNet.forward`."""
+    out = np.empty_like(s)
+    out[:, 0] = s[:, 0]
+    np.multiply(s[:, 0], s[:, 1], out=out[:, 1])
+    np.multiply(out[:, 1], s[:, 2], out=out[:, 2])
+    np.subtract(1.0, s[:, 0], out=out[:, 3])
+    out[:, 3] *= s[:, 3]
+    np.multiply(out[:, 3], s[:, 4], out=out[:, 4])
+    return out
 
 
 class Evaluator:
     """Inference over raw positions: ``evaluate((M, 26) int8) -> (M, 5) float32`` for the side on roll.
 
+    Computes what :meth:`ValueNet.forward` computes on :func:`bgbot.evaluation.encoding.encode`'s inputs, on the net's
+    current weights (an evaluator of a net that is being trained always sees its latest weights), without autograd,
+    in chunks of at most ``batch_size`` rows. The first layer is not a dense product: every input vector is a sum of
+    ``encoding.N_SLOTS`` fixed rows (:func:`bgbot.evaluation.encoding.sparse_encode`), so the hidden layer's
+    pre-activations are a sum of as many rows of the table ``SPARSE_ROWS @ W1.T`` (the bias folded into the rows of
+    the off-count slot), one ``torch.nn.functional.embedding_bag``: about 33 * H additions a position instead of
+    203 * H multiply-adds and no input matrix at all. The table is rebuilt (:meth:`_hidden_table`) whenever the
+    first layer's weights change (torch's in-place version counters and a random projection of the weights, which
+    also sees writes through ``.data``). Equal to the dense product within float32
+    rounding (``tests/test_network.py``).
     With ``check`` (the default) an output that is not finite raises :class:`EvaluationError`.
-
-    Encodes with ``bgbot.evaluation.encoding`` (checked against the net's ``encoding_version``) and computes what
-    :meth:`ValueNet.forward` does, on the net's current weights (shared, not copied: an evaluator of a net that is
-    being trained always sees its latest weights): the matrix products by numpy, whose OpenBLAS is about twice as fast
-    as torch's MKL on these machines' AMD processors, the activations by torch in place; no autograd. Chunks of at
-    most ``batch_size`` rows.
     Does not look at finished games: see the module docstring.
     """
 
@@ -137,33 +168,62 @@ class Evaluator:
             )
         self.net = net
         self.batch_size = batch_size
+        self._table: torch.Tensor | None = None
+        self._table_key: tuple | None = None
+        self._probe: torch.Tensor | None = None
         self.check = check
 
+    def _hidden_table(self) -> torch.Tensor:
+        """``(encoding.N_SPARSE_ROWS, H)`` float32: each sparse row's share of the first layer's pre-activations.
+
+        Each row of ``SPARSE_ROWS`` has at most a few non-zero inputs, so its product with ``W1`` is itself a small
+        weighted embedding-bag over the columns of ``W1`` (about 5 * R * H multiply-adds: cheap enough to redo after
+        every optimiser step in training)."""
+        w1, b1 = self.net.hidden.weight, self.net.hidden.bias
+        if self._probe is None or len(self._probe) != w1.numel() + b1.numel():
+            self._probe = torch.rand(w1.numel() + b1.numel(), generator=torch.Generator().manual_seed(0))
+        # The in-place version counters miss writes through ``.data``: a random projection of the weights catches them.
+        probe = float(w1.detach().reshape(-1) @ self._probe[: w1.numel()] + b1.detach() @ self._probe[w1.numel() :])
+        key = (w1.data_ptr(), w1._version, b1.data_ptr(), b1._version, probe)
+        if self._table is None or key != self._table_key:
+            w = w1.detach().T.contiguous()  # (F, H)
+            table = F.embedding_bag(_ROW_COLS, w, per_sample_weights=_ROW_VALS, mode="sum")  # (R, H)
+            off = encoding._R_OFF
+            table[off : off + 16] += b1.detach()  # every position has one my-off slot
+            if self.check and not torch.isfinite(table).all():  # the dense product would give NaN, this may not
+                raise EvaluationError(
+                    "the network's first layer has NaN or infinite weights: its weights are damaged or training diverged"
+                )
+            self._table, self._table_key = table, key
+        return self._table
+
     def _forward(self, x: np.ndarray) -> np.ndarray:
-        """``(M, n_inputs)`` float32 -> ``(M, 5)`` float32, what :meth:`ValueNet.forward` computes."""
-        w1, b1 = self.net.hidden.weight.detach().numpy(), self.net.hidden.bias.detach().numpy()
-        w2, b2 = self.net.out.weight.detach().numpy(), self.net.out.bias.detach().numpy()
-        h = x @ w1.T
-        h += b1
+        """Dense reference: ``(M, n_inputs)`` float32 -> ``(M, 5)`` float32, what :meth:`ValueNet.forward` computes."""
+        with torch.inference_mode():
+            return self.net(torch.from_numpy(x)).numpy()
+
+    def _forward_sparse(self, slots: np.ndarray, table: torch.Tensor, dense: np.ndarray | None = None) -> np.ndarray:
+        """``(M, N_SLOTS)`` int32 rows of the sparse encoding (and the ``(M, D)`` float32 inputs of
+        ``encoding.DENSE_COLUMNS``, if any) -> ``(M, 5)`` float32 probabilities."""
+        h = F.embedding_bag(torch.from_numpy(slots), table, mode="sum")  # (M, H) pre-activations, bias included
+        if dense is not None:
+            w_dense = self.net.hidden.weight[:, list(encoding.DENSE_COLUMNS)]  # (H, D)
+            h.addmm_(torch.from_numpy(dense), w_dense.T)
         _IN_PLACE_ACTIVATIONS[self.net.config.activation](h)
-        s = h @ w2.T
-        s += b2
-        _IN_PLACE_ACTIVATIONS["sigmoid"](s)  # (M, 5) conditional probabilities
-        out = np.empty_like(s)
-        out[:, 0] = s[:, 0]
-        out[:, 1] = s[:, 0] * s[:, 1]
-        out[:, 2] = out[:, 1] * s[:, 2]
-        out[:, 3] = (1.0 - s[:, 0]) * s[:, 3]
-        out[:, 4] = out[:, 3] * s[:, 4]
-        return out
+        s = torch.addmm(self.net.out.bias, h, self.net.out.weight.T).sigmoid_()  # (M, 5) conditional probabilities
+        return _cumulative(s.numpy())
 
     def evaluate(self, positions: np.ndarray) -> np.ndarray:
         """Probabilities ``(M, 5)`` float32 (win, wg, wbg, lg, lbg) for positions ``(M, 26)`` int8 (side on roll)."""
-        x = encoding.encode(positions)  # (M, F) float32
-        out = np.empty((len(x), 5), dtype=np.float32)
-        with np.errstate(invalid="ignore", over="ignore"):  # damaged weights: reported below, not as warnings
-            for i in range(0, len(x), self.batch_size):
-                out[i : i + self.batch_size] = self._forward(x[i : i + self.batch_size])
+        slots = encoding.sparse_encode(positions)  # (M, N_SLOTS) int32
+        dense = encoding.dense_inputs(positions) if encoding.DENSE_COLUMNS else None
+        out = np.empty((len(slots), 5), dtype=np.float32)
+        n = self.batch_size
+        with torch.inference_mode(), np.errstate(invalid="ignore", over="ignore"):  # damaged weights: reported below
+            table = self._hidden_table()
+            for i in range(0, len(slots), n):
+                chunk = None if dense is None else dense[i : i + n]
+                out[i : i + n] = self._forward_sparse(slots[i : i + n], table, chunk)
         if self.check and not np.isfinite(out).all():
             raise EvaluationError(
                 f"the network gave NaN or infinite probabilities for {int((~np.isfinite(out)).any(axis=1).sum())} "

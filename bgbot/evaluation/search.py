@@ -24,7 +24,7 @@ from bgbot.errors import BgbotError
 from bgbot.evaluation.evaluator import PositionEvaluator, afterstate_probabilities
 from bgbot.evaluation.selection import segment_argmax
 from bgbot.rules.board import game_result
-from bgbot.rules.movegen import ROLL_WEIGHTS, Plays, generate_all_rolls, generate_plays
+from bgbot.rules.movegen import ROLL_WEIGHTS, Plays, generate_all_rolls, generate_plays, position_keys
 from bgbot.rules.outcomes import equity, flip_probabilities
 
 FILTER_KEEP = 8
@@ -75,11 +75,52 @@ def afterstate_values(evaluator: PositionEvaluator, afterstates: np.ndarray, pli
     return out
 
 
+_MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F], dtype=np.uint64)
+
+
+def _distinct(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of ``positions`` ``(M, 26)`` int8: ``(first, inverse)``, ``first`` ``(U,)`` int64 the row of each
+    distinct position, ``inverse`` ``(M,)`` int64 with ``positions == positions[first][inverse]``.
+
+    Exact: rows are packed into :func:`bgbot.rules.movegen.position_keys` (two words that determine the position),
+    sorted by a 64-bit mix of them, and rows with equal mixes are confirmed equal by their keys (on a mix collision
+    of different positions, an exact ``np.unique`` over the keys is used instead).
+    """
+    m = len(positions)
+    keys = position_keys(positions)  # (M, 2) uint64
+    with np.errstate(over="ignore"):
+        mix = keys[:, 0] * _MIX[0] + keys[:, 1] * _MIX[1]
+    order = np.argsort(mix)
+    sorted_mix, sorted_keys = mix[order], keys[order]
+    new = np.empty(m, dtype=bool)
+    new[:1] = True
+    np.not_equal(sorted_mix[1:], sorted_mix[:-1], out=new[1:])
+    same = np.flatnonzero(~new[1:])
+    if (sorted_keys[same + 1] != sorted_keys[same]).any():  # a collision of two different positions: do it exactly
+        _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        return first.astype(np.int64), inverse.reshape(-1).astype(np.int64)
+    inverse = np.empty(m, dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return order[new], inverse
+
+
+def _distinct_probabilities(evaluator: PositionEvaluator, afterstates: np.ndarray) -> np.ndarray:
+    """:func:`bgbot.evaluation.evaluator.afterstate_probabilities` evaluating each distinct afterstate once (deep in
+    a search many are reached by several paths: transpositions)."""
+    first, inverse = _distinct(afterstates)
+    if len(first) == len(afterstates):
+        return afterstate_probabilities(evaluator, afterstates)
+    return afterstate_probabilities(evaluator, afterstates[first])[inverse]
+
+
 def _expand(evaluator: PositionEvaluator, afterstates: np.ndarray, plies: int) -> np.ndarray:
     """k-ply values ``(K, 5)`` of unfinished afterstates ``(K, 26)`` (opponent on roll), ``plies >= 1``."""
+    first, inverse = _distinct(afterstates)
+    if len(first) < len(afterstates):  # the same afterstate reached twice: expand it once
+        return _expand(evaluator, afterstates[first], plies)[inverse]
     k = len(afterstates)
     replies, _ = generate_all_rolls(afterstates)  # parents: row i * 21 + j = afterstate i, roll j
-    reply_probs = afterstate_probabilities(evaluator, replies.afterstates)  # (R, 5), the opponent's side
+    reply_probs = _distinct_probabilities(evaluator, replies.afterstates)  # (R, 5), the opponent's side
     best = segment_argmax(equity(reply_probs), replies.parent)  # (K * 21,)
     if plies == 1:
         chosen = reply_probs[best]
@@ -121,13 +162,17 @@ def choose(
     Returns:
         ``(plays, chosen)``: all legal plays and ``(N,)`` int64 rows of ``plays.afterstates``.
     """
-    plays, probs, searched = _ranked_values(evaluator, positions, dice, plies)
+    plays, probs, searched = ranked_values(evaluator, positions, dice, plies)
     eq = np.where(searched, equity(probs), -np.inf)
     return plays, segment_argmax(eq, plays.parent)
 
 
-def _ranked_values(evaluator, positions, dice, plies):
-    """Plays, their values ``(M, 5)`` (searched rows at ``plies``, the others at 0-ply) and the searched mask."""
+def ranked_values(
+    evaluator: PositionEvaluator, positions: np.ndarray, dice: np.ndarray, plies: int
+) -> tuple[Plays, np.ndarray, np.ndarray]:
+    """All legal plays of ``positions`` ``(N, 26)`` with ``dice`` ``(N, 2)``, their probabilities for the mover
+    ``(M, 5)`` float32 (the move filter's candidates at ``plies``, the others at 0-ply) and the searched mask ``(M,)``
+    bool. Checker play at a match score ranks these by :func:`bgbot.cube.decision.play_values`."""
     plies = _check_plies(plies)
     plays = generate_plays(np.asarray(positions, dtype=np.int8), dice)
     probs = afterstate_probabilities(evaluator, plays.afterstates)
@@ -154,7 +199,7 @@ def rank(evaluator: PositionEvaluator, position: np.ndarray, dice, plies: int) -
     Raises:
         SearchError, bgbot.rules.movegen.DiceError, bgbot.rules.board.PositionError: on bad input.
     """
-    plays, probs, searched = _ranked_values(
+    plays, probs, searched = ranked_values(
         evaluator, np.asarray(position, dtype=np.int8)[None], np.asarray(dice).reshape(1, 2), plies
     )
     order = np.lexsort((np.arange(len(plays)), -equity(probs), ~searched)).astype(np.int64)

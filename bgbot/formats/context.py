@@ -3,7 +3,7 @@
 Public API::
 
     Context(position, dice=None, cube=CubeState(), match=MatchState(), source="")   # frozen
-        .position_id -> str;  .with_dice(dice) -> Context;  .with_jacoby(on) -> Context
+        .position_id -> str;  .with_dice(dice) -> Context;  .with_jacoby(on) -> Context;  .with_backgammons(on)
     parse_position(text) -> Context      # "4HPwATDgc/ABMA", "4HPwATDgc/ABMA:cAkAAAAAAAAA", "XGID=..."
     parse_dice(text) -> (d1, d2)         # "31", "3-1", "3 1", "3,1", or a pair of ints
     resolve(position_text, dice_text=None) -> Context                  # both together, checked against each other
@@ -175,6 +175,10 @@ class Context:
             )
         return dataclasses.replace(self, match=dataclasses.replace(self.match, jacoby=bool(on)))
 
+    def with_backgammons(self, on: bool) -> Context:
+        """This context with backgammons counting triple (``on``) or as gammons (``--backgammon-value 2``)."""
+        return dataclasses.replace(self, match=dataclasses.replace(self.match, backgammons=bool(on)))
+
 
 def _text(dice) -> str:
     return dice if isinstance(dice, str) else repr(dice)
@@ -309,3 +313,20 @@ def resolve(position_text: str, dice_text=None) -> Context:
     """
     context = parse_position(position_text)
     return context if dice_text is None else context.with_dice(dice_text)
+
+
+class ProbabilitiesSyntaxError(ContextError):
+    """``--probabilities`` that are not five comma-separated numbers."""
+
+
+def parse_probabilities(text: str) -> list[float]:
+    """``"0.6,0.2,0.01,0.1,0.005"`` -> five floats (checked for consistency later by bgbot.cube.decision)."""
+    try:
+        values = [float(v) for v in text.replace(" ", "").split(",")]
+    except ValueError:
+        values = []
+    if len(values) != 5:
+        raise ProbabilitiesSyntaxError(
+            f"--probabilities takes five comma-separated numbers W,WG,WBG,LG,LBG, got {text!r}"
+        )
+    return values

@@ -153,6 +153,8 @@ def match_text(
     match_length: int = 0,
     date: dt.date | None = None,
     jacoby: bool | None = None,
+    backgammon_value: int = 3,
+    auto_doubles: int = 0,
 ) -> str:
     """A whole ``.mat`` file: the header, then every game with cumulative scores (money session by default).
 
@@ -160,11 +162,22 @@ def match_text(
     ``jacoby`` (money sessions) adds a ``; [Jacoby "On"|"Off"]`` header line. GNU Backgammon's import ignores it and
     scores money games by its own setting (on by default): ``set jacoby off`` before importing a session played
     without the Jacoby rule.
+
+    The variants: each game's ``Wins N points`` line and the running score in each game's header record the points
+    as scored under the rules played (a backgammon counted as a gammon: 2 times the cube; a cube that automatic
+    doubles raised: that cube). ``backgammon_value`` 2 adds a ``; [BackgammonValue "2"]`` header line and
+    ``auto_doubles`` N > 0 a ``; [AutoDoubles "N"]`` line, for readers; the format has no field for either and
+    importers ignore them. GNU Backgammon imports such files without complaint and keeps the running score of each
+    game's header, but scores each game itself from its final board by its own rules (a backgammon 3; it has no
+    setting for backgammons as gammons): its re-export says 3 points, and a match it imports may end a game early
+    (tests/test_rules_variants.py shows both).
     """
     date = date or dt.date.today()
     parts = [
         f'; [EventDate "{date:%Y.%m.%d}"]\n'
-        + (f'; [Jacoby "{"On" if jacoby else "Off"}"]\n' if jacoby is not None and not match_length else ""),
+        + (f'; [Jacoby "{"On" if jacoby else "Off"}"]\n' if jacoby is not None and not match_length else "")
+        + (f'; [BackgammonValue "{backgammon_value}"]\n' if backgammon_value != 3 else "")
+        + (f'; [AutoDoubles "{auto_doubles}"]\n' if auto_doubles else ""),
         f" {match_length} point match\n",
     ]
     scores = [0, 0]

@@ -27,16 +27,14 @@ import copy
 import socket
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from typing import Any, Literal
 
 import numpy as np
 
 import bgbot
-from bgbot.api import Bot, Probabilities
-from bgbot.cube import decision as cube_lib
+from bgbot.api import Bot, Probabilities, RankedPlay, cube_json, move_json
 from bgbot.errors import BgbotError
-from bgbot.evaluation.classes import CLASS_NAMES, classify_batch, cube_efficiency
+from bgbot.evaluation.classes import CLASS_NAMES, classify_batch
 from bgbot.evaluation.evaluator import position_probabilities
 from bgbot.formats import context, notation, plays, positionid
 from bgbot.rules import movegen_scalar
@@ -72,16 +70,6 @@ def _resolve(position: str, dice: str | None, need_dice: bool) -> context.Contex
     return ctx
 
 
-def _probabilities(text: str) -> list[float]:
-    try:
-        values = [float(v) for v in text.replace(" ", "").split(",")]
-    except ValueError:
-        values = []
-    if len(values) != 5:
-        raise ServerError(f"--probabilities takes five comma-separated numbers W,WG,WBG,LG,LBG, got {text!r}")
-    return values
-
-
 def answer(bot: "Bot", endpoint: str, request: dict[str, Any]) -> dict:
     """One answer: ``endpoint`` "moves", "move" or "cube" with the request's fields, the CLI's ``--json`` shape.
 
@@ -102,16 +90,7 @@ def answer(bot: "Bot", endpoint: str, request: dict[str, Any]) -> dict:
             raise ServerError(f"ply is a search depth 0, 1, 2, got {ply!r}")
         ctx = _resolve(position, dice, need_dice=True)
         assert ctx.dice is not None
-        ranked = bot.rank_plays(ctx.position, ctx.dice, ctx.cube, ctx.match, ply=ply)
-        out: dict[str, Any] = {
-            "position_id": ctx.position_id,
-            "dice": list(ctx.dice),
-            "plays": [p.to_json() for p in ranked],
-        }
-        if not ctx.match.is_money:
-            out["cube"] = {"value": ctx.cube.value, "owner": ctx.cube.owner}
-            out["match"] = cube_lib.match_json(ctx.match)
-        return out
+        return move_json(ctx, bot.rank_plays(ctx.position, ctx.dice, ctx.cube, ctx.match, ply=ply))
     if endpoint == "cube":
         ctx = _resolve(position, None, need_dice=False)
         jacoby = request.get("jacoby")
@@ -119,15 +98,8 @@ def answer(bot: "Bot", endpoint: str, request: dict[str, Any]) -> dict:
             if jacoby not in ("on", "off"):
                 raise ServerError(f"jacoby is 'on' or 'off', got {jacoby!r}")
             ctx = ctx.with_jacoby(jacoby == "on")
-        probabilities: Any
-        if request.get("probabilities") is not None:
-            probabilities = _probabilities(request["probabilities"])
-            decision = cube_lib.decide(probabilities, ctx.cube, ctx.match, cube_efficiency(ctx.position))
-            decision = replace(decision, evaluator="given")
-        else:
-            probabilities = bot.evaluate(ctx.position).to_array()
-            decision = bot.cube_action(ctx.position, ctx.cube, ctx.match)  # exact in the two-sided bear-off class
-        return {"position_id": ctx.position_id, **cube_lib.to_json(decision, probabilities, ctx.cube, ctx.match)}
+        given = request.get("probabilities")
+        return cube_json(bot, ctx, probabilities=None if given is None else context.parse_probabilities(given))
     raise ServerError(f"endpoint is 'moves', 'move' or 'cube', got {endpoint!r}")
 
 
@@ -162,8 +134,6 @@ def _fast_move(ctx: context.Context, after: np.ndarray, mine: np.ndarray, ids: l
         ctx: the request. after: ``(M, 26)`` its distinct afterstates (flipped). mine: ``(M, 5)`` float32 the mover's
             probabilities after each. ids: their M Position IDs.
     """
-    from bgbot.api import RankedPlay
-
     assert ctx.dice is not None
     pos, (d1, d2) = ctx.position, ctx.dice
     scalar = movegen_scalar.legal_plays(pos, d1, d2)
@@ -188,7 +158,7 @@ def _fast_move(ctx: context.Context, after: np.ndarray, mine: np.ndarray, ids: l
         )
         for i in order
     ]
-    return {"position_id": ctx.position_id, "dice": list(ctx.dice), "plays": [r.to_json() for r in ranked]}
+    return move_json(ctx, ranked)
 
 
 def answer_many(bot: "Bot", requests: list[tuple[str, dict]]) -> list[dict | BgbotError]:

@@ -58,7 +58,13 @@ def opening_dice(seed: int, pairing: int, pair: np.ndarray) -> np.ndarray:
 
     Ties are rolled again: tries ``0, 1, ...`` come from the hash, and the first unequal one counts.
     """
-    pair = np.asarray(pair)
-    tries = _two_dice(hash_words(seed, pairing, pair[:, None], -1 - np.arange(_OPENING_TRIES)[None, :]))  # (N, T, 2)
+    tries = opening_tries(seed, pairing, pair)  # (N, T, 2)
     first = np.argmax(tries[..., 0] != tries[..., 1], axis=1)
-    return tries[np.arange(len(pair)), first]
+    return tries[np.arange(len(tries)), first]
+
+
+def opening_tries(seed: int, pairing: int, pair: np.ndarray) -> np.ndarray:
+    """The opening tries of each pair, ``(N,)`` -> ``(N, T, 2)`` int8 (one die per seat per try; a tie is rolled
+    again, so the first unequal try is the opening roll and the ties before it are what automatic doubles count)."""
+    pair = np.asarray(pair)
+    return _two_dice(hash_words(seed, pairing, pair[:, None], -1 - np.arange(_OPENING_TRIES)[None, :]))

@@ -1,0 +1,50 @@
+"""The benchmark scripts' own game loops: the bare GNU Backgammon reference of scripts/bench_selfplay.py plays only
+legal plays (checked against ``gnubg_nn.moves``), so its games/s is that of real games."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+from pathlib import Path
+
+import gnubg_nn
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_bare_gnubg_loop_plays_legal_games():
+    bench = _load("bench_selfplay")
+    rng = random.Random(5)
+    start = gnubg_nn.board_from_position_id("4HPwATDgc/ABMA")
+    lengths = []
+    for g in range(20):
+        board = [list(start[0]), list(start[1])]
+        gnubg_turn, plies = g % 2 == 0, 0
+        d1, d2 = 3, 1
+        while True:
+            opp, me = board
+            legal = set(gnubg_nn.moves(board, d1, d2))
+            if gnubg_turn:
+                steps = gnubg_nn.best_move(board, d1, d2, n=0) or ()
+            else:
+                flat = gnubg_nn.pub_best_move(board, d1, d2) or []
+                steps = [(flat[i] + 1, flat[i + 1] + 1) for i in range(0, len(flat), 2)]
+            bench._play(me, opp, steps)
+            plies += 1
+            assert min(me + opp) >= 0 and not any(me[i] and opp[23 - i] for i in range(24))
+            assert not legal or gnubg_nn.key_of_board([opp, me]) in legal
+            if sum(me) == 0:
+                break
+            board, gnubg_turn = [me, opp], not gnubg_turn
+            d1, d2 = rng.randint(1, 6), rng.randint(1, 6)
+        lengths.append(plies)
+    assert 30 < sum(lengths) / len(lengths) < 100
+    assert bench.bare_gnubg_speed(4, seed=1) > 0
