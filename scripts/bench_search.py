@@ -32,6 +32,7 @@ from bgbot.arena import tournament
 from bgbot.arena.players import to_gnubg
 from bgbot.evaluation import checkpoint, search
 from bgbot.evaluation.network import Evaluator, set_threads
+from bgbot.evaluation.specialists import evaluator_for
 from bgbot.formats import positionid
 from bgbot.rules.board import game_result
 
@@ -91,7 +92,7 @@ def main() -> None:
     model = args.model or str(DEFAULT_MODEL)
     set_threads()
     net, _ = checkpoint.load(model)
-    evaluator = Evaluator(net)
+    evaluator = evaluator_for(net)
     positions, dice = bench_positions(args.positions, args.seed)
     with threadpool_limits(1):
         lat = [latency(evaluator, positions, dice, plies) for plies in (1, 2)]

@@ -43,9 +43,10 @@ from threadpoolctl import threadpool_limits
 from bgbot.api import DEFAULT_MODEL
 from bgbot.evaluation import bearoff, checkpoint, encoding
 from bgbot.evaluation.evaluator import set_class_dispatch
-from bgbot.evaluation.network import Evaluator, set_threads
-from training.config import TrainConfig
-from training.selfplay import SelfPlay
+from bgbot.evaluation.network import set_threads
+from bgbot.evaluation.specialists import evaluator_for
+from bgbot_training.config import TrainConfig
+from bgbot_training.selfplay import SelfPlay
 
 WARMUP_PLIES = 120
 """Plies played off the clock before self-play is timed: all games in flight start together, and for the first ~50
@@ -56,7 +57,7 @@ def selfplay_speed(model: str, games: int, games_in_flight: int, seed: int = 1) 
     """Games per CPU second of 0-ply self-play of ``model`` without learning, in the steady state (after
     :data:`WARMUP_PLIES`)."""
     net, _ = checkpoint.load(model)
-    evaluator = Evaluator(net)
+    evaluator = evaluator_for(net)
     sp = SelfPlay(games_in_flight, np.random.default_rng(seed))
     for _ in range(WARMUP_PLIES):
         sp.step(evaluator)
@@ -131,7 +132,7 @@ def training_speed(model: str, config: TrainConfig, games: int, seed: int = 1) -
     """
     net, _ = checkpoint.load(model)
     opt = torch.optim.Adam(net.parameters(), lr=config.lr)
-    evaluator = Evaluator(net)
+    evaluator = evaluator_for(net)
     sp = SelfPlay(config.games_in_flight, np.random.default_rng(seed), config.td_lambda, config.lambda_horizon)
 
     def ply() -> None:
@@ -158,7 +159,7 @@ def _selfplay_worker(args: tuple) -> float:
     set_threads()
     with threadpool_limits(1):
         net, _ = checkpoint.load(model)
-        evaluator = Evaluator(net)
+        evaluator = evaluator_for(net)
         sp = SelfPlay(games_in_flight, np.random.default_rng(seed))
         for _ in range(WARMUP_PLIES):
             sp.step(evaluator)
@@ -192,12 +193,25 @@ def main() -> None:
     )
     p.add_argument("--no-gnubg", action="store_true", help="skip the GNU Backgammon references")
     p.add_argument("--no-2core", action="store_true", help="skip the two-process throughput")
+    p.add_argument(
+        "--baseline",
+        default=None,
+        help="a second checkpoint whose self-play speed (dispatch on) is measured in the same rounds; adds "
+        "baseline_selfplay_games_per_s and speed_vs_baseline = model / baseline",
+    )
     args = p.parse_args()
     set_threads()
     bearoff.load()  # built or read before timing
     config = TrainConfig.load(args.config)
     model = args.model or str(DEFAULT_MODEL)
-    runs: dict[str, list[float]] = {"bare": [], "selfplay": [], "no_dispatch": [], "harness": [], "training": []}
+    runs: dict[str, list[float]] = {
+        "bare": [],
+        "selfplay": [],
+        "no_dispatch": [],
+        "harness": [],
+        "training": [],
+        "baseline": [],
+    }
     with threadpool_limits(1):
         for r in range(args.rounds):
             if not args.no_gnubg:
@@ -207,6 +221,8 @@ def main() -> None:
                 key = "selfplay" if mode == "on" or args.dispatch == "off" else "no_dispatch"
                 runs[key].append(selfplay_speed(model, args.games, config.games_in_flight, seed=r))
             set_class_dispatch(True)
+            if args.baseline:
+                runs["baseline"].append(selfplay_speed(args.baseline, args.games, config.games_in_flight, seed=r))
             if not args.no_gnubg:
                 runs["harness"].append(harness_gnubg_speed(args.gnubg_games, seed=r))
             if args.train_games > 0:
@@ -238,6 +254,9 @@ def main() -> None:
                 "training_config": args.config,
                 "training_games_per_s": rounded("training"),
                 "training_ratio": ratio("training", "bare"),
+                "baseline": args.baseline,
+                "baseline_selfplay_games_per_s": rounded("baseline"),
+                "speed_vs_baseline": ratio("selfplay", "baseline"),
                 "selfplay_2core_games_per_s": None if two_core is None else round(two_core, 1),
                 "per_round": runs,
                 "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),

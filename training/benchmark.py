@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 from bgbot.arena.benchmark import benchmark, plot_progress
-from bgbot.evaluation.network import Evaluator, ValueNet
+from bgbot.evaluation.network import ValueNet
+from bgbot.evaluation.specialists import evaluator_for
 
 from .config import TrainConfig
 
@@ -21,7 +22,7 @@ def pubeval_benchmark(config: TrainConfig, run_dir: str | Path):
     run_dir = Path(run_dir)
 
     def evaluate(net: ValueNet, games_trained: int) -> dict:
-        record = benchmark(Evaluator(net), "pubeval", games=config.eval_games, seed=config.seed)
+        record = benchmark(evaluator_for(net), "pubeval", games=config.eval_games, seed=config.seed)
         log = run_dir / "eval.jsonl"
         past = [json.loads(s) for s in log.read_text().splitlines()] if log.exists() else []
         plot_progress(past + [{"games_trained": games_trained, **record}], run_dir / "progress.png")

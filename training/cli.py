@@ -13,8 +13,17 @@ from .train import RunError, train
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The training options, shared by ``python -m training`` and ``bgbot train``."""
-    p.add_argument("--config", required=True, help="TOML preset: a path or a name in training/configs (tiny, full)")
-    p.add_argument("--run-dir", required=True, help="run directory, e.g. runs/NAME (checkpoints, logs, plots)")
+    p.add_argument(
+        "stage",
+        nargs="?",
+        default="td",
+        choices=("td", "sample", "targets", "fit", "gate"),
+        help="td (TD(lambda) self-play, the default) or a later stage: sample, targets, fit, gate "
+        "(python -m training STAGE --help)",
+    )
+    p.add_argument("stage_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    p.add_argument("--config", help="TOML preset: a path or a name in training/configs (tiny, full); td only")
+    p.add_argument("--run-dir", help="run directory, e.g. runs/NAME (checkpoints, logs, plots); td only")
     p.add_argument("--resume", action="store_true", help="continue from RUN_DIR/latest.pt (a finished run: no-op)")
     p.add_argument(
         "--force", action="store_true", help="start over in a RUN_DIR that holds another run's files, deleting them"
@@ -29,6 +38,20 @@ def run(args: argparse.Namespace) -> int:
     import dataclasses
     import json
 
+    if args.stage != "td":
+        from .stages import main as stage_main
+
+        return stage_main([args.stage, *args.stage_args])
+    if args.stage_args:  # "td --config ...": the options came after the stage name
+        p = argparse.ArgumentParser(prog="python -m training td")
+        add_arguments(p)
+        args = p.parse_args(args.stage_args)
+        if args.stage != "td" or args.stage_args:
+            print("error: td takes no further stage", file=sys.stderr)
+            return 2
+    if not args.config or not args.run_dir:
+        print("error: the td stage needs --config and --run-dir", file=sys.stderr)
+        return 2
     try:
         config = TrainConfig.load(args.config)
         if args.games is not None:
@@ -56,6 +79,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in ("sample", "targets", "fit", "gate"):
+        from .stages import main as stage_main
+
+        return stage_main(argv)
     p = argparse.ArgumentParser(prog="python -m training", description="Train a bgbot value network by self-play.")
     add_arguments(p)
     return run(p.parse_args(argv))

@@ -17,8 +17,8 @@ class ConfigError(BgbotError):
 
 
 MAX_INT = 2**63 - 1
-_KINDS = {"int": (int,), "float": (float, int), "str": (str,)}
-"""Field annotation -> accepted Python types (TOML integers are fine for float fields; booleans never are)."""
+_KINDS = {"int": (int,), "float": (float, int), "str": (str,), "bool": (bool,)}
+"""Field annotation -> accepted Python types (TOML integers are fine for float fields; booleans only for bool ones)."""
 _LIMITS = {
     "games": (1, 10**10),
     "games_in_flight": (1, 1 << 20),
@@ -64,11 +64,21 @@ class TrainConfig:
     """Games between benchmarks against pubeval (0: never)."""
     eval_games: int = 2_000
     """Games per benchmark (played as duplicate pairs)."""
+    specialists: bool = False
+    """Train one net per position class (contact, crashed, race) on encoding v2
+    (``bgbot.evaluation.specialists``) instead of one net on encoding v1."""
+    init_from: str = ""
+    """Checkpoint to start the specialists from ("" = random): a one-net v1 checkpoint gives each specialist its
+    weights, new inputs at 0 (``specialists.from_single``); a specialists checkpoint is copied."""
 
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
             kind = _KINDS[str(f.type)]
+            if kind[0] is bool:
+                if not isinstance(value, bool):
+                    raise ConfigError(f"training config field {f.name} must be true or false, got {value!r}")
+                continue
             if isinstance(value, bool) or not isinstance(value, kind):
                 wanted = {int: "an integer", float: "a number", str: "a string"}[kind[0]]
                 raise ConfigError(f"training config field {f.name} must be {wanted}, got {value!r}")

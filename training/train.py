@@ -35,7 +35,8 @@ from tqdm import tqdm
 
 from bgbot.errors import BgbotError
 from bgbot.evaluation import checkpoint, encoding
-from bgbot.evaluation.network import EvaluationError, Evaluator, NetConfig, ValueNet, set_threads
+from bgbot.evaluation.network import EvaluationError, NetConfig, ValueNet, set_threads
+from bgbot.evaluation.specialists import evaluator_for
 
 from .config import TrainConfig
 from .selfplay import SelfPlay
@@ -107,6 +108,16 @@ def _start(config: TrainConfig, run_dir: Path, resume: bool, force: bool = False
             "pass --force to delete them and start over, or pick another run directory"
         )
     torch.manual_seed(config.seed)
+    if config.specialists:
+        from bgbot.evaluation import specialists
+
+        if config.init_from:
+            base, _ = checkpoint.load(config.init_from)
+            nets = base if getattr(base, "is_class_nets", False) else specialists.from_single(base)
+        else:
+            nets = specialists.fresh(config.n_hidden, config.activation)
+        nets.train()
+        return nets, torch.optim.Adam(nets.parameters(), lr=config.lr), 0
     net = ValueNet(NetConfig(n_inputs=encoding.N_FEATURES, n_hidden=config.n_hidden, activation=config.activation))
     return net, torch.optim.Adam(net.parameters(), lr=config.lr), 0
 
@@ -166,7 +177,7 @@ def train(
     net, opt, games = _start(config, run_dir, resume, force)
     if resume and games >= config.games:  # a finished run: nothing to do, nothing written
         return RunState(games, 0.0, 0.0, None)
-    evaluator = Evaluator(net)
+    evaluator = evaluator_for(net)
     rng = np.random.default_rng([config.seed, games])
     selfplay = SelfPlay(config.games_in_flight, rng, config.td_lambda, config.lambda_horizon)
     start_games, t0 = games, time.perf_counter()
@@ -222,8 +233,11 @@ def train(
             for group in opt.param_groups:
                 group["lr"] = _learning_rate(config, games)
             net.train()
-            out = net(torch.from_numpy(encoding.encode(positions)))
-            loss = torch.nn.functional.mse_loss(out, torch.from_numpy(targets))
+            if getattr(net, "is_class_nets", False):
+                loss = net.loss(positions, targets)
+            else:
+                out = net(torch.from_numpy(encoding.encode(positions)))
+                loss = torch.nn.functional.mse_loss(out, torch.from_numpy(targets))
             if not torch.isfinite(loss):
                 raise RunError(f"training diverged at {games} games: the loss is {loss.item()}; {kept()}")
             opt.zero_grad(set_to_none=True)

@@ -369,7 +369,7 @@ def make_player(spec: str, seed: int = 0) -> Player:
     if not Path(base).is_file():
         raise PlayerSpecError(f"no checkpoint file at {base!r} (from player {spec!r})")
     from bgbot.evaluation.checkpoint import load
-    from bgbot.evaluation.network import Evaluator
+    from bgbot.evaluation.specialists import evaluator_for
 
     net, _ = load(base)
-    return NetPlayer(Evaluator(net), ply, display_name(spec))
+    return NetPlayer(evaluator_for(net), ply, display_name(spec))

@@ -5,6 +5,11 @@ with ``torch.load(weights_only=True)`` -- no pickled code runs on load:
 
     {"format": "bgbot-checkpoint", "format_version": 1, "meta": {...}, "state_dict": {...}, "optimizer_state": ...}
 
+Format version 2 holds specialist nets (:class:`bgbot.evaluation.specialists.ClassNets`, one net per position class):
+the same layout, ``state_dict`` being the whole module's (``nets.contact.hidden.weight``, ...), plus ``"nets": {class:
+{"network": config}}`` and ``meta["classes"]``; ``meta["network"]`` is the contact net's config. A single net is still
+saved as version 1, and version 1 files load as before.
+
 ``checksum`` is the SHA-256 of the weights (:func:`weights_checksum`): :func:`load` recomputes it and refuses a
 file whose weights differ (bits flipped on disk). Checkpoints saved before checksums existed have none: they load,
 with :attr:`CheckpointMeta.checksum_verified` False (the command line says so on stderr). After loading, a sanity
@@ -30,6 +35,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -37,12 +43,17 @@ import torch
 import bgbot
 from bgbot.errors import BgbotError
 from bgbot.evaluation import encoding
-from bgbot.evaluation.network import Evaluator, NetConfig, ValueNet
+from bgbot.evaluation.network import NetConfig, ValueNet
+from bgbot.evaluation.specialists import ClassNets, evaluator_for
 from bgbot.formats import positionid
 from bgbot.rules.outcomes import ProbabilityError, check_probabilities
 
 FORMAT = "bgbot-checkpoint"
 FORMAT_VERSION = 1
+"""Format of a one-net checkpoint."""
+FORMAT_VERSION_CLASS_NETS = 2
+"""Format of a specialist-nets checkpoint."""
+READABLE_VERSIONS = (FORMAT_VERSION, FORMAT_VERSION_CLASS_NETS)
 
 
 class CheckpointError(BgbotError):
@@ -111,7 +122,7 @@ def sanity_check(net: ValueNet, origin: str = "the network") -> None:
             bad = int((~torch.isfinite(t)).sum())
             raise CheckpointError(f"{origin}: weights {name!r} hold {bad} NaN or infinite values")
     positions = np.stack([positionid.decode(p) for p in SANITY_POSITIONS])
-    out = Evaluator(net, check=False).evaluate(positions).astype(np.float64)  # (3, 5)
+    out = evaluator_for(net, check=False).evaluate(positions).astype(np.float64)  # (3, 5)
     try:
         if not np.isfinite(out).all():
             raise ProbabilityError("not finite")
@@ -137,7 +148,7 @@ def git_revision(cwd: str | Path | None = None) -> str | None:
 
 def save(
     path: str | Path,
-    net: ValueNet,
+    net: ValueNet | ClassNets,
     *,
     games_trained: int,
     training_config: dict,
@@ -153,6 +164,8 @@ def save(
         json.dumps(training_config)
     except (TypeError, ValueError) as e:
         raise CheckpointError(f"training_config must be JSON-able plain data: {e}; got {training_config!r}") from e
+    multi = getattr(net, "is_class_nets", False)
+    version = FORMAT_VERSION_CLASS_NETS if multi else FORMAT_VERSION
     meta = {
         "network": net.config.to_dict(),
         "encoding_version": net.config.encoding_version,
@@ -161,17 +174,21 @@ def save(
         "git_revision": git_revision(),
         "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "bgbot_version": bgbot.__version__,
-        "format_version": FORMAT_VERSION,
+        "format_version": version,
     }
     state_dict = {k: v.detach().cpu() for k, v in net.state_dict().items()}
     payload = {
         "format": FORMAT,
-        "format_version": FORMAT_VERSION,
+        "format_version": version,
         "meta": meta,
         "state_dict": state_dict,
         "checksum": {"algorithm": "sha256", "weights": weights_checksum(state_dict)},
         "optimizer_state": optimizer.state_dict() if optimizer is not None else None,
     }
+    if multi:
+        nets: Any = net
+        meta["classes"] = list(nets.nets)
+        payload["nets"] = {name: {"network": sub.config.to_dict()} for name, sub in nets.nets.items()}
     write_atomic(path, payload)
     return path
 
@@ -234,25 +251,28 @@ def load(path: str | Path, *, expected_encoding: str = encoding.ENCODING_VERSION
         ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CheckpointError(f"{str(path)!r} is not a bgbot checkpoint (no 'format': {FORMAT!r} entry)")
-    if data.get("format_version") != FORMAT_VERSION:
+    if data.get("format_version") not in READABLE_VERSIONS:
         raise CheckpointError(
             f"{str(path)!r} has checkpoint format version {data.get('format_version')!r}; "
-            f"this code reads version {FORMAT_VERSION}"
+            f"this code reads versions {', '.join(map(str, READABLE_VERSIONS))}"
         )
     m = data.get("meta")
     if not isinstance(m, dict) or not {"encoding_version", "network", "games_trained"} <= set(m):
         raise CheckpointError(f"{str(path)!r} is a damaged bgbot checkpoint: its description ('meta') is incomplete")
-    if m["encoding_version"] != expected_encoding:
+    if data["format_version"] == FORMAT_VERSION_CLASS_NETS:
+        net, config = _class_nets(path, data)
+    elif m["encoding_version"] != expected_encoding:
         raise CheckpointError(
             f"{str(path)!r} was trained on input encoding {m['encoding_version']!r}; "
             f"this code encodes {expected_encoding!r}"
         )
-    try:
-        config = NetConfig.from_dict(m["network"])
-        net = ValueNet(config)
-        net.load_state_dict(data["state_dict"])
-    except (ValueError, RuntimeError, KeyError, TypeError) as e:
-        raise CheckpointError(f"{str(path)!r}: weights do not fit the stored network config: {e}") from e
+    else:
+        try:
+            config = NetConfig.from_dict(m["network"])
+            net = ValueNet(config)
+            net.load_state_dict(data["state_dict"])
+        except (ValueError, RuntimeError, KeyError, TypeError) as e:
+            raise CheckpointError(f"{str(path)!r}: weights do not fit the stored network config: {e}") from e
     stored = data.get("checksum")
     digest = stored.get("weights") if isinstance(stored, dict) else None
     if stored is not None and not (isinstance(digest, str) and stored.get("algorithm") == "sha256"):
@@ -294,3 +314,16 @@ def add_checksum(path: str | Path) -> bool:
     data["checksum"] = {"algorithm": "sha256", "weights": weights_checksum(data["state_dict"])}
     write_atomic(path, data)
     return True
+
+
+def _class_nets(path: Path, data: dict):
+    """Rebuild a version-2 checkpoint's :class:`bgbot.evaluation.specialists.ClassNets` and its contact config."""
+    nets = data.get("nets")
+    if not isinstance(nets, dict):
+        raise CheckpointError(f"{str(path)!r} is a damaged bgbot checkpoint: format 2 without its 'nets' entry")
+    try:
+        net = ClassNets({name: NetConfig.from_dict(entry["network"]) for name, entry in nets.items()})
+        net.load_state_dict(data["state_dict"])
+    except (ValueError, RuntimeError, KeyError, TypeError) as e:  # ClassNetsError is a ValueError
+        raise CheckpointError(f"{str(path)!r}: specialist nets do not fit their stored configs: {e}") from e
+    return net, net.config

@@ -1,0 +1,230 @@
+"""Specialist networks by position class, and the encodings they may use.
+
+A :class:`ClassNets` holds one :class:`bgbot.evaluation.network.ValueNet` per position class (GNU Backgammon's
+split, eval.c ``ClassifyPosition``): ``contact``, ``crashed`` and ``race`` (race includes the bear-off positions
+until the exact end-game layer serves them). Each net names its own input encoding in its config; the encodings
+known here are in :data:`ENCODERS`:
+
+* ``"tesauro196+expert7/v1"`` (203 inputs): :func:`bgbot.evaluation.encoding.encode`;
+* ``"tesauro196+expert7+gnubg50/v2"`` (253 inputs): v1 followed by the 25 GNU Backgammon-class features of each side
+  (:func:`bgbot.evaluation.features.features`: the side on roll's, then the opponent's).
+
+:class:`ClassEvaluator` classifies a batch once and sends each class's rows to its net (numpy matrix products, as
+:class:`bgbot.evaluation.network.Evaluator`). use :func:`evaluator_for` to get the right evaluator for any loaded net.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import cast
+
+import numpy as np
+import torch
+from torch import nn
+
+from bgbot.errors import BgbotError
+from bgbot.evaluation import classes, encoding, features
+from bgbot.evaluation.network import ACTIVATIONS, EvaluationError, Evaluator, NetConfig, ValueNet
+from bgbot.rules.outcomes import equity
+
+ENCODING_V2 = "tesauro196+expert7+gnubg50/v2"
+N_V2 = encoding.N_FEATURES + 2 * features.N_SIDE
+
+
+def encode_v2(positions: np.ndarray) -> np.ndarray:
+    """Encoding v2, ``(M, 26)`` int8 (side on roll) -> ``(M, 253)`` float32: v1's 203 inputs, then
+    :func:`bgbot.evaluation.features.features`. Raises :class:`bgbot.evaluation.encoding.EncodingError` on bad input."""
+    x = encoding.encode(positions)
+    if len(x) == 0:
+        return np.zeros((0, N_V2), dtype=np.float32)
+    return np.concatenate([x, features.features(positions)], axis=1)
+
+
+ENCODERS: dict[str, tuple[Callable[[np.ndarray], np.ndarray], int]] = {
+    encoding.ENCODING_VERSION: (encoding.encode, encoding.N_FEATURES),
+    ENCODING_V2: (encode_v2, N_V2),
+}
+"""Encoding version -> (encode function, number of inputs)."""
+
+CLASSES = ("contact", "crashed", "race")
+"""Position classes with a net of their own, in class-code order (:func:`classify`: 1, 2, 3)."""
+OVER, CONTACT, CRASHED, RACE = 0, 1, 2, 3
+
+
+class ClassNetsError(BgbotError):
+    """Specialist nets that cannot be built: an unknown class or encoding, or inputs that do not fit it."""
+
+
+_FROM_CLASSES = np.array([0, 3, 3, 3, 2, 1], dtype=np.int8)
+"""``bgbot.evaluation.classes`` code (over, bear-off two-sided, bear-off one-sided, race, crashed, contact) -> ours."""
+
+
+def classify(positions: np.ndarray) -> np.ndarray:
+    """Position classes ``(N, 26)`` int8 -> ``(N,)`` int8: 0 over, 1 contact, 2 crashed, 3 race (no contact left,
+    the bear-off classes included: the evaluator values those from the databases and never asks a net).
+
+    From :func:`bgbot.evaluation.classes.classify_batch` (GNU Backgammon's ``ClassifyPosition``, crashed included).
+    """
+    return _FROM_CLASSES[classes.classify_batch(np.asarray(positions, dtype=np.int8))]
+
+
+class ClassNets(nn.Module):
+    """One :class:`ValueNet` per class of :data:`CLASSES`, ``nets[name]``; each with its own encoding."""
+
+    is_class_nets = True
+
+    def __init__(self, configs: dict[str, NetConfig]) -> None:
+        super().__init__()
+        if set(configs) != set(CLASSES):
+            raise ClassNetsError(f"specialist nets are {list(CLASSES)}, got {sorted(configs)}")
+        for name, cfg in configs.items():
+            if cfg.encoding_version not in ENCODERS:
+                raise ClassNetsError(f"net {name!r}: unknown encoding {cfg.encoding_version!r}; known {list(ENCODERS)}")
+            if cfg.n_inputs != ENCODERS[cfg.encoding_version][1]:
+                raise ClassNetsError(
+                    f"net {name!r}: {cfg.n_inputs} inputs, encoding {cfg.encoding_version!r} has "
+                    f"{ENCODERS[cfg.encoding_version][1]}"
+                )
+        self.nets = nn.ModuleDict({name: ValueNet(configs[name]) for name in CLASSES})
+
+    def net(self, name: str) -> ValueNet:
+        """The net of class ``name`` (one of :data:`CLASSES`)."""
+        return cast(ValueNet, self.nets[name])
+
+    @property
+    def config(self) -> NetConfig:
+        """The contact net's config (what a single-net caller reads: hidden units, encoding)."""
+        return self.net("contact").config
+
+    def configs(self) -> dict[str, NetConfig]:
+        """Each class's net config."""
+        return {name: self.net(name).config for name in CLASSES}
+
+    def loss(self, positions: np.ndarray, targets: np.ndarray) -> torch.Tensor:
+        """Mean squared error over the five outputs, each position through its class's net (autograd on).
+
+        ``positions`` ``(K, 26)`` int8, ``targets`` ``(K, 5)`` float32; finished games (class 0) go to the race net.
+        """
+        cls = classify(positions)
+        cls[cls == OVER] = RACE
+        total = torch.zeros(())
+        for code, name in enumerate(CLASSES, start=1):
+            rows = np.flatnonzero(cls == code)
+            if len(rows) == 0:
+                continue
+            net = self.net(name)
+            x = torch.from_numpy(ENCODERS[net.config.encoding_version][0](positions[rows]))
+            out = net(x)
+            total = total + ((out - torch.from_numpy(targets[rows])) ** 2).sum()
+        return total / (5 * max(len(positions), 1))
+
+
+def from_single(net: ValueNet, encoding_version: str = ENCODING_V2) -> ClassNets:
+    """Specialist nets that start as copies of one net: the inputs they share with it keep its weights, new inputs
+    start at weight 0, so every specialist computes exactly what ``net`` does until trained.
+
+    Raises:
+        ClassNetsError: ``net``'s encoding is not a prefix of ``encoding_version``'s inputs (v1 is of v2).
+    """
+    src = net.config.encoding_version
+    if not (src == encoding_version or (src == encoding.ENCODING_VERSION and encoding_version == ENCODING_V2)):
+        raise ClassNetsError(f"cannot start {encoding_version!r} nets from a net on encoding {src!r}")
+    n_in = ENCODERS[encoding_version][1]
+    cfg = NetConfig(
+        n_inputs=n_in, n_hidden=net.config.n_hidden, activation=net.config.activation, encoding_version=encoding_version
+    )
+    nets = ClassNets({name: cfg for name in CLASSES})
+    with torch.no_grad():
+        for sub in (nets.net(name) for name in CLASSES):
+            sub.hidden.weight.zero_()
+            sub.hidden.weight[:, : net.config.n_inputs] = net.hidden.weight
+            sub.hidden.bias.copy_(net.hidden.bias)
+            sub.out.weight.copy_(net.out.weight)
+            sub.out.bias.copy_(net.out.bias)
+    return nets
+
+
+def fresh(n_hidden: int = 128, activation: str = "sigmoid", encoding_version: str = ENCODING_V2) -> ClassNets:
+    """Randomly initialised specialist nets (torch's default initialisation; seed torch first)."""
+    cfg = NetConfig(
+        n_inputs=ENCODERS[encoding_version][1],
+        n_hidden=n_hidden,
+        activation=activation,
+        encoding_version=encoding_version,
+    )
+    return ClassNets({name: cfg for name in CLASSES})
+
+
+_ACT = {
+    "sigmoid": lambda h: torch.from_numpy(h).sigmoid_(),
+    "tanh": lambda h: torch.from_numpy(h).tanh_(),
+    "relu": lambda h: torch.from_numpy(h).relu_(),
+}
+assert set(_ACT) == set(ACTIVATIONS)
+
+
+def _forward(net: ValueNet, x: np.ndarray) -> np.ndarray:
+    """``(M, n_inputs)`` float32 -> ``(M, 5)`` float32, what :meth:`ValueNet.forward` computes (numpy products)."""
+    w1, b1 = net.hidden.weight.detach().numpy(), net.hidden.bias.detach().numpy()
+    w2, b2 = net.out.weight.detach().numpy(), net.out.bias.detach().numpy()
+    h = x @ w1.T
+    h += b1
+    _ACT[net.config.activation](h)
+    s = h @ w2.T
+    s += b2
+    _ACT["sigmoid"](s)
+    out = np.empty_like(s)
+    out[:, 0] = s[:, 0]
+    out[:, 1] = s[:, 0] * s[:, 1]
+    out[:, 2] = out[:, 1] * s[:, 2]
+    out[:, 3] = (1.0 - s[:, 0]) * s[:, 3]
+    out[:, 4] = out[:, 3] * s[:, 4]
+    return out
+
+
+class ClassEvaluator(Evaluator):
+    """``evaluate((M, 26) int8) -> (M, 5) float32``: each position through the net of its class (finished games, class
+    0, through the race net: callers score them exactly before, see ``bgbot.evaluation.evaluator``)."""
+
+    def __init__(self, net: ClassNets, batch_size: int = 65536, check: bool = True) -> None:  # noqa: D107
+        if not isinstance(net, ClassNets):
+            raise ClassNetsError(f"ClassEvaluator needs ClassNets, got {type(net).__name__}")
+        self.net = net  # type: ignore[assignment]  # the specialists instead of one ValueNet
+        self.class_nets = net
+        self.batch_size = batch_size
+        self.check = check
+
+    def evaluate(self, positions: np.ndarray) -> np.ndarray:
+        """Probabilities ``(M, 5)`` float32 (win, wg, wbg, lg, lbg) for positions ``(M, 26)`` int8 (side on roll)."""
+        positions = np.asarray(positions)
+        cls = classify(positions)
+        cls[cls == OVER] = RACE
+        out = np.empty((len(positions), 5), dtype=np.float32)
+        for code, name in enumerate(CLASSES, start=1):
+            rows = np.flatnonzero(cls == code)
+            if len(rows) == 0:
+                continue
+            net = self.class_nets.net(name)
+            enc = ENCODERS[net.config.encoding_version][0]
+            with np.errstate(invalid="ignore", over="ignore"):  # damaged weights: reported below
+                for i in range(0, len(rows), self.batch_size):
+                    r = rows[i : i + self.batch_size]
+                    out[r] = _forward(net, enc(positions[r]))
+        if self.check and not np.isfinite(out).all():
+            raise EvaluationError(
+                f"the specialist nets gave NaN or infinite probabilities for "
+                f"{int((~np.isfinite(out)).any(axis=1).sum())} of {len(out)} positions: damaged weights or divergence"
+            )
+        return out
+
+    def equities(self, positions: np.ndarray) -> np.ndarray:
+        """Cubeless money equity ``(M,)`` float32 for the side on roll."""
+        return equity(self.evaluate(positions))
+
+
+def evaluator_for(net: ValueNet | ClassNets, batch_size: int = 65536, check: bool = True) -> Evaluator:
+    """The evaluator of a loaded net (:func:`bgbot.evaluation.checkpoint.load`): a :class:`ClassEvaluator` for
+    specialist nets (checkpoint format 2), a plain :class:`bgbot.evaluation.network.Evaluator` for one net."""
+    if isinstance(net, ClassNets):
+        return ClassEvaluator(net, batch_size, check)
+    return Evaluator(net, batch_size, check)

@@ -1,0 +1,229 @@
+"""Decision quality: equity lost per checker play and per money cube decision, referee GNU Backgammon 2-ply.
+
+Prints one JSON object. The set (``tests/data/decision_set.txt``, committed; made by ``--make-set``): 2,000 unfinished
+positions of ``tests/data/gnubg_selfplay_positions.txt`` (GNU Backgammon 0-ply self-play, see its header): all of its
+crashed positions and the first others, each with a roll drawn once (seed 2026) and stored with it.
+
+* **Checker play** (positions with at least two legal plays): the candidate (a bgbot checkpoint at ``--ply``) and, in the
+  same run, GNU Backgammon 0-ply (``gnubg_nn.probabilities(board, 0)`` of each resulting position, the anchor) each
+  choose a play. The referee values resulting positions with ``gnubg_nn.probabilities(board, 2)`` as cubeless money
+  equity for the mover. Which plays it values: GNU Backgammon's own move filter at 0-ply (up to 8 plays within 0.16 of
+  the 0-ply best) plus every play a contestant chose; the referee's best is the best of those. Error of a choice =
+  referee best minus referee value of the chosen play.
+* **Cube** (money, cube centred, Jacoby off): referee = its 2-ply cubeless probabilities of the position through bgbot's
+  Janowski money formulas (:func:`bgbot.cube.decision.decide`, the class's cube efficiency). Doubling decisions: in
+  positions where GNU Backgammon 0-ply gives the side on roll 55-97% wins; a contestant doubles when its own
+  ``decide`` prefers doubling; error = the referee's error of that action. Take/pass decisions: in positions where the
+  referee says double; a contestant takes when its ``decide`` has double/take below double/pass; error = the referee's
+  take or pass error. Figures in millipoints (1/1000 of the cube value) per decision.
+* Split by position class (:func:`bgbot.evaluation.specialists.classify`: contact, crashed, race).
+
+The referee's values are cached (``--cache``, a JSON file keyed by position ID and play), so a second model costs only
+the plays no earlier run asked about. A measuring stick only: never a training signal, never used to choose training
+positions or targets.
+
+Usage: ``python scripts/bench_decisions.py [--model PATH] [--ply 0] [--positions 2000] [--cache FILE]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bgbot.api import DEFAULT_MODEL
+from bgbot.arena.players import to_gnubg
+from bgbot.cube.decision import decide
+from bgbot.evaluation import checkpoint, search, specialists
+from bgbot.evaluation.classes import efficiency_for
+from bgbot.evaluation.evaluator import position_probabilities
+from bgbot.evaluation.specialists import evaluator_for
+from bgbot.formats import positionid
+from bgbot.rules.board import game_result, pip_counts
+from bgbot.rules.movegen import generate_plays
+from bgbot.rules.outcomes import equity, flip_probabilities
+from bgbot.rules.state import CubeState, MatchState
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCE = ROOT / "tests" / "data" / "gnubg_selfplay_positions.txt"
+SET = ROOT / "tests" / "data" / "decision_set.txt"
+CLASS_NAMES = {1: "contact", 2: "crashed", 3: "race"}
+MONEY = MatchState(jacoby=False)
+
+
+def make_set(n: int = 2000, seed: int = 2026) -> Path:
+    """Write :data:`SET`: ``n`` unfinished positions of :data:`SOURCE` in its order, each with a roll (seed ``seed``):
+    every crashed position of the source (rare in play, so kept all to measure that class), then the others from the
+    start until there are ``n``."""
+    ids = [s.strip() for s in SOURCE.read_text().splitlines() if s.strip() and not s.startswith("#")]
+    pos = np.stack([positionid.decode(i) for i in ids])
+    live = game_result(pos) == 0
+    crashed = live & (specialists.classify(pos) == specialists.CRASHED)
+    others = np.flatnonzero(live & ~crashed)[: max(n - int(crashed.sum()), 0)]
+    chosen = np.sort(np.r_[np.flatnonzero(crashed), others])[:n]
+    dice = np.random.default_rng(seed).integers(1, 7, size=(len(ids), 2))  # one roll per source line
+    lines = [
+        f"# {len(chosen)} positions from {SOURCE.name} (GNU Backgammon 0-ply self-play): all {int(crashed.sum())} "
+        f"crashed ones and the first others; rolls drawn with seed {seed}, one per source line"
+    ]
+    lines += [f"{ids[i]} {dice[i, 0]} {dice[i, 1]}" for i in chosen]
+    SET.write_text("\n".join(lines) + "\n")
+    return SET
+
+
+def load_set(n: int) -> tuple[list[str], np.ndarray, np.ndarray]:
+    rows = [s.split() for s in SET.read_text().splitlines() if s.strip() and not s.startswith("#")][:n]
+    ids = [r[0] for r in rows]
+    pos = np.stack([positionid.decode(i) for i in ids])
+    dice = np.array([[int(r[1]), int(r[2])] for r in rows], dtype=np.int8)
+    return ids, pos, dice
+
+
+def _mover_equity_gnubg(gnubg_nn, afterstates: np.ndarray, ply: int) -> np.ndarray:
+    """Cubeless money equity for the mover of afterstates (opponent on roll), GNU Backgammon at ``ply``."""
+    probs = np.array([gnubg_nn.probabilities(to_gnubg(a), ply) for a in afterstates], dtype=np.float64)
+    return equity(flip_probabilities(probs.reshape(-1, 5)))
+
+
+class Referee:
+    """GNU Backgammon 2-ply values of resulting positions and positions, cached by position ID."""
+
+    def __init__(self, gnubg_nn, cache: Path | None):
+        self.g = gnubg_nn
+        self.path = cache
+        self.data = json.loads(cache.read_text()) if cache and cache.exists() else {}
+        self.calls = 0
+
+    def after(self, afterstates: np.ndarray) -> np.ndarray:
+        out = np.empty(len(afterstates))
+        for i, a in enumerate(afterstates):
+            key = "a" + positionid.encode(a)
+            if key not in self.data:
+                p = np.array(self.g.probabilities(to_gnubg(a), 2), dtype=np.float64)[None]
+                self.data[key] = float(equity(flip_probabilities(p))[0])
+                self.calls += 1
+            out[i] = self.data[key]
+        return out
+
+    def probs(self, position: np.ndarray) -> np.ndarray:
+        key = "p" + positionid.encode(position)
+        if key not in self.data:
+            self.data[key] = [float(v) for v in self.g.probabilities(to_gnubg(position), 2)]
+            self.calls += 1
+        return np.array(self.data[key])[None]
+
+    def save(self) -> None:
+        if not self.path:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
+        with os.fdopen(fd, "w") as f:
+            json.dump(self.data, f)
+        os.replace(tmp, self.path)
+
+
+def _summary(errors: dict[str, list[float]]) -> dict:
+    out = {}
+    for k, v in errors.items():
+        a = np.asarray(v, dtype=np.float64)
+        out[k] = {
+            "decisions": len(a),
+            "mean_millipoints": float(a.mean() * 1000) if len(a) else None,
+            "ci95_millipoints": float(1.96 * a.std(ddof=1) / np.sqrt(len(a)) * 1000) if len(a) > 1 else None,
+            "error_rate": float((a > 1e-9).mean()) if len(a) else None,
+        }
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", default=None, help="checkpoint (default: the shipped model)")
+    ap.add_argument("--ply", type=int, default=0, help="the model's lookahead")
+    ap.add_argument("--positions", type=int, default=2000)
+    ap.add_argument("--cache", default=str(ROOT / "runs" / "bench_decisions_cache.json"), help="referee cache")
+    ap.add_argument("--make-set", action="store_true", help="(re)write tests/data/decision_set.txt and exit")
+    args = ap.parse_args()
+    if args.make_set:
+        print(json.dumps({"written": str(make_set(args.positions))}))
+        return
+    import gnubg_nn
+
+    model = args.model or str(DEFAULT_MODEL)
+    net, meta = checkpoint.load(model)
+    ev = evaluator_for(net)
+    ref = Referee(gnubg_nn, Path(args.cache) if args.cache else None)
+    ids, pos, dice = load_set(args.positions)
+    classes = specialists.classify(pos)
+    t0 = time.perf_counter()
+    play_err: dict[str, dict[str, list[float]]] = {"bgbot": {"all": []}, "gnubg0": {"all": []}}
+    cube_err: dict[str, dict[str, list[float]]] = {
+        "bgbot": {"double": [], "take": []},
+        "gnubg0": {"double": [], "take": []},
+    }
+    for who in play_err:
+        for name in CLASS_NAMES.values():
+            play_err[who][name] = []
+    for i in range(len(pos)):
+        cname = CLASS_NAMES.get(int(classes[i]), "race")
+        plays = generate_plays(pos[i : i + 1], dice[i : i + 1])
+        after = plays.afterstates
+        if len(after) >= 2:
+            if args.ply == 0:
+                ours = int(np.argmax(equity(flip_probabilities(position_probabilities(ev, after)))))
+            else:
+                _, chosen = search.choose(ev, pos[i : i + 1], dice[i : i + 1], args.ply)
+                ours = int(chosen[0])
+            g0 = _mover_equity_gnubg(gnubg_nn, after, 0)
+            theirs = int(np.argmax(g0))
+            keep = search.filter_candidates(g0, np.zeros(len(after), dtype=np.int64))
+            keep[[ours, theirs]] = True
+            rows = np.flatnonzero(keep)
+            vals = dict(zip(rows.tolist(), ref.after(after[rows]).tolist()))
+            best = max(vals.values())
+            for who, row in (("bgbot", ours), ("gnubg0", theirs)):
+                e = best - vals[row]
+                play_err[who]["all"].append(e)
+                play_err[who][cname].append(e)
+        # cube, money, centred
+        x = efficiency_for("contact" if classes[i] in (1, 2) else "race", int(pip_counts(pos[i])[0]))
+        g0p = np.array(gnubg_nn.probabilities(to_gnubg(pos[i]), 0), dtype=np.float64)[None]
+        if 0.55 <= g0p[0, 0] <= 0.97:
+            rp = ref.probs(pos[i])
+            r = decide(rp, CubeState(), MONEY, x)
+            r_double = min(r.equities["double_take"], r.equities["double_pass"]) > r.equities["no_double"]
+            for who, p in (("bgbot", position_probabilities(ev, pos[i : i + 1]).astype(np.float64)), ("gnubg0", g0p)):
+                c = decide(p, CubeState(), MONEY, x)
+                doubles = min(c.equities["double_take"], c.equities["double_pass"]) > c.equities["no_double"]
+                cube_err[who]["double"].append(r.errors["double"] if doubles else r.errors["no_double"])
+                if r_double:
+                    takes = c.equities["double_take"] < c.equities["double_pass"]
+                    cube_err[who]["take"].append(r.errors["take"] if takes else r.errors["pass"])
+        if i % 100 == 99:
+            ref.save()
+    ref.save()
+    out = {
+        "model": model,
+        "model_games_trained": meta.games_trained,
+        "ply": args.ply,
+        "positions": len(pos),
+        "set": str(SET.relative_to(ROOT)),
+        "referee": "gnubg_nn.probabilities(board, 2) (GNU Backgammon 2-ply), cubeless money; cube: its probabilities "
+        "through bgbot.cube.decision.decide, money, cube centred, Jacoby off",
+        "checker_play": {who: _summary(v) for who, v in play_err.items()},
+        "cube": {who: _summary(v) for who, v in cube_err.items()},
+        "referee_calls": ref.calls,
+        "seconds": time.perf_counter() - t0,
+    }
+    b, g = out["checker_play"]["bgbot"]["all"], out["checker_play"]["gnubg0"]["all"]
+    if b["mean_millipoints"] is not None and g["mean_millipoints"]:
+        out["checker_play_ratio_vs_gnubg0"] = b["mean_millipoints"] / g["mean_millipoints"]
+    print(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,76 @@
+"""GNU Backgammon-class features: the vectorised code against its scalar twin, hand-counted values, symmetry."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bgbot.evaluation import features as F
+from bgbot.rules.board import flip, starting_position
+from tests.positions import make_positions, position
+
+
+@pytest.fixture(scope="module")
+def diverse() -> np.ndarray:
+    p = make_positions(1500, seed=12)  # self-play, random play, bar-heavy, bear-off and closed boards
+    return np.concatenate([p, flip(p)])
+
+
+def test_vectorised_equals_scalar_twin(diverse):
+    mine, theirs = F.gnubg_halves(diverse)
+    assert (mine[:, 24] == 1).sum() > 50 and (mine[:, 24] >= 2).sum() > 50  # every bar case is exercised
+    vec = F.side_features(mine, theirs)
+    ref = np.array([F.side_features_scalar(list(map(int, a)), list(map(int, b))) for a, b in zip(mine, theirs)])
+    assert vec.shape == (len(diverse), F.N_SIDE) and vec.dtype == np.float32
+    for k, name in enumerate(F.NAMES):
+        np.testing.assert_allclose(vec[:, k], ref[:, k], rtol=0, atol=1e-6, err_msg=name)
+    # every feature varies over the set (a constant column would be a dead input)
+    assert (vec.std(axis=0) > 0).all(), [n for n, s in zip(F.NAMES, vec.std(axis=0)) if s == 0]
+
+
+def test_starting_position_by_hand():
+    f = dict(zip(F.NAMES, F.features(starting_position()[None])[0, : F.N_SIDE].tolist()))
+    # break contact: the opponent's back checkers are on its 24-point (ob = 0); my checkers on 0-based indices
+    # 23 (2), 12 (5), 7 (3), 5 (5) need (i + 1) pips each: 2*24 + 5*13 + 3*8 + 5*6 = 167 -> 1.0
+    assert f["break_contact"] == pytest.approx(1.0)
+    assert f["back_chequer"] == pytest.approx(23 / 24) and f["back_anchor"] == pytest.approx(23 / 24)
+    assert f["forward_anchor"] == pytest.approx(1 / 6)  # the anchor on their 1-point (my 24)
+    assert f["off1"] == f["off2"] == f["off3"] == 0.0
+    assert f["piploss"] == f["p1"] == f["p2"] == 0.0  # no blots
+    assert f["backescapes"] == pytest.approx(24 / 36)  # as the v1 escapes input (tests/test_encoding.py)
+    # timing: 13-point 5 -> 3 spare (t 36, 3), 8-point 3 (t 57, 6), 6-point 5 -> 3 spare (t 72, 9); then the empty
+    # points 5, 4, 3, 2 each take 2 of the spare checkers (t -= 8, 6, 4, 2): 52; the 1-point (needs 2, 1 left) no
+    assert f["timing"] == pytest.approx(0.52)
+    assert f["enter"] == 0.0 and f["enter2"] == pytest.approx((36 - 25) / 36)  # they hold one home point
+    assert f["backg"] == 0.0 and f["backg1"] == pytest.approx(2 / 8)  # one anchor in their home, 2 checkers
+    assert f["freepip"] == 0.0
+
+
+def test_one_shot_by_hand():
+    # My checker on my 8-point, the opponent's blot on my 5-point (3 away), its other 14 on my 19 (its 6-point).
+    # Hitting rolls: any 3 (11), 21 (2), 11 (1) = 14; the blot loses 5 pips each time.
+    x = position({8: 1}, {5: 1, 19: 14})
+    f = F.features(x[None])[0]
+    mine, theirs = f[: F.N_SIDE], f[F.N_SIDE :]
+    assert mine[F.COL["p1"]] == pytest.approx(14 / 36) and mine[F.COL["p2"]] == 0.0
+    assert mine[F.COL["piploss"]] == pytest.approx(14 * 5 / 432)
+    # the opponent's blot hits back the same way (its 20-point to its 17-point): also 14 rolls; my blot on my 8-point
+    # (8 pips to go) goes back to the bar (25): 17 pips lost
+    assert theirs[F.COL["p1"]] == pytest.approx(14 / 36)
+    assert theirs[F.COL["piploss"]] == pytest.approx(14 * 17 / 432)
+    assert mine[F.COL["off1"]] == 1.0 and mine[F.COL["off2"]] == 1.0 and mine[F.COL["off3"]] == pytest.approx(4 / 5)
+
+
+def test_bar_entering_by_hand():
+    # Two of mine on the bar against their closed 6-, 5- and 4-points (my 19, 20, 21).
+    x = position({25: 2, 6: 13}, {19: 2, 20: 2, 21: 2, 1: 9})
+    f = F.features(x[None])[0]
+    closed = 0b111000  # their points 4, 5, 6
+    assert f[F.COL["enter2"]] == pytest.approx((36 - 9) / 36)
+    assert f[F.COL["enter"]] == pytest.approx(F._enter_loss(closed, True) / (36 * 49 / 6))
+
+
+def test_flip_swaps_the_halves(diverse):
+    a, b = F.features(diverse), F.features(flip(diverse))
+    np.testing.assert_array_equal(a[:, : F.N_SIDE], b[:, F.N_SIDE :])
+    np.testing.assert_array_equal(a[:, F.N_SIDE :], b[:, : F.N_SIDE])

@@ -1,0 +1,101 @@
+"""Specialist nets by position class: classification against GNU Backgammon, warm start, checkpoint format 2."""
+
+from __future__ import annotations
+
+import gnubg_nn
+import numpy as np
+import pytest
+import torch
+
+from bgbot.evaluation import checkpoint, specialists
+from bgbot.evaluation.network import Evaluator, NetConfig, ValueNet
+from bgbot.rules.board import flip
+from tests.gnubg_oracle import to_gnubg
+from tests.positions import make_positions
+
+MODEL = "models/bgbot-1.pt"
+
+
+@pytest.fixture(scope="module")
+def positions() -> np.ndarray:
+    p = make_positions(1500, seed=12)
+    return np.concatenate([p, flip(p)])
+
+
+def test_classes_match_gnubg(positions):
+    ours = specialists.classify(positions)
+    theirs = np.array([gnubg_nn.classify(to_gnubg(p)) for p in positions])
+    expected = np.select(
+        [theirs == gnubg_nn.c_contact, theirs == gnubg_nn.c_crashed, theirs == gnubg_nn.c_over],
+        [specialists.CONTACT, specialists.CRASHED, specialists.OVER],
+        specialists.RACE,  # race and gnubg's bear-off classes
+    )
+    assert (expected == specialists.CRASHED).sum() > 50
+    np.testing.assert_array_equal(ours, expected)
+
+
+def test_encoding_v2_extends_v1(positions):
+    from bgbot.evaluation import encoding, features
+
+    x = specialists.encode_v2(positions)
+    assert x.shape == (len(positions), specialists.N_V2) == (len(positions), 253)
+    np.testing.assert_array_equal(x[:, :203], encoding.encode(positions))
+    np.testing.assert_array_equal(x[:, 203:], features.features(positions))
+
+
+def test_from_single_computes_what_the_base_net_does(positions, tmp_path):
+    base, _ = checkpoint.load(MODEL)
+    nets = specialists.from_single(base)
+    ev = specialists.evaluator_for(nets)
+    assert isinstance(ev, specialists.ClassEvaluator)
+    np.testing.assert_allclose(ev.evaluate(positions), Evaluator(base).evaluate(positions), rtol=0, atol=1e-6)
+    # format 2 round trip; the one-net format 1 still loads
+    path = checkpoint.save(tmp_path / "s.pt", nets, games_trained=7, training_config={"k": 1})
+    again, meta = checkpoint.load(path)
+    assert meta.format_version == 2 and meta.games_trained == 7 and meta.encoding_version == specialists.ENCODING_V2
+    assert isinstance(again, specialists.ClassNets)
+    for name in specialists.CLASSES:
+        for k, v in nets.nets[name].state_dict().items():
+            assert torch.equal(v, again.nets[name].state_dict()[k])
+    _, meta1 = checkpoint.load(MODEL)
+    assert meta1.format_version == 1
+
+
+def test_damaged_format_2_says_why(tmp_path):
+    nets = specialists.fresh(8)
+    path = checkpoint.save(tmp_path / "s.pt", nets, games_trained=0, training_config={})
+    data = torch.load(path, weights_only=True)
+    data["state_dict"]["nets.race.hidden.weight"] = torch.zeros(3, 3)
+    torch.save(data, path)
+    with pytest.raises(checkpoint.CheckpointError, match="specialist nets do not fit"):
+        checkpoint.load(path)
+
+
+def test_bad_configs_are_rejected():
+    cfg = NetConfig(n_inputs=203, n_hidden=8, encoding_version=specialists.ENCODING_V2)
+    with pytest.raises(specialists.ClassNetsError, match="inputs"):
+        specialists.ClassNets({c: cfg for c in specialists.CLASSES})
+    good = NetConfig(n_inputs=253, n_hidden=8, encoding_version=specialists.ENCODING_V2)
+    with pytest.raises(specialists.ClassNetsError, match="specialist nets are"):
+        specialists.ClassNets({"contact": good})
+    with pytest.raises(specialists.ClassNetsError, match="cannot start"):
+        specialists.from_single(ValueNet(good), encoding_version="tesauro196+expert7/v1")
+
+
+def test_loss_trains_each_class_on_its_own_rows(positions):
+    torch.manual_seed(0)
+    nets = specialists.fresh(8)
+    pos = positions[:400]
+    tg = np.full((len(pos), 5), 0.25, dtype=np.float32)
+    race_before = {k: v.clone() for k, v in nets.nets["race"].state_dict().items()}
+    rows = np.flatnonzero(specialists.classify(pos) == specialists.CONTACT)
+    opt = torch.optim.Adam(nets.parameters(), lr=1e-2)
+    first = nets.loss(pos[rows], tg[rows]).item()
+    for _ in range(30):
+        loss = nets.loss(pos[rows], tg[rows])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    assert loss.item() < 0.5 * first
+    for k, v in nets.nets["race"].state_dict().items():  # no race rows: the race net is untouched
+        assert torch.equal(v, race_before[k])

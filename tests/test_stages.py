@@ -1,0 +1,134 @@
+"""Training stages after TD: sample -> targets -> fit -> gate, their files, resume, and the command lines."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from bgbot.cli import main as bgbot_main
+from bgbot.evaluation import checkpoint, specialists
+from bgbot.evaluation.evaluator import afterstate_probabilities
+from bgbot.evaluation.network import Evaluator
+from bgbot.rules.movegen import ROLL_WEIGHTS, ROLLS, generate_plays
+from bgbot.rules.outcomes import equity
+from tests.positions import make_positions
+from training import cli, stages
+
+MODEL = "models/bgbot-1.pt"
+
+
+def one_ply_by_hand(evaluator, position: np.ndarray) -> np.ndarray:
+    """The side on roll's 1-ply probabilities: each roll's best play by 0-ply equity, weighted 1/36 or 2/36."""
+    total = np.zeros(5)
+    for roll, w in zip(ROLLS, ROLL_WEIGHTS):
+        plays = generate_plays(position[None], np.array([roll]))
+        probs = afterstate_probabilities(evaluator, plays.afterstates)
+        total += w * probs[int(np.argmax(equity(probs)))]
+    return total
+
+
+@pytest.fixture(scope="module")
+def sampled(tmp_path_factory):
+    out = tmp_path_factory.mktemp("gen") / "positions"
+    argv = ["sample", "--model", MODEL, "--out", str(out), "--positions", "40", "--part-size", "20"]
+    assert cli.main([*argv, "--games-in-flight", "16", "--seed", "3", "--quiet"]) == 0
+    return out
+
+
+def test_sample_parts_are_seeded_and_resumable(sampled, tmp_path):
+    parts = sorted(sampled.glob("part-*.npz"))
+    assert len(parts) == 2
+    z = stages.load_npz(parts[1])
+    assert z["positions"].shape == (20, 26) and z["positions"].dtype == np.int8
+    assert len({p.tobytes() for p in z["positions"]}) == 20  # no repeats within a part
+    np.testing.assert_array_equal(z["classes"], stages.sample_classes(z["positions"]))
+    assert z["meta"]["generation"] == 1 and z["meta"]["part"] == 1 and z["meta"]["model"] == MODEL
+    # part 1 alone, in another directory, is the same part: the dice come from (seed, part)
+    (tmp_path / "p").mkdir()
+    parts[0].rename(tmp_path / "p" / parts[0].name)  # take part 0 away: a rerun makes it again
+    assert cli.main(["sample", "--model", MODEL, "--out", str(sampled), "--positions", "40", "--part-size", "20",
+                     "--games-in-flight", "16", "--seed", "3", "--quiet"]) == 0  # fmt: skip
+    again = stages.load_npz(sampled / parts[0].name)
+    np.testing.assert_array_equal(again["positions"], stages.load_npz(tmp_path / "p" / parts[0].name)["positions"])
+
+
+def test_targets_fit_gate(sampled, tmp_path, capsys):
+    net, _ = checkpoint.load(MODEL)
+    ev = Evaluator(net)
+    t1 = tmp_path / "t1"
+    assert cli.main(["targets", "--model", MODEL, "--positions", str(sampled), "--out", str(t1), "--kind", "ply1",
+                     "--quiet", "--limit", "1"]) == 0  # fmt: skip
+    z = stages.load_npz(t1 / "part-00000.npz")
+    assert z["meta"]["kind"] == "ply1" and z["targets"].shape == (20, 5)
+    for i in (0, 7, 19):
+        np.testing.assert_allclose(z["targets"][i], one_ply_by_hand(ev, z["positions"][i]), atol=2e-6)
+    np.testing.assert_allclose(stages.ply_targets(ev, z["positions"], 0), ev.evaluate(z["positions"]), atol=0)
+    # fit: one epoch, then resume for a second; the curve has a line per epoch plus the start
+    run = tmp_path / "fit"
+    base = ["fit", "--init", MODEL, "--targets", str(t1), "--run-dir", str(run), "--batch", "8", "--quiet"]
+    assert cli.main([*base, "--epochs", "1"]) == 0
+    assert cli.main([*base, "--epochs", "1"]) == 2  # already there without --resume
+    assert "already holds a fit" in capsys.readouterr().err
+    assert cli.main([*base, "--epochs", "2", "--resume"]) == 0
+    curve = [json.loads(s) for s in (run / "curve.jsonl").read_text().splitlines()]
+    assert [c["epoch"] for c in curve] == [0, 1, 2]
+    fitted, meta = checkpoint.load(run / "latest.pt")
+    assert isinstance(fitted, specialists.ClassNets) and meta.training_config["epoch"] == 2
+    assert (run / "best.pt").exists()
+    # gate: duplicate games against the previous generation and pubeval, one JSON record
+    rec = tmp_path / "gate.json"
+    argv = ["train", "gate", "--candidate", str(run / "latest.pt"), "--against", MODEL, "--games", "4"]
+    assert bgbot_main([*argv, "--opponent", "pubeval", "--out", str(rec), "--quiet"]) == 0
+    r = json.loads(rec.read_text())
+    assert set(r["results"]) == {MODEL, "pubeval"} and r["results"]["pubeval"]["games"] == 4
+    assert r["accepted"] == (r["results"][MODEL]["ci_low"] > 0)
+
+
+def test_rollout_kind_and_missing_inputs_say_why(tmp_path, capsys):
+    args = ["targets", "--model", MODEL, "--positions", str(tmp_path), "--out", str(tmp_path / "o"), "--quiet"]
+    assert cli.main([*args, "--kind", "ply2"]) == 2
+    assert "no positions parts" in capsys.readouterr().err
+
+
+def test_rollout_one_half_move_is_exactly_one_ply():
+    # With variance reduction a one-half-move rollout returns the 21-roll mean itself: the 1-ply value, every trial.
+    from training.rollout import rollout
+
+    net, _ = checkpoint.load(MODEL)
+    ev = Evaluator(net)
+    pos = make_positions(200, seed=5)[::40]
+    mean, err = rollout(ev, pos, trials=4, horizon=1)
+    np.testing.assert_allclose(mean, np.clip(stages.ply_targets(ev, pos, 1), 0, 1), atol=1e-5)
+    assert (err < 1e-5).all()
+    mean2, err2 = rollout(ev, pos, trials=36, horizon=4, seed=3)
+    assert (err2 > 0).any() and (mean2 >= 0).all() and (mean2 <= 1).all()
+    np.testing.assert_allclose(equity(mean2), equity(stages.ply_targets(ev, pos, 1)), atol=0.25)
+
+
+def test_bgbot_train_keeps_the_td_arguments(tmp_path):
+    run = tmp_path / "td"
+    assert (
+        bgbot_main(["train", "--config", "tiny", "--run-dir", str(run), "--games", "64", "--no-eval", "--quiet"]) == 0
+    )
+    assert (run / "latest.pt").exists()
+    run2 = tmp_path / "td2"
+    assert cli.main(["td", "--config", "tiny", "--run-dir", str(run2), "--games", "64", "--no-eval", "--quiet"]) == 0
+    assert (run2 / "latest.pt").exists()
+
+
+def test_td_of_specialists_runs_and_resumes(tmp_path):
+    cfg = tmp_path / "spec.toml"
+    cfg.write_text(
+        "specialists = true\ngames = 16\ngames_in_flight = 8\nn_hidden = 8\nlr = 1e-3\nlr_final = 5e-4\n"
+        "td_lambda = 0.5\nlambda_horizon = 3\nseed = 4\ncheckpoint_every = 8\neval_every = 0\neval_games = 2\n"
+    )
+    run = tmp_path / "run"
+    assert cli.main(["td", "--config", str(cfg), "--run-dir", str(run), "--quiet", "--no-eval"]) == 0
+    net, meta = checkpoint.load(run / "latest.pt")
+    assert isinstance(net, specialists.ClassNets) and meta.format_version == 2 and meta.games_trained >= 16
+    assert meta.optimizer_state is not None
+    args = ["td", "--config", str(cfg), "--run-dir", str(run), "--quiet", "--no-eval", "--resume", "--games", "32"]
+    assert cli.main(args) == 0
+    assert checkpoint.load(run / "latest.pt")[1].games_trained >= 32

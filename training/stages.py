@@ -1,0 +1,466 @@
+"""Training by generations: the stages after TD pre-training, each its own resumable, seeded command.
+
+    python -m training sample  --model M --out DIR --positions N [--seed S] [--generation G]
+    python -m training targets --model M --positions DIR --out DIR --kind ply2|ply1|ply0|rollout
+    python -m training fit     --init M --targets DIR [DIR ...] --run-dir DIR [--epochs E] [--resume]
+    python -m training gate    --candidate C --against P --games N [--opponent pubeval ...] --out FILE.json
+
+Files (every one written atomically, temp file + ``os.replace``; a stage killed at any moment loses at most the part
+it was working on and continues with ``--resume`` or by simply being run again):
+
+* ``sample`` writes ``DIR/part-NNNNN.npz``: ``positions`` ``(K, 26)`` int8 (side on roll), ``classes`` ``(K,)`` int8
+  (:func:`bgbot.evaluation.specialists.classify`; 4 marks a back game, see :func:`sample_classes`) and ``meta``
+  (JSON: generation, model, seed, part, keep rates, games played, seconds, git revision). Part ``p`` is played with the
+  dice of seed ``(seed, p)``, so the parts are the same whichever order or session made them.
+* ``targets`` writes ``OUT/part-NNNNN.npz`` for each positions part: ``positions``, ``targets`` ``(K, 5)`` float32
+  (the side on roll's cumulative probabilities) and ``meta`` (kind, model, positions per second, ...).
+* ``fit`` writes ``RUN_DIR/latest.pt`` (with the optimiser, each epoch), ``RUN_DIR/best.pt`` (lowest validation loss)
+  and ``RUN_DIR/curve.jsonl`` (one line per epoch: losses overall and per class, seconds).
+* ``gate`` writes one JSON record: ppg with 95% CI of the candidate against the previous generation and each
+  ``--opponent``.
+
+No GNU Backgammon output is used anywhere here: positions come from the model's own self-play, targets from the engine's
+own search and rollouts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import cast
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from bgbot.errors import BgbotError
+from bgbot.evaluation import checkpoint, features, search, specialists
+from bgbot.evaluation.checkpoint import CheckpointError
+from bgbot.evaluation.evaluator import position_probabilities
+from bgbot.evaluation.network import set_threads
+from bgbot.evaluation.specialists import evaluator_for
+from bgbot.rules.outcomes import flip_probabilities
+
+from .selfplay import SelfPlay
+
+BACKGAME = 4
+"""Sample class code of a contact or crashed position where a side holds two or more points in the other side's home
+board (GNU Backgammon's ``I_BACKG`` situation)."""
+SAMPLE_CLASSES = {1: "contact", 2: "crashed", 3: "race", BACKGAME: "backgame"}
+DEFAULT_KEEP = {"contact": 0.04, "crashed": 0.3, "race": 0.04, "backgame": 0.3}
+TARGET_KINDS = ("ply0", "ply1", "ply2", "rollout")
+
+
+class StageError(BgbotError):
+    """A stage that cannot run as asked (missing inputs, mismatched files, bad settings)."""
+
+
+def _git() -> str | None:
+    return checkpoint.git_revision()
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def save_npz(path: Path, **arrays) -> Path:
+    """Write ``arrays`` to ``path`` (.npz) atomically; a ``meta`` dict is stored as a JSON string."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if "meta" in arrays:
+        arrays["meta"] = np.array(json.dumps(arrays["meta"]))
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez_compressed(f, **arrays)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def load_npz(path: Path) -> dict:
+    """Read a stage file: its arrays, and ``meta`` decoded from JSON. Raises :class:`StageError` on a bad file."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            out = {k: z[k] for k in z.files}
+    except (OSError, ValueError) as e:
+        raise StageError(f"{str(path)!r} is not a readable stage file: {e}") from None
+    if "meta" in out:
+        out["meta"] = json.loads(str(out["meta"]))
+    return out
+
+
+def _load_model(path: str):
+    net, meta = checkpoint.load(path)
+    return net, evaluator_for(net), meta
+
+
+# --- sample --------------------------------------------------------------------------------------------------------
+
+
+def sample_classes(positions: np.ndarray) -> np.ndarray:
+    """Class codes for sampling, ``(N, 26)`` int8 -> ``(N,)`` int8: :func:`specialists.classify` (0 over, 1 contact,
+    2 crashed, 3 race), with contact and crashed positions where a side holds >= 2 points in the other side's home
+    board marked :data:`BACKGAME`."""
+    cls = specialists.classify(positions)
+    mine, theirs = features.gnubg_halves(positions)
+    anchors = np.maximum((mine[:, 18:24] >= 2).sum(axis=1), (theirs[:, 18:24] >= 2).sum(axis=1))
+    cls[((cls == 1) | (cls == 2)) & (anchors >= 2)] = BACKGAME
+    return cls
+
+
+def sample_part(evaluator, seed: int, part: int, size: int, keep: dict[str, float], games_in_flight: int):
+    """Play self-play games at 0-ply (the model's own choices) until ``size`` positions are kept.
+
+    Every pre-roll position is kept with the probability of its sample class (``keep``, by name of
+    :data:`SAMPLE_CLASSES`), once per part. Returns ``(positions (size, 26) int8, classes (size,) int8, games_finished)``.
+    """
+    rng = np.random.default_rng([seed, part])
+    sp = SelfPlay(games_in_flight, rng)
+    rates = np.zeros(5)
+    for code, name in SAMPLE_CLASSES.items():
+        rates[code] = keep[name]
+    got_p, got_c, n = [], [], 0
+    seen: set[bytes] = set()  # no position twice in a part (every game starts from the same position)
+    while n < size:
+        positions, _ = sp.step(evaluator)
+        if not len(positions):
+            continue
+        cls = sample_classes(positions)
+        fresh = []
+        for i in np.flatnonzero(rng.random(len(positions)) < rates[cls]):
+            key = positions[i].tobytes()
+            if key not in seen:
+                seen.add(key)
+                fresh.append(i)
+        got_p.append(positions[fresh])
+        got_c.append(cls[fresh])
+        n += len(fresh)
+    return np.concatenate(got_p)[:size], np.concatenate(got_c)[:size], sp.games_finished
+
+
+def run_sample(args: argparse.Namespace) -> dict:
+    keep = dict(DEFAULT_KEEP)
+    for item in args.keep or []:
+        name, _, val = item.partition("=")
+        if name not in keep:
+            raise StageError(f"--keep takes CLASS=RATE with CLASS one of {list(keep)}, got {item!r}")
+        keep[name] = float(val)
+    _, evaluator, meta = _load_model(args.model)
+    out = Path(args.out)
+    n_parts = -(-args.positions // args.part_size)
+    summary = {"parts": n_parts, "made": 0, "skipped": 0, "seconds": 0.0, "games": 0}
+    for part in tqdm(range(n_parts), desc="sample", unit="part", disable=args.quiet):
+        path = out / f"part-{part:05d}.npz"
+        if path.exists():
+            summary["skipped"] += 1
+            continue
+        t0 = time.perf_counter()
+        pos, cls, games = sample_part(evaluator, args.seed, part, args.part_size, keep, args.games_in_flight)
+        sec = time.perf_counter() - t0
+        info = {
+            "stage": "sample",
+            "generation": args.generation,
+            "model": args.model,
+            "model_games_trained": meta.games_trained,
+            "seed": args.seed,
+            "part": part,
+            "keep": keep,
+            "games_in_flight": args.games_in_flight,
+            "games": games,
+            "seconds": sec,
+            "class_counts": {SAMPLE_CLASSES[c]: int((cls == c).sum()) for c in SAMPLE_CLASSES},
+            "git_revision": _git(),
+            "created": _now(),
+        }
+        save_npz(path, positions=pos, classes=cls, meta=info)
+        summary["made"] += 1
+        summary["seconds"] += sec
+        summary["games"] += games
+    summary["positions_per_s"] = summary["made"] * args.part_size / max(summary["seconds"], 1e-9)
+    return summary
+
+
+# --- targets -------------------------------------------------------------------------------------------------------
+
+
+def ply_targets(evaluator, positions: np.ndarray, plies: int) -> np.ndarray:
+    """The side on roll's probabilities ``(K, 5)`` float32 of pre-roll positions ``(K, 26)`` at ``plies`` lookahead.
+
+    0-ply: the net itself (finished games exact). ``k`` >= 1: the mean over the 21 rolls of the best play (chosen at
+    0-ply) valued at ``k - 1`` plies (:func:`bgbot.evaluation.search.afterstate_values`: a pre-roll position is the
+    afterstate of the other side's play).
+    """
+    if plies == 0:
+        return position_probabilities(evaluator, positions)
+    return flip_probabilities(search.afterstate_values(evaluator, positions, plies))
+
+
+def run_targets(args: argparse.Namespace) -> dict:
+    if args.kind not in TARGET_KINDS:
+        raise StageError(f"--kind is one of {TARGET_KINDS}, got {args.kind!r}")
+    if args.kind == "rollout":
+        from .rollout import rollout
+
+        def compute(ev, pos, part):
+            return rollout(ev, pos, trials=args.trials, horizon=args.horizon, seed=args.seed * 100_003 + part)[0]
+    else:
+        plies = int(args.kind[3:])
+
+        def compute(ev, pos, part):
+            return ply_targets(ev, pos, plies)
+
+    _, evaluator, meta = _load_model(args.model)
+    src = sorted(Path(args.positions).glob("part-*.npz"))
+    if not src:
+        raise StageError(f"no positions parts (part-*.npz) in {args.positions!r}")
+    if args.limit:
+        src = src[: args.limit]
+    out = Path(args.out)
+    summary = {"parts": len(src), "made": 0, "skipped": 0, "positions": 0, "seconds": 0.0, "cpu_seconds": 0.0}
+    bar = tqdm(total=len(src), desc=f"targets {args.kind}", unit="part", disable=args.quiet)
+    for path in src:
+        dst = out / path.name
+        if dst.exists():
+            summary["skipped"] += 1
+            bar.update(1)
+            continue
+        data = load_npz(path)
+        pos = data["positions"]
+        t0, c0 = time.perf_counter(), time.process_time()
+        part = int(path.stem.split("-")[1])
+        tg = np.concatenate(
+            [compute(evaluator, pos[i : i + args.chunk], part * 1000 + i) for i in range(0, len(pos), args.chunk)]
+        ).astype(np.float32)
+        sec, cpu = time.perf_counter() - t0, time.process_time() - c0
+        info = {
+            "stage": "targets",
+            "kind": args.kind,
+            "rollout": {"trials": args.trials, "horizon": args.horizon, "seed": args.seed}
+            if args.kind == "rollout"
+            else None,
+            "model": args.model,
+            "model_games_trained": meta.games_trained,
+            "positions_from": str(path),
+            "positions_meta": data.get("meta"),
+            "seconds": sec,
+            "positions_per_s": len(pos) / max(sec, 1e-9),
+            "cpu_seconds_per_position": cpu / max(len(pos), 1),
+            "git_revision": _git(),
+            "created": _now(),
+        }
+        save_npz(dst, positions=pos, classes=data.get("classes", np.zeros(len(pos), np.int8)), targets=tg, meta=info)
+        summary["made"] += 1
+        summary["positions"] += len(pos)
+        summary["seconds"] += sec
+        summary["cpu_seconds"] += cpu
+        bar.update(1)
+    bar.close()
+    summary["positions_per_s"] = summary["positions"] / max(summary["seconds"], 1e-9)
+    summary["cpu_seconds_per_position"] = summary["cpu_seconds"] / max(summary["positions"], 1)
+    return summary
+
+
+# --- fit -----------------------------------------------------------------------------------------------------------
+
+
+def _load_targets(dirs: list[str]) -> tuple[np.ndarray, np.ndarray, list[dict]]:
+    pos, tg, metas = [], [], []
+    for d in dirs:
+        parts = sorted(Path(d).glob("part-*.npz"))
+        if not parts:
+            raise StageError(f"no target parts (part-*.npz) in {d!r}")
+        for p in parts:
+            z = load_npz(p)
+            if "targets" not in z:
+                raise StageError(f"{str(p)!r} holds no targets (a positions part?)")
+            pos.append(z["positions"])
+            tg.append(z["targets"])
+            metas.append({"file": str(p), "kind": z["meta"].get("kind"), "model": z["meta"].get("model")})
+    return np.concatenate(pos), np.concatenate(tg).astype(np.float32), metas
+
+
+def run_fit(args: argparse.Namespace) -> dict:
+    set_threads(None)
+    run_dir = Path(args.run_dir)
+    latest = run_dir / "latest.pt"
+    if latest.exists() and not args.resume:
+        raise StageError(f"{run_dir} already holds a fit (latest.pt); pass --resume or pick another --run-dir")
+    if args.resume and not latest.exists():
+        raise StageError(f"nothing to resume: {latest} does not exist")
+    pos, tg, metas = _load_targets(args.targets)
+    rng = np.random.default_rng(args.seed)
+    order = rng.permutation(len(pos))
+    n_val = max(1, int(len(pos) * args.val_frac))
+    val, train = order[:n_val], order[n_val:]
+    torch.manual_seed(args.seed)
+    if args.resume:
+        loaded, meta = checkpoint.load(latest)
+        net = cast(specialists.ClassNets, loaded)
+        epoch0 = meta.training_config["epoch"]
+        best = meta.training_config["best_val"]
+    else:
+        base, _ = checkpoint.load(args.init)
+        net = (
+            cast(specialists.ClassNets, base)
+            if getattr(base, "is_class_nets", False)
+            else specialists.from_single(base)
+        )
+        epoch0, best, meta = 0, float("inf"), None
+    net.train()
+    opt = torch.optim.Adam(net.parameters(), lr=args.lr)
+    if meta is not None and meta.optimizer_state is not None:
+        opt.load_state_dict(meta.optimizer_state)
+    settings = {
+        "stage": "fit",
+        "init": args.init,
+        "targets": list(args.targets),
+        "positions": len(pos),
+        "val_positions": n_val,
+        "epochs": args.epochs,
+        "lr": args.lr,
+        "batch": args.batch,
+        "seed": args.seed,
+    }
+
+    def val_loss() -> dict:
+        with torch.no_grad():
+            net.eval()
+            out = {"all": float(net.loss(pos[val], tg[val]))}
+            cls = specialists.classify(pos[val])
+            for code, name in enumerate(specialists.CLASSES, start=1):
+                rows = val[cls == code]
+                if len(rows):
+                    out[name] = float(net.loss(pos[rows], tg[rows]))
+            net.train()
+        return out
+
+    if epoch0 == 0 and not args.resume:
+        _append(run_dir / "curve.jsonl", {"epoch": 0, "train_loss": None, "val": val_loss(), "seconds": 0.0})
+    for epoch in range(epoch0, args.epochs):
+        t0 = time.perf_counter()
+        perm = np.random.default_rng([args.seed, epoch]).permutation(train)
+        losses = []
+        for i in tqdm(range(0, len(perm), args.batch), desc=f"fit epoch {epoch + 1}", disable=args.quiet, leave=False):
+            rows = perm[i : i + args.batch]
+            loss = net.loss(pos[rows], tg[rows])
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        v = val_loss()
+        rec = {"epoch": epoch + 1, "train_loss": float(np.mean(losses)), "val": v, "seconds": time.perf_counter() - t0}
+        _append(run_dir / "curve.jsonl", rec)
+        if v["all"] < best:
+            best = v["all"]
+            checkpoint.save(run_dir / "best.pt", net, games_trained=0, training_config=settings | {"epoch": epoch + 1})
+        cfg = settings | {"epoch": epoch + 1, "best_val": best, "target_files": len(metas)}
+        checkpoint.save(latest, net, games_trained=0, training_config=cfg, optimizer=opt)
+    return {"epochs": args.epochs, "best_val": best, "positions": len(pos), "run_dir": str(run_dir)}
+
+
+def _append(path: Path, record: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as f:
+        f.write(json.dumps(record) + "\n")
+
+
+# --- gate ----------------------------------------------------------------------------------------------------------
+
+
+def run_gate(args: argparse.Namespace) -> dict:
+    from bgbot.arena.benchmark import benchmark
+
+    for p in (args.candidate, args.against):
+        if p.endswith(".pt") and not Path(p).is_file() or p is args.candidate and not p.endswith(".pt"):
+            raise StageError(f"no checkpoint file at {p!r}")
+    record = {"stage": "gate", "candidate": args.candidate, "against": args.against, "created": _now(), "results": {}}
+    for opp in [args.against, *(args.opponent or [])]:
+        t0 = time.perf_counter()
+        r = benchmark(args.candidate, opp, games=args.games, seed=args.seed, workers=args.workers, plies=args.ply)
+        r["seconds"] = time.perf_counter() - t0
+        record["results"][opp] = r
+    first = record["results"][args.against]
+    record["accepted"] = bool(first["ci_low"] > 0)
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
+        with os.fdopen(fd, "w") as f:
+            json.dump(record, f, indent=2)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, out)
+    return record
+
+
+# --- command line --------------------------------------------------------------------------------------------------
+
+STAGES = ("sample", "targets", "fit", "gate")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m training", description="Training stages after TD pre-training.")
+    sub = p.add_subparsers(dest="stage", required=True)
+    s = sub.add_parser("sample", help="sample positions from the model's self-play")
+    s.add_argument("--model", required=True)
+    s.add_argument("--out", required=True, help="directory of part-NNNNN.npz files")
+    s.add_argument("--positions", type=int, required=True)
+    s.add_argument("--part-size", type=int, default=500)
+    s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--generation", type=int, default=1)
+    s.add_argument("--games-in-flight", type=int, default=256)
+    s.add_argument("--keep", action="append", metavar="CLASS=RATE", help=f"keep rates, defaults {DEFAULT_KEEP}")
+    t = sub.add_parser("targets", help="compute targets of sampled positions with the engine")
+    t.add_argument("--model", required=True)
+    t.add_argument("--positions", required=True, help="a sample directory")
+    t.add_argument("--out", required=True)
+    t.add_argument("--kind", default="ply2", choices=TARGET_KINDS)
+    t.add_argument("--chunk", type=int, default=100, help="positions searched together")
+    t.add_argument("--limit", type=int, default=0, help="only the first N parts (0: all)")
+    t.add_argument("--trials", type=int, default=36, help="rollout: trials per position (36: each first roll once)")
+    t.add_argument("--horizon", type=int, default=8, help="rollout: half-moves before the net values the position")
+    t.add_argument("--seed", type=int, default=1, help="rollout: dice seed")
+    f = sub.add_parser("fit", help="fit the next generation's nets to targets")
+    f.add_argument("--init", required=True, help="checkpoint to start from (v1 single net or specialists)")
+    f.add_argument("--targets", required=True, nargs="+", help="target directories")
+    f.add_argument("--run-dir", required=True)
+    f.add_argument("--epochs", type=int, default=10)
+    f.add_argument("--lr", type=float, default=1e-4)
+    f.add_argument("--batch", type=int, default=128)
+    f.add_argument("--val-frac", type=float, default=0.05)
+    f.add_argument("--seed", type=int, default=1)
+    f.add_argument("--resume", action="store_true")
+    g = sub.add_parser("gate", help="duplicate games of a candidate against the previous generation")
+    g.add_argument("--candidate", required=True)
+    g.add_argument("--against", required=True, help="the previous generation (.pt) or a player spec (gnubg:0, ...)")
+    g.add_argument("--games", type=int, required=True)
+    g.add_argument("--opponent", action="append", help="more opponents to record (pubeval, gnubg:0, ...)")
+    g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--workers", type=int, default=1)
+    g.add_argument("--ply", type=int, default=0)
+    g.add_argument("--out", help="JSON record file")
+    for sp in (s, t, f, g):
+        sp.add_argument("--quiet", action="store_true", help="no progress bar")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    fn = {"sample": run_sample, "targets": run_targets, "fit": run_fit, "gate": run_gate}[args.stage]
+    try:
+        summary = fn(args)
+    except (StageError, CheckpointError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(summary))
+    return 0
