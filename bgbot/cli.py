@@ -20,6 +20,7 @@ COMMANDS = [
     "moves",
     "move",
     "cube",
+    "rollout",
     "show",
     "tournament",
     "chouette",

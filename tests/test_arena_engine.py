@@ -67,6 +67,27 @@ def test_games_from_given_positions_end_and_score_with_the_cube():
     assert ply.points.tolist() == [3, 2, 1] and ply.mover.tolist() == [0, 0, 0]
 
 
+class _SureWinner(PubevalPlayer):
+    """Pubeval's checker play; before the roll it claims a sure win (so it doubles and its opponent passes)."""
+
+    def probabilities(self, positions):
+        return np.tile([1.0, 0.0, 0.0, 0.0, 0.0], (len(positions), 1))
+
+
+def test_cube_phase_before_the_first_ply_only_when_asked():
+    """A game started from a position has no cube action before its first ply unless ``first_ply`` (rollouts of a
+    play, where the opponent may double at once)."""
+    pos = position({6: 3, 5: 3}, {19: 3, 20: 3})
+    for first_ply, doubled in ((False, []), (True, [0])):
+        t = engine.Table.create(1)
+        t.start(np.arange(1), positions=pos[None])
+        phase = engine.CubePhase(engine.CubeRules(0, jacoby=False), first_ply=first_ply)
+        ply = engine.play_ply(t, _fixed_dice(2, 1), (_SureWinner(), _SureWinner()), cube=phase)
+        assert ply.doubled.tolist() == doubled
+        if first_ply:  # too good? the sure winner's double is passed by its opponent, also a sure winner
+            assert ply.ended.tolist() == [0] and ply.kind.tolist() == [0] and ply.points.tolist() == [1]
+
+
 def test_a_game_past_the_ply_limit_raises():
     t = engine.Table.create(1)
     t.start(np.arange(1))

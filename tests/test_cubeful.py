@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 
@@ -262,6 +263,7 @@ def _games(text):
 SCORE = re.compile(r"The score \(after (\d+) games?\) is: pipA (\d+), pipB (\d+)")
 
 
+@pytest.mark.skipif(not os.path.exists(GNUBG), reason="GNU Backgammon is not installed")
 @pytest.mark.parametrize("jacoby", [True, False])
 def test_gnubg_imports_a_cubeful_money_session(tmp_path, jacoby):
     rules = cubeful.CubeRules(0, jacoby)
@@ -288,6 +290,7 @@ def test_gnubg_imports_a_cubeful_money_session(tmp_path, jacoby):
     assert scores == [(max(p, 0), max(-p, 0)) for p in points]
 
 
+@pytest.mark.skipif(not os.path.exists(GNUBG), reason="GNU Backgammon is not installed")
 def test_gnubg_imports_five_point_matches(tmp_path):
     c = cubeful.play_games(PipPlayer(10), PipPlayer(15), 8, 0, 0, 3, cubeful.CubeRules(5), record=True)
     assert c.counts[:, cubeful.A_DOUBLES].sum() > 0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import gnubg_nn
 import numpy as np
 import pytest
@@ -13,7 +15,7 @@ from bgbot.rules.board import flip
 from tests.gnubg_oracle import to_gnubg
 from tests.positions import make_positions
 
-MODEL = "models/bgbot-1.pt"
+MODEL = str(Path(__file__).resolve().parents[1] / "models" / "bgbot-1.pt")
 
 
 @pytest.fixture(scope="module")

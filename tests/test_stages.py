@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,7 +17,7 @@ from bgbot.rules.outcomes import equity
 from tests.positions import make_positions
 from training import cli, stages
 
-MODEL = "models/bgbot-1.pt"
+MODEL = str(Path(__file__).resolve().parents[1] / "models" / "bgbot-1.pt")
 
 
 def one_ply_by_hand(evaluator, position: np.ndarray) -> np.ndarray:

@@ -4,6 +4,7 @@ protocol that must equal the direct player's, move for move."""
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,6 +15,8 @@ from bgbot.formats.notation import parse_play
 from bgbot.formats.positionid import decode, encode
 from bgbot.protocols.ubgi import Engine
 from bgbot.rules.board import flip
+
+MODEL = str(Path(__file__).resolve().parents[1] / "models" / "bgbot-1.pt")
 
 START = "4HPwATDgc/ABMA"
 BGBOT = [sys.executable, "-m", "bgbot.cli"]
@@ -176,11 +179,11 @@ def test_subprocess_engine_and_tournament_through_the_protocol(tmp_path):
     assert lines[-2].startswith("bestmove 24/18 24/18 13/7 13/7") and lines[-1].startswith("error unknown_command")
 
     argv = [*BGBOT, "tournament", "--games", "200", "--workers", "1", "--json", "--out", str(tmp_path / "ubgi")]
-    argv += ["--player", f"ubgi:{sys.executable} -m bgbot.cli ubgi", "--player", "models/bgbot-1.pt"]
+    argv += ["--player", f"ubgi:{sys.executable} -m bgbot.cli ubgi", "--player", MODEL]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr
     via = json.loads(done.stdout)["pairings"][0]
-    direct = tournament.run(["models/bgbot-1.pt:0", "models/bgbot-1.pt"], 200, workers=1, out_dir=tmp_path / "direct")
+    direct = tournament.run([f"{MODEL}:0", MODEL], 200, workers=1, out_dir=tmp_path / "direct")
     direct = direct["pairings"][0]
     keys = ("ppg", "stats_a", "stats_b", "mean_plies", "games")
     assert {k: via[k] for k in keys} == {k: direct[k] for k in keys}

@@ -212,7 +212,10 @@ def run_targets(args: argparse.Namespace) -> dict:
         from .rollout import rollout
 
         def compute(ev, pos, part):
-            return rollout(ev, pos, trials=args.trials, horizon=args.horizon, seed=args.seed * 100_003 + part)[0]
+            seed = args.seed * 100_003 + part
+            return rollout(
+                ev, pos, trials=args.trials, horizon=args.horizon, seed=seed, workers=args.workers, ray=args.ray
+            )[0]
     else:
         plies = int(args.kind[3:])
 
@@ -454,6 +457,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--horizon", type=_at_least(0), default=8, help="rollout: half-moves before the net values the position"
     )
     t.add_argument("--seed", type=_at_least(0), default=1, help="rollout: dice seed")
+    t.add_argument(
+        "--workers", type=_at_least(1), default=1, help="rollout: worker processes (the targets do not depend on it)"
+    )
+    t.add_argument("--ray", metavar="ADDRESS", help="rollout: run on Ray ('local' or HOST:PORT); the same targets")
     f = sub.add_parser("fit", help="fit the next generation's nets to targets")
     f.add_argument("--init", required=True, help="checkpoint to start from (v1 single net or specialists)")
     f.add_argument("--targets", required=True, nargs="+", help="target directories")

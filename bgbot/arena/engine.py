@@ -160,12 +160,15 @@ MAX_AUTO_DOUBLES = 20
 class CubePhase:
     """The cube phase's settings and match state: ``rules``; in match play ``score`` ``(G, 2)`` int64 points by seat
     and ``crawford`` ``(G,)`` bool (the current game is the Crawford game), kept up to date by the caller.
-    ``doubling`` False: nobody may double (cubeless games scored by ``rules``, e.g. backgammons as gammons)."""
+    ``doubling`` False: nobody may double (cubeless games scored by ``rules``, e.g. backgammons as gammons).
+    ``first_ply``: cube actions also before a game's first ply (games started from a given position, as in a rollout
+    of a play); by default there is none before the opening roll."""
 
     rules: CubeRules
     score: np.ndarray | None = None
     crawford: np.ndarray | None = None
     doubling: bool = True
+    first_ply: bool = False
 
     def states(self, table: Table, idx: np.ndarray) -> list[tuple[CubeState, MatchState]]:
         """Each slot's cube and match seen by the side on roll, ``len(idx)`` pairs (for match-aware checker play)."""
@@ -377,7 +380,7 @@ def _cube_phase(
     rules = phase.rules
     money = rules.is_money
     seat, owner, cube = table.seat, table.owner, table.cube
-    idx = np.flatnonzero(table.active & (table.turn > 0) & ((owner == -1) | (owner == seat)))
+    idx = np.flatnonzero(table.active & ((table.turn > 0) | phase.first_ply) & ((owner == -1) | (owner == seat)))
     if not money and len(idx):
         assert phase.score is not None and phase.crawford is not None
         ok = ~phase.crawford[idx] & (rules.match_length - phase.score[idx, seat[idx]] > cube[idx])

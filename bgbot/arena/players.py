@@ -266,7 +266,7 @@ class UbgiPlayer(Player):
             self._proc.stdin.write(line + "\n")
             self._proc.stdin.flush()
         except OSError as e:
-            raise PlayerSpecError(f"UBGI engine {self.command!r} is gone ({e}) after {line!r}") from e
+            raise PlayerSpecError(f"UBGI engine {self.command!r} exited ({e}) before {line!r}") from e
         lines = []
         while True:
             try:

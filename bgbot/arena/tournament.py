@@ -85,9 +85,13 @@ MAX_WORKERS = 1024
 """Most worker processes."""
 
 
-def _run_tasks(tasks: list[tuple], workers: int, progress: bool = False) -> tuple[list[Chunk], int]:
-    """Run chunk tasks in this process (``workers <= 1``) or a spawn pool -> (results in task order, pool restarts).
-    ``progress``: a tqdm bar of games played on stderr. Each chunk's final positions are dropped (bounded memory)."""
+def _run_tasks(
+    tasks: list[tuple], workers: int, progress: bool = False, ray: str | None = None
+) -> tuple[list[Chunk], int]:
+    """Run chunk tasks in this process (``workers <= 1``), a spawn pool, or on Ray (``ray``: an address or ``"local"``,
+    :mod:`bgbot.arena.distributed`, which re-runs the chunk of a worker that dies) -> (results in task order, pool
+    restarts). ``progress``: a tqdm bar of games played on stderr. Each chunk's final positions are dropped (bounded
+    memory)."""
     total = sum(2 * (t[5] - t[4]) for t in tasks)
     bar = tqdm(total=total, unit="game", file=sys.stderr, disable=not progress, leave=False, dynamic_ncols=True)
 
@@ -97,6 +101,10 @@ def _run_tasks(tasks: list[tuple], workers: int, progress: bool = False) -> tupl
         return r
 
     try:
+        if ray is not None:
+            from bgbot.arena import distributed
+
+            return distributed.run_tasks(run_chunk, tasks, ray=ray, on_result=done), 0
         if workers <= 1:
             import torch  # lazily: a tournament of pubeval and random players needs no torch
 
@@ -228,6 +236,7 @@ def run(
     progress: bool = False,
     auto_doubles: int = 0,
     backgammon_value: int = 3,
+    ray: str | None = None,
 ) -> dict:
     """Round robin of every pairing of ``players``, ``games`` duplicate games (or matches) each; then, with
     ``out_dir``, the games written as ``.mat`` files (:func:`play` then :func:`write_files`).
@@ -248,6 +257,7 @@ def run(
         progress,
         auto_doubles,
         backgammon_value,
+        ray,
     )
     write_files(results, files)
     return results
@@ -266,6 +276,7 @@ def play(
     progress: bool = False,
     auto_doubles: int = 0,
     backgammon_value: int = 3,
+    ray: str | None = None,
 ) -> tuple[dict, list[tuple[Path, str]]]:
     """Round robin of every pairing of ``players``, ``games`` duplicate games (or matches) each, writing nothing.
 
@@ -283,6 +294,8 @@ def play(
         match_length: > 0 plays matches to that many points (cubeful, Crawford rule); ``games`` then counts matches
             and the ``.mat`` output is one file per match, ``out_dir/NN_A_vs_B_MMMM.mat``.
         progress: show a tqdm progress bar on stderr.
+        ray: run the chunks on Ray (an address or ``"local"``; :mod:`bgbot.arena.distributed`) instead of the
+            process pool; the results are the same (apart from timing and the ``ray`` field).
         auto_doubles: money games with the cube only: the most automatic doubles a game may have (an opening tie
             doubles the centred cube), 0 = off.
         backgammon_value: 3, or 2 (backgammons count as gammons: scoring, cube decisions, checker play).
@@ -319,7 +332,11 @@ def play(
         for s in range(0, n_pairs, chunk_pairs)
     ]
     t0 = time.perf_counter()
-    chunks, restarts = _run_tasks(tasks, workers, progress)
+    if ray is not None:
+        from bgbot.arena import distributed
+
+        distributed.connect_ray(ray)  # an unreachable address fails before any game is played
+    chunks, restarts = _run_tasks(tasks, workers, progress, ray)
     elapsed = time.perf_counter() - t0
     rows = []
     files: list[tuple[Path, str]] = []
@@ -369,6 +386,8 @@ def play(
         "worker_restarts": restarts,
         **variants,
     }
+    if ray is not None:
+        out["ray"] = ray
     if doubling and rules is not None:
         out["cube"] = {
             "match_length": rules.match_length,

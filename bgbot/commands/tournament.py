@@ -39,6 +39,12 @@ def add_parser(subparsers) -> None:
         default=min(os.cpu_count() or 1, tournament.MAX_WORKERS),
         help="worker processes (default: all CPUs); results do not depend on it",
     )
+    p.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="play the chunks on Ray instead of --workers processes: 'local' or a cluster address HOST:PORT "
+        "(pip install 'bgbot[ray]'); the results are the same",
+    )
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.add_argument(
         "--out",
@@ -110,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
         match_length=match_length,
         jacoby=args.jacoby != "off",
         progress=not args.quiet and sys.stderr.isatty(),
+        ray=args.ray,
         auto_doubles=args.auto_doubles,
         backgammon_value=args.backgammon_value,
     )

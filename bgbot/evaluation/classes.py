@@ -36,29 +36,26 @@ TS_CHECKERS = 6
 """Most checkers a side may have for the two-sided bear-off database (gnubg's ``gnubg_ts0.bd``: 6 points x 6)."""
 
 
-def classify_batch(positions: np.ndarray) -> np.ndarray:
+def classify_batch(positions: np.ndarray, ext: board.Extremes | None = None) -> np.ndarray:
     """Class codes of positions: ``(M, 26)`` int8 -> ``(M,)`` int8, indices into :data:`CLASS_NAMES`.
 
-    No checking of the positions (use :func:`bgbot.rules.board.validate` on untrusted input).
+    No checking of the positions (use :func:`bgbot.rules.board.validate` on untrusted input). ``ext``: their
+    :func:`bgbot.rules.board.extremes` when the caller has them already.
     """
     p = np.asarray(positions, dtype=np.int8).reshape(-1, 26)
-    mine, theirs = p > 0, p < 0
-    total, size = p.sum(axis=1, dtype=np.int16), np.abs(p).sum(axis=1, dtype=np.int16)
-    n_mine, n_theirs = (size + total) // 2, (size - total) // 2  # checkers on the board
-    my_back = 25 - np.argmax(mine[:, ::-1], axis=1)  # my farthest checker (25 = my bar); 25 when none (over)
-    their_back = np.argmax(theirs, axis=1)  # theirs, my numbering (0 = their bar); 0 when none (over)
-    contact = my_back > their_back
-    home = (my_back <= 6) & (their_back >= 19)
-    small = (n_mine <= TS_CHECKERS) & (n_theirs <= TS_CHECKERS)
+    e = board.extremes(p) if ext is None else ext
+    contact = e.my_back > e.their_back
+    home = (e.my_back <= 6) & (e.their_back >= 19)
+    small = (e.n_mine <= TS_CHECKERS) & (e.n_theirs <= TS_CHECKERS)
     out = np.full(len(p), RACE, dtype=np.int8)
     out[home & ~small] = BEAROFF_OS
     out[home & small] = BEAROFF_TS
     if contact.any():
         c = np.flatnonzero(contact)
         pc = p[c].astype(np.int16)
-        crashed = _crashed(n_mine[c], pc[:, 1], pc[:, 2]) | _crashed(n_theirs[c], -pc[:, 24], -pc[:, 23])
+        crashed = _crashed(e.n_mine[c], pc[:, 1], pc[:, 2]) | _crashed(e.n_theirs[c], -pc[:, 24], -pc[:, 23])
         out[c] = np.where(crashed, CRASHED, CONTACT)
-    out[(n_mine == 0) | (n_theirs == 0)] = OVER
+    out[(e.n_mine == 0) | (e.n_theirs == 0)] = OVER
     return out
 
 

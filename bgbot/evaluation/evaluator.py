@@ -24,7 +24,7 @@ import numpy as np
 
 from bgbot.evaluation import bearoff, classes
 from bgbot.evaluation.selection import segment_argmax
-from bgbot.rules.board import game_result
+from bgbot.rules.board import extremes, game_result
 from bgbot.rules.movegen import Plays, generate_plays
 from bgbot.rules.outcomes import constrain_probabilities, equity, flip_probabilities, possible_outcomes
 
@@ -86,22 +86,23 @@ def classified_probabilities(evaluator: PositionEvaluator, positions: np.ndarray
     exact and the others are the evaluator's output as it is.
     """
     positions = np.asarray(positions, dtype=np.int8)
-    codes = classes.classify_batch(positions)
+    ext = extremes(positions)  # read once, for the classes and the outcome constraints
+    codes = classes.classify_batch(positions, ext)
     if not _DISPATCH[0]:
         return _legacy_probabilities(evaluator, positions, codes == classes.OVER), codes
-    out = np.empty((len(positions), 5), dtype=np.float32)
     over = codes == classes.OVER
-    if over.any():
-        out[over] = terminal_probabilities(game_result(positions[over]))
     exact = (codes == classes.BEAROFF_TS) | (codes == classes.BEAROFF_OS)
-    if exact.any():
-        out[exact] = bearoff.bearoff_probabilities(positions[exact], codes[exact] == classes.BEAROFF_TS)
     net = ~(over | exact)
     if net.all():
-        return constrain_probabilities(evaluator.evaluate(positions), possible_outcomes(positions)), codes
+        return constrain_probabilities(evaluator.evaluate(positions), possible_outcomes(positions, ext)), codes
+    out = np.empty((len(positions), 5), dtype=np.float32)
+    if over.any():
+        out[over] = terminal_probabilities(game_result(positions[over]))
+    if exact.any():
+        out[exact] = bearoff.bearoff_probabilities(positions[exact], codes[exact] == classes.BEAROFF_TS)
     if net.any():
         rows = positions[net]
-        out[net] = constrain_probabilities(evaluator.evaluate(rows), possible_outcomes(rows))
+        out[net] = constrain_probabilities(evaluator.evaluate(rows), possible_outcomes(positions, ext)[net])
     return out, codes
 
 

@@ -2,7 +2,7 @@
 
 Endpoints (OpenAPI documentation at ``/docs``, the schema at ``/openapi.json``)::
 
-    GET  /v1/health                                  {"status": "ok", "version", "model"}
+    GET  /v1/health                                  {"status": "ok", "version", "model", "requests", "batches"}
     GET  /v1/moves?position=P&dice=D                 as ``bgbot moves P D --json``
     GET  /v1/move?position=P&dice=D&ply=N            as ``bgbot move P D --ply N --json``
     GET  /v1/cube?position=P[&jacoby=on|off][&probabilities=W,WG,WBG,LG,LBG]     as ``bgbot cube ... --json``
@@ -32,14 +32,15 @@ from typing import Any, Literal
 import numpy as np
 
 import bgbot
-from bgbot.api import Bot, Probabilities, RankedPlay, cube_json, move_json
+from bgbot.api import PROBABILITY_NAMES, Bot, cube_json, move_answer, move_json, round_array
 from bgbot.errors import BgbotError
-from bgbot.evaluation.classes import CLASS_NAMES, classify_batch
-from bgbot.evaluation.evaluator import position_probabilities
+from bgbot.evaluation import bearoff
+from bgbot.evaluation.classes import CLASS_NAMES
+from bgbot.evaluation.evaluator import class_dispatch, classified_probabilities, position_probabilities
+from bgbot.evaluation.network import set_threads
 from bgbot.formats import context, notation, plays, positionid
 from bgbot.rules import movegen_scalar
 from bgbot.rules.board import flip
-from bgbot.rules.movegen import generate_plays
 from bgbot.rules.outcomes import equity, flip_probabilities
 
 __all__ = ["ServerError", "create_app", "serve", "answer"]
@@ -126,79 +127,109 @@ class _Prefetched:
         return np.stack([self.rows[k] for k in keys]) if keys else np.zeros((0, 5), dtype=np.float32)
 
 
-def _fast_move(ctx: context.Context, after: np.ndarray, mine: np.ndarray, ids: list[str]) -> dict:
-    """The ``move`` answer at 0 ply in money play from values already computed (what :meth:`bgbot.api.Bot.rank_plays`
-    gives: the legal plays in notation order, sorted by equity, ties kept in that order).
+def _fast_moves(bot: "Bot", ctxs: list[context.Context]) -> list[dict | BgbotError]:
+    """The ``move`` answers at 0 ply in money play of many requests, their afterstates evaluated in one call: what
+    :func:`answer` gives (:meth:`bgbot.api.Bot.rank_plays`: the legal plays in notation order, sorted by equity,
+    ties kept in that order; :func:`bgbot.api.move_json`), built from arrays rather than one object per play.
 
-    Args:
-        ctx: the request. after: ``(M, 26)`` its distinct afterstates (flipped). mine: ``(M, 5)`` float32 the mover's
-            probabilities after each. ids: their M Position IDs.
+    The plays and their notation come from the scalar generator (:func:`bgbot.rules.movegen_scalar.legal_plays`,
+    one play per distinct afterstate, the set :func:`bgbot.formats.plays.legal_plays` checks against the batched
+    generator); equities and probabilities are rounded all at once as ``RankedPlay.to_json`` rounds them one by one
+    (:func:`bgbot.api.round_array`: Python's ``round`` for the equity, numpy's for the probabilities).
     """
-    assert ctx.dice is not None
-    pos, (d1, d2) = ctx.position, ctx.dice
-    scalar = movegen_scalar.legal_plays(pos, d1, d2)
-    row = {bytes(a): i for i, a in enumerate(after)}
-    if scalar:
-        found = [(notation.format_play(pos, q), row[bytes(flip(q.afterstate).astype(np.int8))]) for q in scalar]
-    else:
-        found = [(notation.format_no_play(), 0)]
-    rows = np.array([i for _, i in found])
-    q = mine[rows]  # (M, 5) in notation order
-    equities = equity(q.astype(np.float64))
-    order = np.lexsort((np.arange(len(rows)), -equities))
-    codes = classify_batch(after[rows])  # what valued each play (bgbot.api.EVALUATORS)
-    ranked = [
-        RankedPlay(
-            found[i][0],
-            ids[rows[i]],
-            after[rows[i]],
-            float(equities[i]),
-            Probabilities.from_array(q[i]),
-            evaluator=CLASS_NAMES[int(codes[i])],
-        )
-        for i in order
-    ]
-    return move_json(ctx, ranked)
+    out: list[dict | BgbotError] = []
+    texts: list[str] = []
+    afters: list[np.ndarray] = []
+    counts: list[int] = []
+    seen: dict[tuple[bytes, int, int], tuple[list[str], list[np.ndarray]]] = {}  # the same request twice: once
+    for ctx in ctxs:
+        assert ctx.dice is not None
+        pos, (d1, d2) = ctx.position, ctx.dice
+        key = (pos.tobytes(), d1, d2)  # the dice order picks which step sequence names a play
+        if key not in seen:
+            try:
+                scalar = movegen_scalar.legal_plays(pos, d1, d2)
+            except BgbotError as err:
+                out.append(err)
+                counts.append(0)
+                continue
+            if scalar:
+                board = [int(x) for x in pos]  # format_play reads the board as Python ints: convert once
+                seen[key] = (
+                    [notation.format_play(board, q) for q in scalar],  # type: ignore[arg-type]
+                    [q.afterstate for q in scalar],
+                )
+            else:
+                seen[key] = ([notation.format_no_play()], [pos])
+        text, play_after = seen[key]
+        out.append({})
+        texts.extend(text)
+        afters.extend(play_after)
+        counts.append(len(text))
+    if not afters:
+        return out
+    after = flip(np.stack(afters)).astype(np.int8)  # (N, 26) opponent on roll
+    probs, codes = classified_probabilities(bot.evaluator, after)  # (N, 5) float32, (N,) int8
+    mine = flip_probabilities(probs).astype(np.float64)  # (N, 5) the mover's, as Probabilities holds them
+    request = np.repeat(np.arange(len(ctxs)), counts)  # (N,) which request each play belongs to
+    gammons_only = np.array([not c.match.backgammons for c in ctxs])[request]  # (N,) backgammons count as gammons
+    values = equity(np.where(gammons_only[:, None] & (np.arange(5) % 2 == 0) & (np.arange(5) > 0), 0.0, mine))
+    order = np.lexsort((np.arange(len(after)), -values, request))  # (N,) best first within each request
+    ids = positionid.encode_many(after)
+    equities = round_array(values, 6).tolist()
+    rounded = np.round(mine, 6).tolist()
+    names = [CLASS_NAMES[c] for c in codes.tolist()]
+    start = 0
+    for j, ctx in enumerate(ctxs):
+        n = counts[j]
+        if not n:
+            continue
+        plays = [
+            {
+                "play": texts[i],
+                "position_id": ids[i],
+                "equity": equities[i],
+                "probabilities": dict(zip(PROBABILITY_NAMES, rounded[i])),
+                "ply": 0,
+                "evaluator": names[i],
+                "rank": r,
+            }
+            for r, i in enumerate(order[start : start + n].tolist(), 1)
+        ]
+        out[j] = move_answer(ctx, plays)
+        start += n
+    return out
 
 
 def answer_many(bot: "Bot", requests: list[tuple[str, dict]]) -> list[dict | BgbotError]:
     """Answers to many requests, their evaluations batched: each an answer dict, or the BgbotError it raised.
 
-    ``move`` requests at 0 ply in money play are answered from one batched move generation and evaluation
-    (:func:`_fast_move`); the others through :func:`answer` with an evaluator that already holds the values of the
-    batch's positions."""
-    fast_ctx: dict[int, context.Context] = {}
+    ``move`` requests at 0 ply in money play are answered from one batched evaluation (:func:`_fast_moves`); the
+    others through :func:`answer` with an evaluator that already holds the values of the batch's positions."""
+    fast: dict[int, context.Context] = {}
     singles = []
     for k, (endpoint, req) in enumerate(requests):
         try:
-            if endpoint == "move" and req.get("ply", 0) == 0:
+            ply = req.get("ply", 0)
+            if endpoint == "move" and type(ply) is int and ply == 0:
                 ctx = _resolve(req["position"], req.get("dice"), need_dice=True)
                 if ctx.match.is_money:
-                    fast_ctx[k] = ctx
+                    fast[k] = ctx
             elif endpoint == "cube" and req.get("probabilities") is None:
                 singles.append(_resolve(req["position"], None, need_dice=False).position)
         except (BgbotError, KeyError, TypeError):
             pass  # answered (with its error) below
     out: list[dict | BgbotError] = [{} for _ in requests]
-    if fast_ctx:
-        keys = list(fast_ctx)
-        found = generate_plays(
-            np.stack([fast_ctx[k].position for k in keys]), np.array([fast_ctx[k].dice for k in keys])
-        )
-        mine = flip_probabilities(position_probabilities(bot.evaluator, found.afterstates))  # (M, 5) mover's view
-        ids = positionid.encode_many(found.afterstates)
-        starts = found.offsets(len(keys))
-        for j, k in enumerate(keys):
-            a, b = starts[j], starts[j + 1]
-            try:
-                out[k] = _fast_move(fast_ctx[k], found.afterstates[a:b], mine[a:b], ids[a:b])
-            except BgbotError as err:
-                out[k] = err
+    if fast:
+        for k, result in zip(fast, _fast_moves(bot, list(fast.values()))):
+            out[k] = result
+    if len(fast) == len(requests):
+        return out
     evaluator = _Prefetched(bot.evaluator, np.stack(singles) if singles else np.zeros((0, 26), dtype=np.int8))
     slow = copy.copy(bot)
     slow.evaluator = evaluator  # type: ignore[assignment]
     for k, (endpoint, req) in enumerate(requests):
-        if k in fast_ctx:
+        if k in fast:
             continue
         try:
             out[k] = answer(slow, endpoint, req)
@@ -215,6 +246,8 @@ class _Batcher:
         self.queue: asyncio.Queue | None = None
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bgbot-eval")
         self.task: asyncio.Task | None = None
+        self.requests = 0  # requests answered through the queue
+        self.batches = 0  # rounds of the worker: each evaluates the positions of all its requests together
 
     async def submit(self, endpoint: str, request: dict) -> dict:
         if self.queue is None:
@@ -235,6 +268,8 @@ class _Batcher:
             await asyncio.sleep(0)  # let requests that arrived together join this batch
             while not self.queue.empty():
                 items.append(self.queue.get_nowait())
+            self.requests += len(items)
+            self.batches += 1
             try:
                 results = await loop.run_in_executor(self.pool, answer_many, self.bot, [(e, r) for e, r, _ in items])
             except Exception as err:  # a bug: every waiting request gets it (500), the loop goes on
@@ -300,8 +335,15 @@ def create_app(bot: "Bot"):
 
     @app.get("/v1/health")
     async def health() -> dict:
-        """Liveness: version and model path."""
-        return {"status": "ok", "version": bgbot.__version__, "model": bot.path}
+        """Liveness: version and model path; ``requests`` and ``batches``: the ``move`` and ``cube`` requests answered
+        so far and the evaluator batches that answered them (concurrent requests share a batch)."""
+        return {
+            "status": "ok",
+            "version": bgbot.__version__,
+            "model": bot.path,
+            "requests": batcher.requests,
+            "batches": batcher.batches,
+        }
 
     @app.get("/v1/moves")
     async def moves(position: str = POSITION, dice: str | None = DICE) -> dict:
@@ -361,6 +403,9 @@ def check_port(host: str, port: int) -> None:
 def serve(bot: "Bot", host: str = "127.0.0.1", port: int = 8080) -> int:
     """Run the API with uvicorn until interrupted. Raises ServerError (port in use, FastAPI missing)."""
     check_port(host, port)
+    set_threads()  # one torch thread: requests are small batches, and threads fighting for cores cost ~10 ms each
+    if class_dispatch():
+        bearoff.load()  # the bear-off databases now, not on the first request that reaches a bear-off (~0.5 s)
     app = create_app(bot)
     try:
         import uvicorn

@@ -16,6 +16,8 @@ seen by the other side -- reverses the array and negates it. (This is wildbg's l
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from bgbot.errors import BgbotError
@@ -95,6 +97,34 @@ def validate(position: np.ndarray) -> np.ndarray:
     if off[0] < 0 or off[1] < 0:
         raise PositionError(f"more than {NUM_CHECKERS} checkers for one side: {a.tolist()}")
     return a
+
+
+class Extremes(NamedTuple):
+    """What position classes and outcome constraints read off a batch of positions, computed once
+    (:func:`extremes`). Shapes for ``M`` positions; "mine" is the side on roll."""
+
+    mine: np.ndarray  # (M, 26) bool: points (and bar, index 25) holding my checkers
+    theirs: np.ndarray  # (M, 26) bool: points (and bar, index 0) holding the opponent's
+    n_mine: np.ndarray  # (M,) int16: my checkers on the board (bar included)
+    n_theirs: np.ndarray  # (M,) int16: the opponent's
+    my_back: np.ndarray  # (M,) int64: my farthest-back checker, my numbering (25 = my bar; 25 when I have none)
+    their_back: np.ndarray  # (M,) int64: theirs, in my numbering (0 = their bar; 0 when they have none)
+
+
+def extremes(positions: np.ndarray) -> Extremes:
+    """:class:`Extremes` of positions ``(M, 26)`` int8 (no checking: see :func:`validate`). There is contact while
+    ``my_back > their_back`` (GNU Backgammon's ``ClassifyPosition`` test)."""
+    p = np.asarray(positions, dtype=np.int8).reshape(-1, 26)
+    mine, theirs = p > 0, p < 0
+    total, size = p.sum(axis=1, dtype=np.int16), np.abs(p).sum(axis=1, dtype=np.int16)
+    return Extremes(
+        mine,
+        theirs,
+        (size + total) // 2,
+        (size - total) // 2,
+        25 - np.argmax(mine[:, ::-1], axis=1),
+        np.argmax(theirs, axis=1),
+    )
 
 
 def game_result(positions: np.ndarray) -> np.ndarray:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from bgbot.errors import BgbotError
+from bgbot.rules import board
 
 _FLIP = [0, 3, 4, 1, 2]
 
@@ -74,7 +75,7 @@ def check_probabilities(probabilities, backgammons: bool = True, repair: bool = 
     return p
 
 
-def possible_outcomes(positions: np.ndarray) -> np.ndarray:
+def possible_outcomes(positions: np.ndarray, ext: board.Extremes | None = None) -> np.ndarray:
     """Which of the five outcomes can still happen, for the side on roll: ``(M, 26)`` int8 -> ``(M, 5)`` bool.
 
     Columns follow ``(w, wg, wbg, lg, lbg)``. The rules (exact, from the rules of the game; a side's borne-off checkers
@@ -88,27 +89,20 @@ def possible_outcomes(positions: np.ndarray) -> np.ndarray:
       still contact (a checker of the opponent can still be hit and sent back); ``lbg`` the same way round.
 
     "Contact": my farthest-back checker is behind the opponent's farthest-back one (gnubg ``ClassifyPosition``'s test).
+    ``ext``: the positions' :func:`bgbot.rules.board.extremes` when the caller has them already.
     """
-    p = np.asarray(positions, dtype=np.int8)
-    mine, theirs = p > 0, p < 0
-    total, size = p.sum(axis=1, dtype=np.int16), np.abs(p).sum(axis=1, dtype=np.int16)
-    my_off = NUM - (size + total) // 2
-    their_off = NUM - (size - total) // 2
-    my_back = 25 - np.argmax(mine[:, ::-1], axis=1)  # my farthest checker (25 = my bar)
-    their_back = np.argmax(theirs, axis=1)  # theirs, in my numbering (0 = their bar)
-    contact = (my_back > their_back) & (my_off < NUM) & (their_off < NUM)
-    their_in_my_home = theirs[:, 0:7].any(axis=1)  # their bar (index 0) or my points 1..6
-    mine_in_their_home = mine[:, 19:26].any(axis=1)  # my bar (25) or their points 1..6
+    p = np.asarray(positions, dtype=np.int8).reshape(-1, 26)
+    e = board.extremes(p) if ext is None else ext
+    my_off, their_off = board.NUM_CHECKERS - e.n_mine, board.NUM_CHECKERS - e.n_theirs
+    contact = (e.my_back > e.their_back) & (e.n_mine > 0) & (e.n_theirs > 0)
+    their_in_my_home = e.theirs[:, 0:7].any(axis=1)  # their bar (index 0) or my points 1..6
+    mine_in_their_home = e.mine[:, 19:26].any(axis=1)  # my bar (25) or their points 1..6
     out = np.ones((len(p), 5), dtype=bool)
     out[:, 1] = their_off == 0
     out[:, 2] = out[:, 1] & (their_in_my_home | contact)
     out[:, 3] = my_off == 0
     out[:, 4] = out[:, 3] & (mine_in_their_home | contact)
     return out
-
-
-NUM = 15
-"""Checkers per side (as :data:`bgbot.rules.board.NUM_CHECKERS`; repeated to keep this module free of board imports)."""
 
 
 def constrain_probabilities(probabilities: np.ndarray, possible: np.ndarray) -> np.ndarray:

@@ -1,0 +1,220 @@
+"""Running fixed, seeded work units in this process, a local process pool, or on a Ray cluster.
+
+Rollouts (:mod:`bgbot.arena.rollout`) and tournaments (:mod:`bgbot.arena.tournament`) cut their work into fixed
+units whose results depend only on the unit (its seed and range), never on where or in which order it runs;
+:func:`run_tasks` runs them and returns the results in task order, so the results for a seed are identical in this
+process, with any number of pool workers, and on Ray.
+
+**Failures.** A pool worker that dies breaks the pool: the units without a result are run again in a new pool (up
+to :data:`MAX_ATTEMPTS` starts of a unit). On Ray, a unit whose worker process dies is re-run by Ray itself
+(``max_retries``, system failures only; an exception raised by the unit is a bug and is raised here). A unit's
+result is stored once, by its index, so nothing is counted twice.
+
+**Ray** (the optional extra ``pip install 'bgbot[ray]'``): ``ray="local"`` starts (or joins, when this process has
+already called ``ray.init``) a Ray instance on this machine; ``ray="HOST:PORT"`` (or ``"ray://HOST:PORT"``) joins a
+running cluster (started with ``ray start --head`` on one machine and ``ray start --address=HOST:PORT`` on the
+others; see the README). An address that does not answer is a :class:`DistributedError` within
+:data:`CONNECT_TIMEOUT_S` seconds (a TCP probe before Ray is asked, since Ray itself waits much longer).
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import socket
+import sys
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from bgbot.errors import BgbotError
+
+__all__ = [
+    "DistributedError",
+    "CRASH_ENV",
+    "MAX_ATTEMPTS",
+    "CONNECT_TIMEOUT_S",
+    "run_tasks",
+    "connect_ray",
+    "worker_init",
+]
+
+MAX_ATTEMPTS = 3
+"""How often a unit is started before its dying worker is reported as an error."""
+CONNECT_TIMEOUT_S = 10.0
+"""How long the TCP probe of a Ray address waits."""
+
+
+class DistributedError(BgbotError):
+    """Ray not installed, a Ray address that cannot be reached, a unit whose worker died :data:`MAX_ATTEMPTS` times."""
+
+
+def worker_init() -> None:
+    """One BLAS and one torch thread per worker process (the workers are the parallelism)."""
+    os.environ["OMP_NUM_THREADS"] = "1"
+    os.environ["MKL_NUM_THREADS"] = "1"
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1, user_api="blas")
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+
+
+CRASH_ENV = "BGBOT_TEST_CRASH_DIR"
+"""Test hook: when this names a directory holding a file ``armed``, the first pool or Ray worker to start a unit
+renames it to ``fired`` and dies (``os._exit``), to show that a dead worker's unit is run again and counted once."""
+
+
+def _call_one_thread(fn: Callable, task: Any) -> Any:
+    """``fn(task)`` in a worker, with one BLAS and torch thread (torch may have been imported by the task itself)."""
+    crash = os.environ.get(CRASH_ENV)
+    if crash:
+        try:
+            os.rename(os.path.join(crash, "armed"), os.path.join(crash, "fired"))
+        except OSError:
+            pass
+        else:
+            os._exit(17)
+    worker_init()
+    return fn(task)
+
+
+def _probe(address: str) -> None:
+    """Raise :class:`DistributedError` unless ``HOST:PORT`` accepts a TCP connection within the timeout."""
+    hostport = address.split("://", 1)[-1]
+    host, sep, port = hostport.rpartition(":")
+    if not sep or not port.isdigit():
+        raise DistributedError(f"a Ray address is HOST:PORT, ray://HOST:PORT or 'local', got {address!r}")
+    try:
+        with socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S):
+            pass
+    except OSError as e:
+        raise DistributedError(
+            f"cannot reach the Ray cluster at {address!r} ({e}); start one with 'ray start --head' "
+            "and give its address, or use --ray local"
+        ) from e
+
+
+def connect_ray(address: str, num_cpus: int | None = None):
+    """Ray, initialised for ``address`` (``"local"`` or a cluster address); an already initialised Ray is reused.
+
+    Raises:
+        DistributedError: Ray is not installed, or the address does not answer (within :data:`CONNECT_TIMEOUT_S`).
+    """
+    try:
+        import ray
+    except ImportError as e:
+        raise DistributedError("--ray needs the optional package ray: pip install 'bgbot[ray]'") from e
+    if address != "local":
+        _probe(address)
+    if ray.is_initialized():
+        return ray
+    if address == "local":
+        ray.init(num_cpus=num_cpus, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
+        return ray
+    try:
+        ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
+    except Exception as e:  # Ray raises ConnectionError, RuntimeError, TimeoutError ...
+        raise DistributedError(f"cannot join the Ray cluster at {address!r}: {e}") from e
+    return ray
+
+
+def _run_ray(fn: Callable, tasks: Sequence, ray_address: str, on_result: Callable[[Any], object] | None) -> list:
+    ray = connect_ray(ray_address)
+    remote = ray.remote(num_cpus=1, max_retries=MAX_ATTEMPTS - 1, retry_exceptions=False)(_call_one_thread)
+    fn_ref = ray.put(fn)
+    refs = [remote.remote(fn_ref, t) for t in tasks]
+    index = {r.hex(): i for i, r in enumerate(refs)}
+    results: dict[int, Any] = {}
+    pending = list(refs)
+    while pending:
+        done, pending = ray.wait(pending, num_returns=1)
+        for ref in done:
+            try:
+                value = ray.get(ref)
+            except ray.exceptions.WorkerCrashedError as e:
+                raise DistributedError(f"a work unit's worker died {MAX_ATTEMPTS} times: {e}") from e
+            except ray.exceptions.RayTaskError as e:
+                raise e.as_instanceof_cause() from None
+            i = index[ref.hex()]
+            if i not in results:
+                results[i] = value
+                if on_result is not None:
+                    on_result(value)
+    return [results[i] for i in range(len(tasks))]
+
+
+def _run_pool(fn: Callable, tasks: Sequence, workers: int, on_result: Callable[[Any], object] | None) -> list:
+    results: dict[int, Any] = {}
+    attempts = dict.fromkeys(range(len(tasks)), 0)
+    ctx = multiprocessing.get_context("spawn")
+
+    def store(i: int, value: Any) -> None:
+        if i not in results:
+            results[i] = value
+            if on_result is not None:
+                on_result(value)
+
+    while len(results) < len(tasks):
+        todo = [i for i in range(len(tasks)) if i not in results]
+        for i in todo:
+            attempts[i] += 1
+            if attempts[i] > MAX_ATTEMPTS:
+                raise DistributedError(f"work unit {i} failed {MAX_ATTEMPTS} times (a worker process died each time)")
+        with ProcessPoolExecutor(min(workers, len(todo)), mp_context=ctx, initializer=worker_init) as pool:
+            futures = {pool.submit(_call_one_thread, fn, tasks[i]): i for i in todo}
+            try:
+                for fut in as_completed(futures):
+                    store(futures[fut], fut.result())
+            except BrokenProcessPool:
+                for fut, i in futures.items():
+                    if fut.done() and not fut.cancelled() and fut.exception() is None:
+                        store(i, fut.result())
+    return [results[i] for i in range(len(tasks))]
+
+
+def run_tasks(
+    fn: Callable[[Any], Any],
+    tasks: Sequence,
+    workers: int = 1,
+    ray: str | None = None,
+    on_result: Callable[[Any], object] | None = None,
+) -> list:
+    """``[fn(t) for t in tasks]``, in this process (``workers <= 1``), a spawn process pool of ``workers``, or on Ray
+    (``ray`` an address or ``"local"``; then ``workers`` is ignored: the cluster's CPUs are the workers).
+
+    Args:
+        fn: a picklable top-level function of one task; tasks picklable.
+        on_result: called with each result as it arrives (progress), once per task.
+
+    Returns:
+        The results in task order.
+
+    Raises:
+        DistributedError: see the module docstring; whatever ``fn`` raises.
+    """
+    if ray is not None:
+        return _run_ray(fn, tasks, ray, on_result)
+    if workers <= 1 or len(tasks) <= 1:
+        from threadpoolctl import threadpool_limits
+
+        out = []
+        torch = sys.modules.get("torch")
+        threads = torch.get_num_threads() if torch is not None else None
+        try:
+            if torch is not None:
+                torch.set_num_threads(1)
+            with threadpool_limits(1, user_api="blas"):  # as in a worker: the same floating-point results
+                for t in tasks:
+                    r = fn(t)
+                    if on_result is not None:
+                        on_result(r)
+                    out.append(r)
+        finally:
+            if torch is not None and threads is not None:
+                torch.set_num_threads(threads)
+        return out
+    return _run_pool(fn, tasks, workers, on_result)

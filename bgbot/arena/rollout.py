@@ -1,0 +1,741 @@
+"""Rollouts: positions played out many times by the engine, averaged, with variance reduction and quasi-random dice.
+
+A *trial* is one game started from a given position (the side on roll in seat 0) and advanced by the one game engine,
+:func:`bgbot.arena.engine.play_ply`, together with every other trial of its work unit: each ply is one batched
+move generation and one evaluator call for all trials in flight; there is no Python loop over trials or checkers.
+The side whose value the rollout estimates is the *root*: the side on roll in a position rollout, the side that
+made the play in a checker-play rollout (whose trials start from the afterstate, the opponent on roll).
+
+**Dice** (:class:`RolloutDice`). Trial ``i`` rolls, at its ``t``-th turn (``t = 0`` for the first roll of the
+trial), the dice of a counter-based hash of ``(seed, i, t)`` (:func:`bgbot.rules.dice.hash_words`), so a trial's
+dice never depend on the batch or the worker, and every candidate play of a checker-play rollout meets the same dice
+in trial ``i`` (common random numbers: differences between plays are measured more precisely than the plays).
+*Quasi-random dice* (default), as GNU Backgammon's ``QuasiRandomDice`` (rollout.c): when the number of trials is a
+multiple of 36, the first roll of trial ``i`` is the ``i mod 36``-th of the 36 ordered rolls, and when it is a
+multiple of 1296 the second roll is the ``(i div 36) mod 36``-th, so the first two rolls run through all 36 x 36
+sequences exactly once per 1296 trials; a seeded permutation of the 36 rolls makes them depend on the seed. Unlike
+GNU Backgammon, the opening position rolled out before the roll is not special-cased (its first roll may be a double).
+
+**Variance reduction** (GNU Backgammon's ``BasicCubefulRollout`` in rollout.c, luck estimation): before every
+half-move, for each of the 21 rolls the best play at 0-ply is found and its afterstate valued at 0-ply (GNU
+Backgammon values it at the rollout's ply minus one; at 0 and 1 ply that is 0-ply); the mean over the 36 rolls minus
+the value after the roll actually drawn (the *luck* of the roll, in the root's perspective) is added to the trial's
+result. The added terms have expectation zero whatever the players do, so the estimate stays unbiased, and they
+cancel most of the dice's noise. At 0-ply the play of the drawn roll is the one already found (no second search).
+
+**Ends of a trial.** A trial ends when its game ends (the result's exact probabilities), at ``truncate`` plies
+(valued by the evaluator's 0-ply probabilities of the position, the side on roll), or, with ``databases`` on, as soon
+as the side on roll faces a position that a bear-off database values exactly (GNU Backgammon's "truncate at two-sided
+bear-off database"); where the databases are available (:mod:`bgbot.evaluation.bearoff`), ``databases=False`` also
+switches them off inside the trial's evaluations (net-only players), for exactness tests.
+
+**Work units.** Trials are cut into fixed chunks of :data:`CHUNK_TRIALS` (a constant, not a function of the worker
+count: the batches the net sees, hence its floating-point results, are the same for any number of workers, with or
+without Ray), each chunk holding the same trial range of a block of start positions (at most :data:`CHUNK_GAMES`
+games in flight). Per-trial results are kept and
+concatenated in trial order, so a rollout for a seed is bit-identical however it was run.
+
+**Cubeful rollouts** (``cube=True``, money play only): the cube is played inside every trial by the engine's cube
+phase (each side doubles, takes and passes by :mod:`bgbot.cube` from its own 0-ply probabilities, as in cubeful
+tournaments); a trial's cubeful value is the points it won (cube and Jacoby rule included) divided by the position's
+cube; a truncated (or database-stopped) trial is valued by Janowski's cubeful money equity of the position at that
+point (:func:`bgbot.cube.janowski.money_cubeful`, cube efficiency by position class), times the cube. A position's
+cube decision (:func:`cube_rollout`) rolls out No double and Double/Take together (the same dice in each trial), as
+GNU Backgammon does; in a rollout of plays the opponent may double at its first turn. Variance reduction applies to
+the cubeless probabilities only: the cubeful equity is not luck-adjusted (GNU Backgammon also adjusts it), so its
+standard error is larger. Cubeful rollouts at a match score are not implemented.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from bgbot.arena.engine import CubePhase, CubeRules, Table, efficiencies, play_ply
+from bgbot.cube.janowski import money_cubeful
+from bgbot.errors import BgbotError
+from bgbot.evaluation import search
+from bgbot.evaluation.evaluator import PositionEvaluator, afterstate_probabilities, best_plays, position_probabilities
+from bgbot.evaluation.selection import segment_argmax
+from bgbot.formats import notation, positionid
+from bgbot.formats.plays import legal_plays
+from bgbot.rules.board import flip, validate
+from bgbot.rules.dice import hash_words
+from bgbot.rules.movegen import ROLL_WEIGHTS, ROLLS, generate_all_rolls, position_keys
+from bgbot.rules.outcomes import equity
+
+__all__ = [
+    "CHUNK_TRIALS",
+    "MAX_TRIALS",
+    "RolloutError",
+    "RolloutSettings",
+    "RolloutDice",
+    "Estimate",
+    "Candidate",
+    "play_chunk",
+    "chunk_tasks",
+    "run_chunk",
+    "rollout_positions",
+    "candidates",
+    "rollout_plays",
+    "rank_candidates",
+]
+
+CHUNK_TRIALS = 72
+"""Trials per work unit (of each start position in it): 18 units for 1296 trials of up to 28 candidates."""
+CHUNK_GAMES = 2048
+"""Most games in flight in one work unit (bounds memory: a ply's plays of all 21 rolls of every game)."""
+MAX_TRIALS = 10_000_000
+"""Most trials per rollout (per-trial results are kept in memory, 40 bytes a trial and candidate)."""
+MIN_TRIALS = 2
+"""Fewest trials: a standard error needs two."""
+MAX_TRUNCATE = 10_000
+MAX_SEED = 2**63 - 1
+ROLLOUT_KEY = 0x526F6C6C  # "Roll": keeps rollout dice apart from tournament dice of the same seed
+
+_ROLL_INDEX = np.zeros((7, 7), dtype=np.int64)
+for _j, (_a, _b) in enumerate(ROLLS):
+    _ROLL_INDEX[_a, _b] = _ROLL_INDEX[_b, _a] = _j
+_ORDERED = np.array([(a, b) for a in range(1, 7) for b in range(1, 7)], dtype=np.int8)  # (36, 2) ordered rolls
+_DIFF_FLIP = np.array([0, 3, 4, 1, 2])
+
+
+class RolloutError(BgbotError):
+    """Bad rollout settings (trial counts, truncation, ply, seed), unknown or illegal plays, no candidates."""
+
+
+@dataclass(frozen=True)
+class RolloutSettings:
+    """How a rollout is played (see the module docstring).
+
+    Attributes:
+        trials: trials per start position, :data:`MIN_TRIALS` .. :data:`MAX_TRIALS`.
+        truncate: plies per trial before it is valued by the evaluator; 0 = play to the end.
+        plies: lookahead of the players inside the rollout (0 or 1; 2 is allowed but slow).
+        seed: 0 .. 2**63 - 1.
+        variance_reduction: luck estimation (on by default).
+        quasi_random: stratified first two rolls.
+        databases: stop at (and evaluate with) the exact bear-off databases where available.
+        cube: cubeful money rollout (the cube played inside every trial; module docstring).
+        jacoby: the Jacoby rule in cubeful trials.
+    """
+
+    trials: int = 1296
+    truncate: int = 0
+    plies: int = 0
+    seed: int = 0
+    variance_reduction: bool = True
+    quasi_random: bool = True
+    databases: bool = True
+    cube: bool = False
+    jacoby: bool = True
+
+    def __post_init__(self) -> None:
+        def is_int(v) -> bool:
+            return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+        if not is_int(self.trials) or not MIN_TRIALS <= self.trials <= MAX_TRIALS:
+            raise RolloutError(f"trials must be an integer {MIN_TRIALS} .. {MAX_TRIALS}, got {self.trials!r}")
+        if not is_int(self.truncate) or not 0 <= self.truncate <= MAX_TRUNCATE:
+            raise RolloutError(
+                f"truncate must be an integer 0 .. {MAX_TRUNCATE} plies (0 = none), got {self.truncate!r}"
+            )
+        if not is_int(self.plies) or not 0 <= self.plies <= search.MAX_PLIES:
+            raise RolloutError(f"the players' ply must be 0 .. {search.MAX_PLIES}, got {self.plies!r}")
+        if not is_int(self.seed) or not 0 <= self.seed <= MAX_SEED:
+            raise RolloutError(f"seed must be an integer 0 .. 2**63 - 1, got {self.seed!r}")
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+# ----------------------------------------------------------------------------------------------------------- dice
+
+
+class RolloutDice:
+    """The dice of rollout trials, a :data:`bgbot.arena.engine.Roll` (module docstring).
+
+    Args:
+        settings: the seed, the trial count (stratification needs a multiple of 36 / 1296) and ``quasi_random``.
+        trial: ``(G,)`` int64 the global trial number of each table slot.
+    """
+
+    def __init__(self, settings: RolloutSettings, trial: np.ndarray) -> None:
+        self.seed = int(settings.seed)
+        self.trial = np.asarray(trial, dtype=np.int64)
+        quasi = settings.quasi_random
+        self.first = quasi and settings.trials % 36 == 0
+        self.second = quasi and settings.trials % 1296 == 0
+        perm = hash_words(self.seed, ROLLOUT_KEY, np.arange(2)[:, None], np.arange(36)[None, :])  # (2, 36)
+        self.perm = np.argsort(perm, axis=1, kind="stable")
+
+    def roll(self, trial: np.ndarray, turn: np.ndarray) -> np.ndarray:
+        """Dice ``(K, 2)`` int8 of trials ``trial`` ``(K,)`` at their turns ``turn`` ``(K,)`` (0 = first roll)."""
+        trial = np.asarray(trial, dtype=np.int64)
+        turn = np.asarray(turn, dtype=np.int64)
+        h = hash_words(self.seed, ROLLOUT_KEY, trial, turn)
+        hi = (h >> np.uint64(32)) % np.uint64(6)
+        lo = (h & np.uint64(0xFFFFFFFF)) % np.uint64(6)
+        out = (np.stack([hi, lo], axis=-1) + 1).astype(np.int8)
+        if self.first:
+            m = turn == 0
+            out[m] = _ORDERED[self.perm[0, trial[m] % 36]]
+        if self.second:
+            m = turn == 1
+            out[m] = _ORDERED[self.perm[1, (trial[m] // 36) % 36]]
+        return out
+
+    def __call__(self, table: Table, idx: np.ndarray) -> np.ndarray:
+        return self.roll(self.trial[idx], table.turn[idx])
+
+
+# -------------------------------------------------------------------------------------------------- the players
+
+
+class _RolloutPlayer:
+    """The players inside a rollout (both sides): checker play at ``plies``, and, with variance reduction, the luck
+    of every roll it is given (:attr:`luck` ``(N, 5)`` float64, the mover's perspective, of the last :meth:`choose`)."""
+
+    name = "rollout"
+
+    def __init__(self, evaluator: PositionEvaluator, plies: int, variance_reduction: bool) -> None:
+        self.evaluator = evaluator
+        self.plies = plies
+        self.vr = variance_reduction
+        self.luck = np.zeros((0, 5))
+
+    def probabilities(self, positions: np.ndarray) -> np.ndarray:
+        """0-ply probabilities of the side on roll, for the cube phase of cubeful trials."""
+        return position_probabilities(self.evaluator, np.asarray(positions, dtype=np.int8))
+
+    def choose(self, positions: np.ndarray, dice: np.ndarray) -> np.ndarray:
+        positions = np.asarray(positions, dtype=np.int8)
+        if not self.vr:
+            if self.plies == 0:
+                plays, chosen, _ = best_plays(self.evaluator, positions, dice)
+            else:
+                plays, chosen = search.choose(self.evaluator, positions, dice, self.plies)
+            return plays.afterstates[chosen]
+        # Luck: the 21 rolls of each distinct position (trials often share positions early on).
+        _, first, inv = np.unique(position_keys(positions), axis=0, return_index=True, return_inverse=True)
+        inv = inv.reshape(-1)
+        u = positions[first]
+        plays, _ = generate_all_rolls(u)  # parent u * 21 + r
+        first_row, row_of = _distinct_rows(position_keys(plays.afterstates))  # ~10% of afterstates repeat
+        probs = afterstate_probabilities(self.evaluator, plays.afterstates[first_row])[row_of]  # (M, 5) the mover's
+        best = segment_argmax(equity(probs), plays.parent).reshape(len(u), 21)
+        v = probs[best].astype(np.float64)  # (U, 21, 5)
+        mean = np.einsum("urf,r->uf", v, ROLL_WEIGHTS)
+        d = np.asarray(dice, dtype=np.int64)
+        r = _ROLL_INDEX[d[:, 0], d[:, 1]]
+        self.luck = mean[inv] - v[inv, r]
+        if self.plies == 0:
+            return plays.afterstates[best[inv, r]]
+        chosen_plays, chosen = search.choose(self.evaluator, positions, dice, self.plies)
+        return chosen_plays.afterstates[chosen]
+
+
+def _distinct_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of ``keys`` ``(M, 2)`` uint64 (exact comparison of both words) -> ``(first, inverse)``: the row
+    of each distinct key ``(U,)`` and each row's distinct key ``(M,)``, so ``keys[first][inverse] == keys``."""
+    order = np.lexsort((keys[:, 1], keys[:, 0]))
+    ks = keys[order]
+    new = np.ones(len(ks), dtype=bool)
+    new[1:] = (ks[1:] != ks[:-1]).any(axis=1)
+    inverse = np.empty(len(ks), dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return order[new], inverse
+
+
+# ------------------------------------------------------------------------------------------ databases and classes
+
+
+@contextlib.contextmanager
+def _databases(enabled: bool) -> Iterator[None]:
+    """The evaluator's dispatch by class (exact bear-off databases) on or off for the duration, where it exists."""
+    from bgbot.evaluation import evaluator as evmod
+
+    setter = getattr(evmod, "set_class_dispatch", None)
+    if setter is None:
+        yield
+        return
+    previous = setter(enabled)
+    try:
+        yield
+    finally:
+        setter(previous)
+
+
+def _exact_mask(positions: np.ndarray) -> np.ndarray:
+    """Which positions ``(N, 26)`` a two-sided bear-off database values exactly, ``(N,)`` bool (all False where the
+    databases are not available)."""
+    classes = importlib.import_module("bgbot.evaluation.classes")
+    classify = getattr(classes, "classify_batch", None)
+    if classify is None or len(positions) == 0:
+        return np.zeros(len(positions), dtype=bool)
+    return classify(positions) == classes.BEAROFF_TS
+
+
+def _to_root(p: np.ndarray, is_root: np.ndarray) -> np.ndarray:
+    """Probabilities ``(N, 5)`` of one side -> the root's, flipping rows where ``is_root`` ``(N,)`` is False."""
+    out = np.asarray(p, dtype=np.float64).copy()
+    other = ~is_root
+    out[other] = out[other][:, _DIFF_FLIP]
+    out[other, 0] = 1.0 - out[other, 0]
+    return out
+
+
+def _diff_to_root(d: np.ndarray, is_root: np.ndarray) -> np.ndarray:
+    """Differences of probabilities ``(N, 5)`` of one side -> the root's (the linear part of the flip)."""
+    out = np.asarray(d, dtype=np.float64).copy()
+    other = ~is_root
+    out[other] = out[other][:, _DIFF_FLIP]
+    out[other, 0] = -out[other, 0]
+    return out
+
+
+# ------------------------------------------------------------------------------------------------- one work unit
+
+
+def play_chunk(
+    evaluator: PositionEvaluator,
+    starts: np.ndarray,
+    root_on_roll: np.ndarray,
+    lo: int,
+    hi: int,
+    settings: RolloutSettings,
+    on_ply: Callable[[int], None] | None = None,
+    cube_state: np.ndarray | None = None,
+) -> np.ndarray:
+    """Trials ``lo .. hi - 1`` of every start position, all advancing together through the engine.
+
+    Args:
+        evaluator: the players' position evaluator.
+        starts: ``(K, 26)`` int8 start positions, the side on roll to move (not rolled yet).
+        root_on_roll: ``(K,)`` bool, whether the side on roll at the start is the root (position rollouts) or its
+            opponent (checker-play rollouts: the start is the afterstate of the root's play).
+        lo, hi: the global trial numbers (they select the dice).
+        settings: :class:`RolloutSettings`.
+        on_ply: called with the number of trials still in flight after each ply (progress).
+        cube_state: cubeful only, ``(K, 3)`` int64 per start: the cube value, its owner (-1 centred, 0 the side on roll
+            at the start, 1 the other side) and the cube the cubeful equity is normalised to (the position's own).
+
+    Returns:
+        ``(K, hi - lo, 5)`` float64 (cubeful: ``(K, hi - lo, 6)``): each trial's result in the root's perspective
+        (probabilities of win, win gammon, win backgammon, lose gammon, lose backgammon; with variance reduction the
+        luck terms are included, so single trials may lie outside [0, 1]; cubeful: then the points won, normalised).
+    """
+    starts = np.asarray(starts, dtype=np.int8).reshape(-1, 26)
+    k, t = len(starts), hi - lo
+    g = k * t
+    start_of = np.repeat(np.arange(k), t)
+    trial = np.tile(np.arange(lo, hi, dtype=np.int64), k)
+    table = Table.create(g, seats=np.zeros((g, 2), dtype=np.int64))
+    table.start(np.arange(g), seat=0, positions=starts[start_of])
+    root_seat = np.where(np.asarray(root_on_roll, dtype=bool)[start_of], 0, 1)
+    values = np.zeros((g, 5), dtype=np.float64)
+    luck = np.zeros((g, 5), dtype=np.float64)
+    dice = RolloutDice(settings, trial)
+    player = _RolloutPlayer(evaluator, settings.plies, settings.variance_reduction)
+    phase = None
+    points = np.zeros(g, dtype=np.float64)
+    base = np.ones(g, dtype=np.float64)
+    if settings.cube:
+        cs = np.asarray(cube_state if cube_state is not None else [[1, -1, 1]] * k, dtype=np.int64).reshape(k, 3)
+        table.cube[:] = cs[start_of, 0]
+        table.owner[:] = cs[start_of, 1]
+        base = cs[start_of, 2].astype(np.float64)
+        # Trials of a play start with the opponent on roll, who may double at once; a position rollout's first
+        # cube decision (no double / double, take) is the one being rolled out.
+        phase = CubePhase(CubeRules(0, settings.jacoby), first_ply=not bool(np.all(root_on_roll)))
+
+    def on_end(tab: Table, idx: np.ndarray, winner_seat: np.ndarray, pts: np.ndarray, kind: np.ndarray) -> None:
+        won = np.zeros((len(idx), 5), dtype=np.float64)
+        won[:, 0] = 1.0
+        won[:, 1] = kind >= 2
+        won[:, 2] = kind >= 3
+        values[idx] = _to_root(won, winner_seat == root_seat[idx])
+        passed = kind == 0
+        if passed.any():  # a double passed: the cubeless outputs are the doubler's evaluation (as GNU Backgammon)
+            s_idx = idx[passed]
+            p = position_probabilities(evaluator, tab.positions[s_idx])
+            values[s_idx] = _to_root(p, tab.seat[s_idx] == root_seat[s_idx])
+        points[idx] = np.where(winner_seat == root_seat[idx], pts, -pts) / base[idx]
+
+    with _databases(settings.databases):
+        while True:
+            idx = np.flatnonzero(table.active)
+            if len(idx) == 0:
+                break
+            stop = np.zeros(len(idx), dtype=bool)
+            if settings.truncate:
+                stop |= table.turn[idx] >= settings.truncate
+            if settings.databases:
+                stop |= _exact_mask(table.positions[idx])
+            if stop.any():
+                s = idx[stop]
+                p = position_probabilities(evaluator, table.positions[s])
+                is_root = table.seat[s] == root_seat[s]
+                values[s] = _to_root(p, is_root)
+                if settings.cube:
+                    cf = _cubeful_now(table, s, p, settings.jacoby)
+                    points[s] = np.where(is_root, cf, -cf) / base[s]
+                table.active[s] = False
+                if not table.active.any():
+                    break
+            seat_before = table.seat.copy()
+            ply = play_ply(table, dice, [player], phase, on_end)
+            if settings.variance_reduction:
+                luck[ply.idx] += _diff_to_root(player.luck, seat_before[ply.idx] == root_seat[ply.idx])
+            if on_ply is not None:
+                on_ply(int(table.active.sum()))
+    out = values + luck
+    if settings.cube:
+        out = np.column_stack([out, points])
+    return out.reshape(k, t, out.shape[1])
+
+
+def _cubeful_now(table: Table, idx: np.ndarray, p: np.ndarray, jacoby: bool) -> np.ndarray:
+    """Cubeful money equity in points (cube included) of the side on roll in slots ``idx``, from its probabilities
+    ``p`` ``(K, 5)``: :func:`bgbot.cube.janowski.money_cubeful` with the position's cube efficiency (truncated or
+    database-stopped cubeful trials)."""
+    seat, owner = table.seat[idx], table.owner[idx]
+    rel = np.where(owner == -1, 0, np.where(owner == seat, 1, -1))
+    x = efficiencies(table.positions[idx])
+    q = np.asarray(p, dtype=np.float64)
+    out = np.zeros(len(idx), dtype=np.float64)
+    for o in (-1, 0, 1):
+        m = rel == o
+        if m.any():
+            out[m] = money_cubeful(q[m], o, jacoby, x[m])
+    return out * table.cube[idx]
+
+
+def chunk_tasks(settings: RolloutSettings, n_starts: int = 1) -> list[tuple[int, int, int, int]]:
+    """The fixed work units of a rollout of ``n_starts`` start positions: ``[(first start, end start, lo, hi), ...]``,
+    :data:`CHUNK_TRIALS` trials of a block of starts, at most :data:`CHUNK_GAMES` games a unit (a function of the
+    settings and ``n_starts`` only, never of the workers)."""
+    step = min(CHUNK_TRIALS, settings.trials)
+    block = max(1, CHUNK_GAMES // step)
+    return [
+        (s0, min(s0 + block, n_starts), lo, min(lo + step, settings.trials))
+        for s0 in range(0, n_starts, block)
+        for lo in range(0, settings.trials, step)
+    ]
+
+
+_EVALUATORS: dict = {}
+
+
+def _evaluator(spec) -> PositionEvaluator:
+    """An evaluator object as it is, or a checkpoint path loaded once per process."""
+    if not isinstance(spec, str):
+        return spec
+    if spec not in _EVALUATORS:
+        from bgbot.evaluation.checkpoint import load
+        from bgbot.evaluation.network import Evaluator
+
+        net, _ = load(spec)
+        _EVALUATORS[spec] = Evaluator(net)
+    return _EVALUATORS[spec]
+
+
+def run_chunk(task: tuple) -> tuple[int, np.ndarray]:
+    """One work unit, picklable for a process pool or Ray: ``task`` = (evaluator or checkpoint path, starts,
+    root_on_roll, lo, hi, settings, cube_state) -> ``(lo, (K, hi - lo, 5 or 6) results)``."""
+    spec, starts, root, lo, hi, settings, cube_state = task
+    return lo, play_chunk(_evaluator(spec), starts, root, lo, hi, settings, cube_state=cube_state)
+
+
+# ------------------------------------------------------------------------------------------------- estimates
+
+
+@dataclass
+class Estimate:
+    """A rollout's estimate for one start: ``mean`` ``(5,)`` probabilities (root's perspective), ``se`` ``(5,)`` their
+    standard errors, ``equity`` cubeless money equity and ``equity_se``, ``trials``; ``results`` ``(T, 5)`` the
+    per-trial results (for paired comparisons)."""
+
+    mean: np.ndarray
+    se: np.ndarray
+    equity: float
+    equity_se: float
+    trials: int
+    results: np.ndarray
+    cubeful: float | None = None
+    cubeful_se: float | None = None
+
+    @classmethod
+    def of(cls, results: np.ndarray) -> Estimate:
+        """From per-trial results ``(T, 5)`` (cubeful ``(T, 6)``): means, and standard errors ``sd / sqrt(T)`` (sample
+        sd, ddof 1)."""
+        r = np.asarray(results, dtype=np.float64)
+        n = len(r)
+        eq = equity(r[:, :5])
+        cf = r[:, 5] if r.shape[1] > 5 else None
+        return cls(
+            r[:, :5].mean(axis=0),
+            r[:, :5].std(axis=0, ddof=1) / np.sqrt(n),
+            float(eq.mean()),
+            float(eq.std(ddof=1) / np.sqrt(n)),
+            n,
+            r,
+            None if cf is None else float(cf.mean()),
+            None if cf is None else float(cf.std(ddof=1) / np.sqrt(n)),
+        )
+
+    def values(self) -> np.ndarray:
+        """The per-trial value the rollout ranks by, ``(T,)``: cubeful points when cubeful, else cubeless equity."""
+        return self.results[:, 5] if self.cubeful is not None else equity(self.results[:, :5])
+
+    @property
+    def value(self) -> float:
+        return self.cubeful if self.cubeful is not None else self.equity
+
+
+def _run(
+    spec,
+    starts: np.ndarray,
+    root: np.ndarray,
+    settings: RolloutSettings,
+    workers: int = 1,
+    ray: str | None = None,
+    progress: Callable | None = None,
+    cube_state: np.ndarray | None = None,
+) -> np.ndarray:
+    """All chunks of a rollout, run in this process, a process pool or on Ray -> ``(K, trials, 5 or 6)``."""
+    from bgbot.arena import distributed
+
+    units = chunk_tasks(settings, len(starts))
+    cs = None if cube_state is None else np.asarray(cube_state, dtype=np.int64)
+    tasks = [
+        (spec, starts[a:b], root[a:b], lo, hi, settings, None if cs is None else cs[a:b]) for a, b, lo, hi in units
+    ]
+    results = distributed.run_tasks(run_chunk, tasks, workers=workers, ray=ray, on_result=progress)
+    out = np.empty((len(starts), settings.trials, 6 if settings.cube else 5), dtype=np.float64)
+    for (a, b, lo, hi), (lo2, r) in zip(units, results):
+        assert lo == lo2
+        out[a:b, lo:hi] = r
+    return out
+
+
+def rollout_positions(
+    positions: np.ndarray,
+    evaluator,
+    trials: int = 1296,
+    truncate: int = 0,
+    seed: int = 0,
+    plies: int = 0,
+    variance_reduction: bool = True,
+    quasi_random: bool = True,
+    databases: bool = True,
+    workers: int = 1,
+    ray: str | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Roll out positions before the roll (cubeless) -> ``(probabilities (N, 5), standard errors (N, 5))`` float64,
+    for the side on roll of each position.
+
+    The API for training targets (truncated, variance-reduced rollouts of a batch of positions) and scripts.
+
+    Args:
+        positions: ``(N, 26)`` int8, side on roll.
+        evaluator: a position evaluator (picklable for ``workers > 1`` / Ray) or a checkpoint path.
+        trials, truncate, seed, plies, variance_reduction, quasi_random, databases: :class:`RolloutSettings`.
+        workers: processes (1 = this process). ray: a Ray address or ``"local"`` (:mod:`bgbot.arena.distributed`).
+
+    Raises:
+        RolloutError: bad settings. bgbot.rules.board.PositionError: a bad position.
+        bgbot.arena.distributed.DistributedError: Ray not installed or not reachable.
+    """
+    settings = RolloutSettings(trials, truncate, plies, seed, variance_reduction, quasi_random, databases)
+    pos = np.asarray(positions, dtype=np.int8).reshape(-1, 26)
+    for p in pos:
+        validate(p)
+    res = _run(evaluator, pos, np.ones(len(pos), dtype=bool), settings, workers, ray)
+    est = [Estimate.of(r) for r in res]
+    return np.array([e.mean for e in est]).reshape(-1, 5), np.array([e.se for e in est]).reshape(-1, 5)
+
+
+# ---------------------------------------------------------------------------------------- checker-play rollouts
+
+
+@dataclass
+class Candidate:
+    """A play to roll out: its ``play`` text (GNU Backgammon's notation) and ``afterstate`` ``(26,)`` int8 (opponent on
+    roll); after the rollout, its :class:`Estimate`."""
+
+    play: str
+    afterstate: np.ndarray
+    estimate: Estimate | None = None
+
+
+def candidates(
+    evaluator: PositionEvaluator,
+    position: np.ndarray,
+    dice: tuple[int, int],
+    plays: Sequence[str] = (),
+    max_candidates: int | None = None,
+) -> list[Candidate]:
+    """The plays to roll out: ``plays`` as typed (any spelling :func:`bgbot.formats.notation.parse_play` accepts),
+    or else those GNU Backgammon's 0-ply move filter keeps (the best :data:`bgbot.evaluation.search.FILTER_KEEP`
+    within :data:`bgbot.evaluation.search.FILTER_WINDOW` of the best 0-ply equity), at most ``max_candidates``.
+
+    Raises:
+        RolloutError: an unknown, illegal or repeated play, or ``max_candidates`` < 1.
+    """
+    if max_candidates is not None and max_candidates < 1:
+        raise RolloutError(f"the number of candidates must be at least 1, got {max_candidates}")
+    position = validate(position)
+    names = {bytes(lp.afterstate): lp.play for lp in legal_plays(position, dice)}
+    out: list[Candidate] = []
+    if plays:
+        seen: set[bytes] = set()
+        for text in plays:
+            try:
+                p = notation.parse_play(position, dice, text)
+            except BgbotError as e:
+                raise RolloutError(f"unknown play {text!r}: {e}") from e
+            after = flip(np.asarray(p.afterstate, dtype=np.int8))
+            key = bytes(after.astype(np.int8))
+            if key in seen:
+                raise RolloutError(f"play {text!r} is given twice (as {names.get(key, text)!r})")
+            seen.add(key)
+            out.append(Candidate(names.get(key, text), after.astype(np.int8)))
+        return out[:max_candidates] if max_candidates else out
+    all_plays, order, probs = search.rank(evaluator, position, dice, 0)
+    eq = equity(probs)
+    keep = search.filter_candidates(eq, all_plays.parent)
+    rows = [int(i) for i in order if keep[i]]
+    if max_candidates:
+        rows = rows[:max_candidates]
+    return [Candidate(names[bytes(all_plays.afterstates[i])], all_plays.afterstates[i]) for i in rows]
+
+
+def rollout_plays(
+    evaluator,
+    cands: list[Candidate],
+    settings: RolloutSettings,
+    workers: int = 1,
+    ray: str | None = None,
+    progress: Callable | None = None,
+    cube: tuple[int, int] = (1, 0),
+) -> list[Candidate]:
+    """Roll out each candidate's afterstate (trials start with the opponent on roll; the root is the side that
+    played) with the same dice per trial; fills each candidate's :attr:`Candidate.estimate`. ``cube`` (cubeful
+    settings only): the cube value and owner seen by the root (0 centred, +1 the root, -1 the opponent)."""
+    starts = np.array([c.afterstate for c in cands], dtype=np.int8)
+    cs = None
+    if settings.cube:
+        value, owner = cube
+        seat = {0: -1, 1: 1, -1: 0}[owner]  # seats: 0 = the opponent (on roll at the start), 1 = the root
+        cs = np.tile([value, seat, value], (len(cands), 1))
+    res = _run(evaluator, starts, np.zeros(len(cands), dtype=bool), settings, workers, ray, progress, cs)
+    for c, r in zip(cands, res):
+        c.estimate = Estimate.of(r)
+    return cands
+
+
+def rank_candidates(cands: list[Candidate], z: float = 1.96) -> list[dict]:
+    """Candidates best first by rolled-out equity, each with its difference from the best, the standard error of
+    that difference (paired over trials: the same dice in trial ``i``) and whether it is significant (two-sided 95%,
+    ``|difference| > z * se``). Returns JSON-ready dicts."""
+    est = [c.estimate for c in cands]
+    assert all(e is not None for e in est)
+    order = sorted(range(len(cands)), key=lambda i: -est[i].value)  # type: ignore[union-attr]
+    best = est[order[0]]
+    assert best is not None
+    out = []
+    for rank, i in enumerate(order, 1):
+        e = est[i]
+        assert e is not None
+        diff = e.values() - best.values()
+        se = float(diff.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else 0.0
+        out.append(
+            {
+                "rank": rank,
+                "play": cands[i].play,
+                "position_id": positionid.encode(cands[i].afterstate),
+                **estimate_json(e),
+                "difference": float(diff.mean()),
+                "difference_se": se,
+                "significant": bool(rank > 1 and abs(diff.mean()) > z * se),
+            }
+        )
+    return out
+
+
+PROBABILITY_NAMES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+
+
+def estimate_json(e: Estimate) -> dict:
+    """``{"probabilities", "probabilities_se", "equity", "equity_se", "trials"}`` (+ ``"cubeful_equity"``,
+    ``"cubeful_equity_se"`` when cubeful)."""
+    out = {
+        "probabilities": dict(zip(PROBABILITY_NAMES, map(float, e.mean))),
+        "probabilities_se": dict(zip(PROBABILITY_NAMES, map(float, e.se))),
+        "equity": e.equity,
+        "equity_se": e.equity_se,
+        "trials": e.trials,
+    }
+    if e.cubeful is not None:
+        out["cubeful_equity"] = e.cubeful
+        out["cubeful_equity_se"] = e.cubeful_se
+    return out
+
+
+def cube_rollout(
+    evaluator,
+    position: np.ndarray,
+    settings: RolloutSettings,
+    cube: tuple[int, int] = (1, 0),
+    workers: int = 1,
+    ray: str | None = None,
+    progress: Callable | None = None,
+) -> dict:
+    """A cubeful money rollout of the cube decision of the side on roll: No double (the cube as it is) and
+    Double/Take (the cube doubled and given to the opponent) rolled out together with the same dice; Double/Pass is
+    +1 (the position's cube). ``cube``: the cube value and owner seen by the side on roll (0 centred, +1 its own).
+
+    Returns:
+        ``{"no_double", "double_take"}`` each :func:`estimate_json` of its trials, ``"double_pass": 1.0``,
+        ``"action"`` (GNU Backgammon's wording, :func:`bgbot.cube.decision._action`) and ``"double_take_minus_no_double"``
+        with its paired standard error.
+
+    Raises:
+        RolloutError: the settings are not cubeful, or the side on roll cannot double (the opponent owns the cube).
+    """
+    from bgbot.cube import decision as cubemod
+
+    if not settings.cube:
+        raise RolloutError("a cube rollout needs cubeful settings (cube=True)")
+    value, owner = cube
+    if owner < 0:
+        raise RolloutError("the side on roll cannot double: the opponent owns the cube")
+    pos = validate(position)
+    starts = np.array([pos, pos], dtype=np.int8)
+    cs = np.array([[value, -1 if owner == 0 else 0, value], [2 * value, 1, value]], dtype=np.int64)
+    res = _run(evaluator, starts, np.ones(2, dtype=bool), settings, workers, ray, progress, cs)
+    nd, dt = Estimate.of(res[0]), Estimate.of(res[1])
+    assert nd.cubeful is not None and dt.cubeful is not None
+    diff = res[1][:, 5] - res[0][:, 5]
+    gammon = bool(nd.mean[1] > 0 or nd.mean[3] > 0)
+    action = cubemod._action(
+        nd.cubeful, dt.cubeful, 1.0, gammon, gammon and (owner != 0 or not settings.jacoby), owner == 1
+    )
+    return {
+        "no_double": estimate_json(nd),
+        "double_take": estimate_json(dt),
+        "double_pass": 1.0,
+        "double_take_minus_no_double": float(diff.mean()),
+        "double_take_minus_no_double_se": float(diff.std(ddof=1) / np.sqrt(len(diff))),
+        "action": action,
+    }
+
+
+def timer() -> float:
+    return time.perf_counter()

@@ -1,0 +1,211 @@
+"""``bgbot rollout POSITION [DICE]``: roll out the candidate plays of a roll, or the position before the roll."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import numpy as np
+
+from bgbot.commands import common
+
+MAX_WORKERS = 1024
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "rollout",
+        help="roll out candidate plays (with DICE) or a position (without)",
+        description="Play POSITION out many times with the model at --ply and average the results (cubeless; --cube: "
+        "cubeful money play). With "
+        "DICE: a checker-play rollout of the candidate plays (GNU Backgammon's 0-ply move filter, or --play), ranked "
+        "with each play's difference from the best and whether it is significant (95%, paired over trials). "
+        "Without DICE: the position before the roll. Variance reduction (luck estimation) and quasi-random dice are "
+        "on by default; results for a --seed are the same for any --workers and with --ray.",
+    )
+    p.add_argument("position", metavar="POSITION", help="Position ID, PositionID:MatchID (GNUbg ID) or XGID=...")
+    p.add_argument("dice", nargs="*", metavar="DICE", help="the roll: 31, 3-1 or '3 1' (none: position rollout)")
+    common.add_model_argument(p)
+    p.add_argument("--play", action="append", default=[], metavar="PLAY", help="a play to roll out (repeatable)")
+    p.add_argument("--candidates", type=int, default=None, metavar="N", help="roll out at most the N best plays")
+    p.add_argument("--trials", type=int, default=1296, metavar="N", help="trials per candidate (default 1296)")
+    p.add_argument("--truncate", type=int, default=0, metavar="PLIES", help="stop trials after PLIES (0 = never)")
+    p.add_argument("--ply", type=int, default=0, metavar="N", help="lookahead of the players inside (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
+    p.add_argument("--no-variance-reduction", dest="vr", action="store_false", help="no luck estimation (much noisier)")
+    p.add_argument("--no-quasi-random", dest="quasi", action="store_false", help="plain random first two rolls")
+    p.add_argument(
+        "--no-databases", dest="databases", action="store_false", help="no exact bear-off databases inside the trials"
+    )
+    p.add_argument(
+        "--cube",
+        action="store_true",
+        help="cubeful money rollout: the cube played inside every trial; without DICE: No double, Double/Take, "
+        "Double/Pass and the proper action",
+    )
+    p.add_argument("--workers", type=int, default=1, metavar="N", help="worker processes (default 1)")
+    p.add_argument("--ray", metavar="ADDRESS", help="run on Ray: 'local' or a cluster address HOST:PORT")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from bgbot.arena import rollout as ro
+
+    if not 1 <= args.workers <= MAX_WORKERS:
+        raise common.UsageError(f"--workers must be 1 .. {MAX_WORKERS}, got {args.workers}")
+    settings = ro.RolloutSettings(
+        trials=args.trials,
+        truncate=args.truncate,
+        plies=args.ply,
+        seed=args.seed,
+        variance_reduction=args.vr,
+        quasi_random=args.quasi,
+        databases=args.databases,
+        cube=args.cube,
+        jacoby=True,
+    )
+    dice_text = " ".join(args.dice) or None
+    ctx = common.resolve(args.position, dice_text, need_dice=False)
+    if ctx.dice is None and (args.play or args.candidates is not None):
+        raise common.UsageError("--play and --candidates need DICE (a checker-play rollout)")
+    if args.cube and not ctx.match.is_money:
+        raise common.UsageError("cubeful rollouts at a match score are not implemented; money positions only")
+    if args.cube:
+        settings = ro.RolloutSettings(**{**settings.to_json(), "jacoby": ctx.match.jacoby})
+    cube = (ctx.cube.value, ctx.cube.owner_code)
+    if args.cube and ctx.dice is None and cube[1] < 0:
+        raise common.UsageError("the side on roll cannot double (the opponent owns the cube): nothing to roll out")
+    if args.ray is not None:
+        from bgbot.arena import distributed
+
+        distributed.connect_ray(args.ray)  # an unreachable address fails now, before the model is loaded
+    evaluator = common.load_bot(args).evaluator
+    spec = evaluator  # the evaluator itself travels to the workers (a Ray cluster's machines need no model file)
+    if ctx.dice is not None:
+        cands = ro.candidates(evaluator, ctx.position, ctx.dice, args.play, args.candidates)
+    else:
+        cands = [ro.Candidate("(position)", ctx.position)]
+    n_starts = 2 if (args.cube and ctx.dice is None) else len(cands)
+    bar, progress = _progress(args.progress and not args.json, n_starts, settings)
+    t0 = time.perf_counter()
+    cube_result = None
+    try:
+        if ctx.dice is not None:
+            ro.rollout_plays(spec, cands, settings, workers=args.workers, ray=args.ray, progress=progress, cube=cube)
+        elif args.cube:
+            cube_result = ro.cube_rollout(spec, ctx.position, settings, cube, args.workers, args.ray, progress)
+        else:
+            res = ro._run(spec, ctx.position[None], np.ones(1, dtype=bool), settings, args.workers, args.ray, progress)
+            cands[0].estimate = ro.Estimate.of(res[0])
+    finally:
+        if bar is not None:
+            bar.close()
+    elapsed = time.perf_counter() - t0
+    out: dict = {
+        "position_id": ctx.position_id,
+        "dice": list(ctx.dice) if ctx.dice is not None else None,
+        "settings": settings.to_json(),
+    }
+    if ctx.dice is not None:
+        out["plays"] = ro.rank_candidates(cands)
+    elif cube_result is not None:
+        out["cube"] = cube_result
+    else:
+        est = cands[0].estimate
+        assert est is not None
+        out["position"] = ro.estimate_json(est)
+    out["elapsed_s"] = round(elapsed, 3)
+    out["trials_per_s"] = round(settings.trials * n_starts / max(elapsed, 1e-9), 2)
+    out["workers"] = "ray" if args.ray else args.workers
+    if args.json:
+        common.print_json(out)
+    else:
+        print_table(out)
+    return 0
+
+
+def _progress(enabled: bool, n_cands: int, settings):
+    """A tqdm bar over trials with the running estimate (first candidate's equity) and its standard error."""
+    if not enabled:
+        return None, None
+    from tqdm import tqdm
+
+    from bgbot.rules.outcomes import equity
+
+    bar = tqdm(total=settings.trials * n_cands, unit="trial", file=sys.stderr, leave=False, dynamic_ncols=True)
+    seen: list[np.ndarray] = []
+
+    def progress(result) -> None:
+        _, r = result  # (K, T, 5): a block of candidates
+        if r.shape[0] != n_cands:  # more candidates than one work unit holds: no running estimate
+            bar.update(r.shape[0] * r.shape[1])
+            return
+        seen.append(r[..., 5] if r.shape[2] > 5 else equity(r[..., :5]))  # (K, T) the ranking value
+        eq = np.concatenate(seen, axis=1)
+        means = eq.mean(axis=1)
+        best = int(np.argmax(means))
+        se = eq[best].std(ddof=1) / np.sqrt(eq.shape[1]) if eq.shape[1] > 1 else float("nan")
+        bar.set_postfix_str(f"best {means[best]:+.4f} ± {se:.4f}")
+        bar.update(r.shape[0] * r.shape[1])
+
+    return bar, progress
+
+
+def print_table(out: dict) -> None:
+    s = out["settings"]
+    how = (
+        f"{s['trials']} trials, {s['plies']}-ply, seed {s['seed']}, "
+        f"{'variance reduction' if s['variance_reduction'] else 'no variance reduction'}, "
+        f"{'truncated at ' + str(s['truncate']) + ' plies' if s['truncate'] else 'no truncation'}, "
+        f"{'cubeful (money)' if s['cube'] else 'cubeless'}"
+    )
+    if "cube" in out:
+        c = out["cube"]
+        print(f"Cube rollout of Position ID {out['position_id']}; {how}")
+        nd, dt = c["no_double"], c["double_take"]
+        print(f"  No double     {nd['cubeful_equity']:+8.4f} ± {nd['cubeful_equity_se']:.4f}")
+        print(f"  Double/Take   {dt['cubeful_equity']:+8.4f} ± {dt['cubeful_equity_se']:.4f}")
+        print(f"  Double/Pass   {c['double_pass']:+8.4f}")
+        print(f"  DT - ND       {c['double_take_minus_no_double']:+8.4f} ± {c['double_take_minus_no_double_se']:.4f}")
+        print(f"  Proper cube action: {c['action']}")
+        q = nd["probabilities"]
+        print(
+            "  Cubeless (no double): "
+            + " ".join(f"{k} {v:.4f}" for k, v in q.items())
+            + f"  equity {nd['equity']:+.4f}"
+        )
+        return
+    if out["dice"] is None:
+        e = out["position"]
+        q, se = e["probabilities"], e["probabilities_se"]
+        print(f"Rollout of Position ID {out['position_id']} before the roll; {how}")
+        print(f"{'':8}{'Win':>8} {'W(g)':>8} {'W(bg)':>8} {'L(g)':>8} {'L(bg)':>8}  {'Equity':>8}")
+        print(f"{'':8}" + " ".join(f"{v:8.4f}" for v in q.values()) + f"  {e['equity']:+8.4f}")
+        print(f"{'± SE':8}" + " ".join(f"{v:8.4f}" for v in se.values()) + f"  {e['equity_se']:8.4f}")
+        return
+    plays = out["plays"]
+    print(f"Rollout of Position ID {out['position_id']}, dice {common.format_dice(out['dice'])}; {how}")
+    width = max(4, max(len(p["play"]) for p in plays))
+    print(
+        f"{'':5} {'Play':<{width}}  {'Equity':>8} {'± SE':>7}  {'Win':>6} {'W(g)':>6} {'W(bg)':>6} "
+        f"{'L(g)':>6} {'L(bg)':>6}  {'Diff':>8} {'± SE':>7}"
+    )
+    cubeful = "cubeful_equity" in plays[0]
+    if cubeful:
+        print("      (Equity columns: cubeful money equity; cubeless equity in --json)")
+    for p in plays:
+        q = p["probabilities"]
+        diff = "" if p["rank"] == 1 else f"  {p['difference']:+8.4f} {p['difference_se']:7.4f}"
+        mark = " *" if p["significant"] else ""
+        eq, se = (p["cubeful_equity"], p["cubeful_equity_se"]) if cubeful else (p["equity"], p["equity_se"])
+        print(
+            f"{p['rank']:4d}. {p['play']:<{width}}  {eq:+8.4f} {se:7.4f}  "
+            + " ".join(f"{v:6.3f}" for v in q.values())
+            + diff
+            + mark
+        )
+    if len(plays) > 1:
+        print("* significantly worse than the best play (95%, paired over trials with the same dice)")

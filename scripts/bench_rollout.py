@@ -1,0 +1,119 @@
+"""Rollout speed: bgbot against GNU Backgammon itself, in one run, on the same machine (JSON on stdout).
+
+Both roll out the opening position before the roll: cubeless, 0-ply players, variance reduction, quasi-random dice,
+played to the end (no truncation, no bear-off truncation), ``--trials`` trials. bgbot runs
+:func:`bgbot.arena.rollout.rollout_positions` with ``--workers`` processes (default 2); GNU Backgammon is the Debian
+``gnubg`` program headless (``gnubg -t -q``) with ``set threads 2``. GNU Backgammon's start-up time (the same
+script without the ``rollout`` command) is subtracted. Wall-clock and CPU seconds are both reported; ``ratio`` is
+bgbot's trials per wall-clock second over GNU Backgammon's (target >= 1.0)::
+
+    python scripts/bench_rollout.py --trials 1296
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import time
+
+GNUBG = shutil.which("gnubg") or "/usr/games/gnubg"
+
+
+def gnubg_script(trials: int, rollout: bool) -> str:
+    lines = [
+        "set threads 2",
+        f"set rollout trials {trials}",
+        "set rollout cubeful off",
+        "set rollout quasirandom on",
+        "set rollout varredn on",
+        "set rollout truncation enable off",
+        "set rollout chequerplay plies 0",
+        "set rollout later enable off",
+        "set rollout bearofftruncation exact off",
+        "set rollout bearofftruncation onesided off",
+        "new game",
+        "set board 4HPwATDgc/ABMA",
+    ]
+    if rollout:
+        lines.append("rollout")
+    return "\n".join(lines) + "\n"
+
+
+def run_gnubg(script: str) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the child)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run([GNUBG, "-t", "-q"], input=script, text=True, capture_output=True, check=True, timeout=7200)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def run_bgbot(trials: int, workers: int, seed: int) -> tuple[float, float, list[float]]:
+    import numpy as np
+
+    from bgbot.api import Bot
+    from bgbot.arena.rollout import rollout_positions
+    from bgbot.rules.board import starting_position
+
+    ev = Bot.load().evaluator
+    before_self, before_kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    p, se = rollout_positions(
+        np.array([starting_position()]), ev, trials=trials, seed=seed, databases=False, workers=workers
+    )
+    wall = time.perf_counter() - t0
+    after_self, after_kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = sum(
+        (a.ru_utime - b.ru_utime) + (a.ru_stime - b.ru_stime)
+        for a, b in ((after_self, before_self), (after_kids, before_kids))
+    )
+    return wall, cpu, [float(x) for x in p[0]]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--trials", type=int, default=1296)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    start_wall, start_cpu = run_gnubg(gnubg_script(args.trials, rollout=False))
+    g_wall, g_cpu = run_gnubg(gnubg_script(args.trials, rollout=True))
+    g_wall, g_cpu = max(g_wall - start_wall, 1e-9), max(g_cpu - start_cpu, 1e-9)
+    b_wall, b_cpu, probs = run_bgbot(args.trials, args.workers, args.seed)
+    out = {
+        "trials": args.trials,
+        "position": "4HPwATDgc/ABMA (opening, before the roll)",
+        "settings": "cubeless, 0-ply, variance reduction, quasi-random dice, no truncation",
+        "bgbot": {
+            "workers": args.workers,
+            "wall_s": round(b_wall, 2),
+            "cpu_s": round(b_cpu, 2),
+            "trials_per_s": round(args.trials / b_wall, 3),
+            "probabilities": [round(x, 4) for x in probs],
+        },
+        "gnubg": {
+            "threads": 2,
+            "wall_s": round(g_wall, 2),
+            "cpu_s": round(g_cpu, 2),
+            "trials_per_s": round(args.trials / g_wall, 3),
+            "startup_s_subtracted": round(start_wall, 2),
+        },
+        "ratio": round((args.trials / b_wall) / (args.trials / g_wall), 4),
+        "cpu_ratio": round(g_cpu / b_cpu, 4),
+        "machine": {
+            "cpus": os.cpu_count(),
+            "load_average_1m": round(os.getloadavg()[0], 2),
+            "python": platform.python_version(),
+        },
+    }
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
