@@ -96,6 +96,7 @@ def test_health_and_docs(server):
         ("/v1/move", {"position": XGID}, ["move", XGID]),
         ("/v1/cube", {"position": PLUS}, ["cube", PLUS]),
         ("/v1/cube", {"position": START, "jacoby": "off"}, ["cube", START, "--jacoby", "off"]),
+        ("/v1/cube", {"position": START, "ply": 1}, ["cube", START, "--ply", "1"]),
         (
             "/v1/cube",
             {"position": START, "probabilities": "0.7,0.2,0.01,0.05,0.001"},

@@ -85,10 +85,10 @@ def answer(bot: "Bot", endpoint: str, request: dict[str, Any]) -> dict:
         assert ctx.dice is not None
         found = plays.legal_plays(ctx.position, ctx.dice)
         return {"position_id": ctx.position_id, "dice": list(ctx.dice), "plays": [p.to_json() for p in found]}
+    ply = request.get("ply", 0)
+    if not isinstance(ply, int) or isinstance(ply, bool):
+        raise ServerError(f"ply is a search depth 0, 1, 2, got {ply!r}")
     if endpoint == "move":
-        ply = request.get("ply", 0)
-        if not isinstance(ply, int) or isinstance(ply, bool):
-            raise ServerError(f"ply is a search depth 0, 1, 2, got {ply!r}")
         ctx = _resolve(position, dice, need_dice=True)
         assert ctx.dice is not None
         return move_json(ctx, bot.rank_plays(ctx.position, ctx.dice, ctx.cube, ctx.match, ply=ply))
@@ -100,7 +100,10 @@ def answer(bot: "Bot", endpoint: str, request: dict[str, Any]) -> dict:
                 raise ServerError(f"jacoby is 'on' or 'off', got {jacoby!r}")
             ctx = ctx.with_jacoby(jacoby == "on")
         given = request.get("probabilities")
-        return cube_json(bot, ctx, probabilities=None if given is None else context.parse_probabilities(given))
+        if given is not None and ply:
+            raise ServerError("probabilities replace the evaluation; they cannot be used with ply")
+        probabilities = None if given is None else context.parse_probabilities(given)
+        return cube_json(bot, ctx, probabilities=probabilities, ply=ply)
     raise ServerError(f"endpoint is 'moves', 'move' or 'cube', got {endpoint!r}")
 
 
@@ -362,9 +365,11 @@ def create_app(bot: "Bot"):
         position: str = POSITION,
         jacoby: Literal["on", "off"] | None = Query(None, description="Jacoby rule for money play"),
         probabilities: str | None = Query(None, description="W,WG,WBG,LG,LBG to use instead of the model's"),
+        ply: int = Query(0, description="lookahead of the cubeless probabilities, 0..2"),
     ) -> dict:
         """The cube action of the side on roll before rolling (``bgbot cube --json``)."""
-        return await batcher.submit("cube", {"position": position, "jacoby": jacoby, "probabilities": probabilities})
+        request = {"position": position, "jacoby": jacoby, "probabilities": probabilities, "ply": ply}
+        return await batcher.submit("cube", request)
 
     class BatchRequest(pydantic.BaseModel):  # type: ignore[name-defined]
         endpoint: Literal["moves", "move", "cube"]
