@@ -44,3 +44,9 @@ def test_bgbot_show(capsys):
     assert "X doubles to 2, O to answer" in capsys.readouterr().out
     assert main(["show", "nonsense"]) == 2
     assert capsys.readouterr().err.startswith("error: ")
+
+
+def test_bgbot_show_without_a_position_asks_for_the_position_only(capsys):
+    assert main(["show"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "POSITION" in err and "DICE" not in err

@@ -18,13 +18,17 @@ def add_parser(subparsers) -> None:
         description="Draw POSITION as GNU Backgammon's ASCII board, the side on roll (X) at the bottom, with pip "
         "counts, the cube, the score, who is on roll and the dice. No model is loaded.",
     )
-    p.add_argument("position", metavar="POSITION", help="Position ID, PositionID:MatchID (GNUbg ID) or XGID=...")
+    p.add_argument(
+        "position", nargs="?", metavar="POSITION", help="Position ID, PositionID:MatchID (GNUbg ID) or XGID=..."
+    )
     p.add_argument("dice", nargs="*", metavar="DICE", help="the roll (optional; the position may carry dice)")
     p.add_argument("--json", action="store_true", help="print the facts the drawing shows as JSON")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.position is None:  # argparse would also call the optional DICE required
+        raise common.UsageError("the following argument is required: POSITION (see 'bgbot show --help')")
     ctx = context.resolve(args.position, " ".join(args.dice) or None)
     if args.json:
         pips, off = board.pip_counts(ctx.position), board.off_counts(ctx.position)
