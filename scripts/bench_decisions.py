@@ -29,8 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import tempfile
 import time
 from pathlib import Path
 
@@ -43,6 +41,7 @@ from bgbot.evaluation import checkpoint, search, specialists
 from bgbot.evaluation.classes import efficiency_for
 from bgbot.evaluation.evaluator import position_probabilities
 from bgbot.evaluation.specialists import evaluator_for
+from bgbot.files import write_atomic
 from bgbot.formats import positionid
 from bgbot.rules.board import game_result, pip_counts
 from bgbot.rules.movegen import generate_plays
@@ -121,10 +120,7 @@ class Referee:
         if not self.path:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
-        with os.fdopen(fd, "w") as f:
-            json.dump(self.data, f)
-        os.replace(tmp, self.path)
+        write_atomic(self.path, json.dumps(self.data))
 
 
 def _summary(errors: dict[str, list[float]]) -> dict:

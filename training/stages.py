@@ -27,10 +27,9 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import io
 import json
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import cast
@@ -39,6 +38,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from bgbot import files
 from bgbot.errors import BgbotError
 from bgbot.evaluation import checkpoint, features, search, specialists
 from bgbot.evaluation.evaluator import position_probabilities
@@ -73,18 +73,9 @@ def save_npz(path: Path, **arrays) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     if "meta" in arrays:
         arrays["meta"] = np.array(json.dumps(arrays["meta"]))
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez_compressed(f, **arrays)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    return files.write_atomic(path, buffer.getvalue())
 
 
 def load_npz(path: Path) -> dict:
@@ -397,11 +388,7 @@ def run_gate(args: argparse.Namespace) -> dict:
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
-        with os.fdopen(fd, "w") as f:
-            json.dump(record, f, indent=2)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, out)
+        files.write_atomic(out, json.dumps(record, indent=2))
     return record
 
 

@@ -6,12 +6,12 @@ All three use :func:`bgbot.arena.tournament.run` (duplicate dice, 95% CI over pa
 from __future__ import annotations
 
 import datetime as dt
-import os
-import tempfile
+import io
 from pathlib import Path
 
 import torch
 
+from bgbot import files
 from bgbot.arena import tournament
 from bgbot.arena.players import NetPlayer, Player
 from bgbot.errors import BgbotError
@@ -217,16 +217,6 @@ def strip_optimizer(src: str | Path, dst: str | Path) -> Path:
     """
     payload = _load_payload(src)
     payload["optimizer_state"] = None
-    dst = Path(dst)
-    fd, tmp = tempfile.mkstemp(prefix=f".{dst.name}.", suffix=".tmp", dir=dst.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            torch.save(payload, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, dst)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return dst
+    buffer = io.BytesIO()
+    torch.save(payload, buffer)
+    return files.write_atomic(dst, buffer.getvalue())

@@ -39,12 +39,12 @@ import hashlib
 import io
 import itertools
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from bgbot import files
 from bgbot.rules.movegen import ROLL_WEIGHTS, ROLLS
 
 FORMAT_VERSION = 1
@@ -335,10 +335,7 @@ def _write(path: Path, db: Databases) -> None:
     np.savez_compressed(buf, version=np.int64(FORMAT_VERSION), sha256=np.str_(_digest(arrays)), **arrays)  # type: ignore[arg-type]
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".bearoff-", suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
-            f.write(buf.getvalue())
-        os.replace(tmp, path)
+        files.write_atomic(path, buf.getvalue())
     except OSError:
         pass
 

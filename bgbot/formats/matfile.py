@@ -25,16 +25,14 @@ written by :func:`match_text` import with ``import mat FILE`` (tests/test_matfil
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from bgbot import files
 from bgbot.errors import BgbotError
 from bgbot.rules.board import flip
 from bgbot.rules.movegen_scalar import legal_plays
@@ -199,18 +197,7 @@ def write_atomic(path: str | Path, text: str) -> None:
     Raises:
         OSError: the directory is missing or not writable, or the disk is full.
     """
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    files.write_atomic(path, text)
 
 
 # -- reading ------------------------------------------------------------------------------------------------------

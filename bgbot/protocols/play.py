@@ -19,9 +19,7 @@ cubeless equity of the position (in cube units).
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -370,10 +368,7 @@ class Session:
             return
         text = matfile.match_text(self.names, self.games, self.length, jacoby=None if self.length else self.jacoby)
         path = Path(self.save)
-        fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=path.name, suffix=".tmp")
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
+        matfile.write_atomic(path, text)
         self.say(f"Saved to {path}.")
 
 
