@@ -223,42 +223,14 @@ class OutputError(TournamentError):
         self.not_written = not_written
 
 
-def run(
-    players: list,
-    games: int,
-    seed: int = 0,
-    workers: int = 1,
-    out_dir: str | Path | None = None,
-    chunk_pairs: int = CHUNK_PAIRS,
-    cube: bool = False,
-    match_length: int = 0,
-    jacoby: bool = True,
-    progress: bool = False,
-    auto_doubles: int = 0,
-    backgammon_value: int = 3,
-    ray: str | None = None,
-) -> dict:
+def run(players: list, games: int, *args, **kwargs) -> dict:
     """Round robin of every pairing of ``players``, ``games`` duplicate games (or matches) each; then, with
-    ``out_dir``, the games written as ``.mat`` files (:func:`play` then :func:`write_files`).
+    ``out_dir``, the games written as ``.mat`` files: :func:`play` (the same arguments) then :func:`write_files`.
 
     Raises:
         OutputError: files that could not be written (the results ride on the error); :func:`play`'s errors.
     """
-    results, files = play(
-        players,
-        games,
-        seed,
-        workers,
-        out_dir,
-        chunk_pairs,
-        cube,
-        match_length,
-        jacoby,
-        progress,
-        auto_doubles,
-        backgammon_value,
-        ray,
-    )
+    results, files = play(players, games, *args, **kwargs)
     write_files(results, files)
     return results
 
