@@ -376,257 +376,384 @@ def _hits_scalar(a: list[int], b: list[int]) -> tuple[float, float, float]:
 
 
 # --- vectorised -------------------------------------------------------------------------------------------------
+#
+# Layout: checkers point-major, ``(25, M)`` int8 (row k = index k of every position: each row a contiguous vector), both
+# sides stacked (``M = 2N``: the side on roll's view, then the opponent's), so every step is a short chain of cheap
+# operations on ``(M,)`` vectors. Point sets are ``(M,)`` uint32 bitmasks (bit k = index k). The other side's masks are
+# the same masks with the halves swapped (and bit-reversed for "its points in our numbering"). Values are built as
+# small integers and divided once (a float32 quotient of two integers below 2**24 is the float64 quotient rounded to
+# float32: double rounding is innocuous for division when 53 >= 2 * 24 + 2) or read from float32 tables computed in
+# float64, so every value equals the plain definitions'.
 
-_IDX = np.arange(25, dtype=np.int32)  # (25,)
-_BITS = (1 << np.arange(25, dtype=np.int32)).astype(np.float64)
-
-
-def _mask(cond: np.ndarray) -> np.ndarray:
-    """Rows of ``(N, 25)`` bool -> ``(N,)`` int32 with bit k = column k (a float matmul packs them exactly)."""
-    return (cond.astype(np.float64) @ _BITS).astype(np.int32)
-
-
-def _top(bits: np.ndarray) -> np.ndarray:
-    """Index of the highest set bit of ``(...)`` int32 values < 2**53, -1 for 0."""
-    return np.frexp(bits.astype(np.float64))[1].astype(np.int32) - 1
+_U = np.uint32
+_FULL24, _FULL25 = _U((1 << 24) - 1), _U((1 << 25) - 1)
 
 
-def _last(cond: np.ndarray) -> np.ndarray:
-    """Last column where ``(N, C)`` bool is true, -1 where none: ``(N,)`` int32."""
-    c = cond.shape[1]
-    idx = c - 1 - np.argmax(cond[:, ::-1], axis=1)
-    return np.where(cond.any(axis=1), idx, -1)
+def _popcount_index_sum() -> np.ndarray:
+    """``(4096,)`` int16: sum of the bit positions set in a 12-bit mask."""
+    return np.array([sum(i for i in range(12) if m >> i & 1) for m in range(4096)], dtype=np.int16)
 
 
-def _escapes(blocked: np.ndarray, n: np.ndarray, table: np.ndarray = ESCAPES) -> np.ndarray:
-    """Escapes of a checker on index ``n`` (broadcastable int32) past ``blocked`` (int32 bitmask of the other side's
-    made points in ITS numbering, bit x = its index x): bit i of the window = its index 24 + i - n."""
-    n = np.asarray(n)
-    m = np.clip(n, 0, 12)
-    af = (blocked >> np.clip(24 - n, 0, 24)) & ((1 << m) - 1)
-    return table[af]
+_BITSUM12 = _popcount_index_sum()
+_ESC8 = ESCAPES.astype(np.int8)  # (4096,) escapes <= 36
+_ESC_F = (ESCAPES / 36.0).astype(np.float32)
+_ESC1_F = (ESCAPES1 / 36.0).astype(np.float32)
+_MOB = np.stack([(i - 5) * ESCAPES for i in range(25)]).astype(np.int16)  # (25, 4096) weighted escapes, rows 6..24 used
+_CONTAIN_F = ((36 - np.arange(37)) / 36.0).astype(np.float32)  # by the minimum escapes 0..36
+_CONTAIN2_F = (((36 - np.arange(37)) / 36.0) ** 2).astype(np.float32)
+
+
+def _forward_table() -> np.ndarray:
+    """``(4096,)`` float32: forward_anchor by the 12-bit made-point mask of indices 12..23 (the anchor search)."""
+    out = np.empty(4096, dtype=np.float32)
+    for m in range(4096):
+        home = [j for j in range(6) if m >> (6 + j) & 1]  # indices 18..23: the lowest
+        outer = [j for j in range(6) if m >> j & 1]  # indices 12..17: the highest
+        fwd = 24 - (18 + home[0]) if home else (24 - (12 + outer[-1]) if outer else 0)
+        out[m] = 2.0 if fwd == 0 else fwd / 6.0
+    return out
+
+
+_FORWARD = _forward_table()
+_ENTER_F = np.concatenate([np.zeros((64, 1)), ENTER_LOSS / (36.0 * 49.0 / 6.0)], axis=1).astype(np.float32).ravel()
+"""``(64 * 3,)`` float32 by ``closed * 3 + min(bar, 2)``: enter (0 with no checker on the bar)."""
+_ENTER2_F = np.array([(36 - (bin(c).count("1") - 6) ** 2) / 36.0 for c in range(64)], dtype=np.float32)
+_BACKBONE_W = np.array(
+    [sum(int(_CONNECT[11 - y]) for y in range(11) if m >> y & 1) for m in range(2048)], dtype=np.int16
+)  # (2048,) connectivity of the 11 points below the front point: bit y = distance 11 - y
+_BACKBONE_F = np.array(
+    [[1.0 - w / (c * 11.0) if c > 0 else 0.0 for w in range(128)] for c in range(24)], dtype=np.float32
+).ravel()  # (24 * 128,) by cnt * 128 + w
+_BACKG_F = np.array(
+    [[(t - 3) / 4.0 if k > 1 else 0.0 for t in range(16)] for k in range(3)], dtype=np.float32
+).ravel()  # (3 * 16,) by min(anchors, 2) * 16 + checkers
+_BACKG1_F = np.array([[t / 8.0 if k == 1 else 0.0 for t in range(16)] for k in range(3)], dtype=np.float32).ravel()
+_NON_DOUBLES = tuple((d1, d2) for d2 in range(1, 7) for d1 in range(1, d2))  # 15 rolls, weight 2
+_DIVIDE = {  # column -> denominator of its integer numerator
+    "off1": 5.0,
+    "off2": 5.0,
+    "off3": 5.0,
+    "break_contact": 167.0,
+    "back_chequer": 24.0,
+    "back_anchor": 24.0,
+    "piploss": 12.0 * 36.0,
+    "p1": 36.0,
+    "p2": 36.0,
+    "mobility": 3600.0,
+    "moment2": 400.0,
+    "timing": 100.0,
+    "freepip": 100.0,
+}
+
+
+def _top(x: np.ndarray) -> np.ndarray:
+    """Highest set bit of ``(M,)`` uint32 masks below 2**24 (exact in float32: its exponent), -1 for 0: int32."""
+    return np.maximum((x.astype(np.float32).view(np.int32) >> 23) - 127, -1)
+
+
+def _top25(x: np.ndarray) -> np.ndarray:
+    """Highest set bit of ``(M,)`` uint32 masks below 2**25, -1 for 0: int32."""
+    return np.where(x >> 24 != 0, 24, _top(x & _FULL24))
+
+
+def _pack(rows) -> np.ndarray:
+    """Up to 32 ``(M,)`` bool rows -> ``(M,)`` uint32, bit k = row k (packed a byte at a time)."""
+    out = None
+    for g in range(0, len(rows), 8):
+        byte = rows[g].view(np.uint8).copy()
+        for k in range(1, min(8, len(rows) - g)):
+            byte |= rows[g + k].view(np.uint8) << np.uint8(k)
+        word = byte.astype(_U)
+        if g:
+            word <<= _U(g)
+            out |= word
+        else:
+            out = word
+    assert out is not None
+    return out
+
+
+def _masks(a: np.ndarray) -> dict[str, np.ndarray]:
+    """Point-set masks of checkers ``(25, M)`` int8 (index-major): each ``(M,)`` uint32.
+
+    ``nz`` (>= 1, bit 24 the bar), ``one`` (exactly 1), ``made`` (>= 2), ``two6`` (exactly 2, indices 0..5), and
+    ``rone``/``rmade``: ``one``/``made`` of indices 0..23 bit-reversed (bit 23 - k = index k), i.e. as the other side
+    numbers them.
+    """
+    nz, one, made = a > 0, a == 1, a >= 2
+    return {
+        "nz": _pack(nz),
+        "one": _pack(one),
+        "made": _pack(made),
+        "two6": _pack(a[:6] == 2),
+        "rone": _pack(one[23::-1]),
+        "rmade": _pack(made[23::-1]),
+    }
+
+
+def _swap(x: np.ndarray, n: int) -> np.ndarray:
+    """``(2n, ...)`` -> its halves swapped (the other side's view of a stacked batch)."""
+    return np.concatenate([x[n:], x[:n]])
+
+
+def _point_major(positions: np.ndarray) -> np.ndarray:
+    """Positions ``(N, 26)`` int8 -> both sides' checkers ``(25, 2N)`` int8 in gnubg's layout (index k = point k + 1,
+    24 = the bar), columns ``0..N-1`` the side on roll, ``N..2N-1`` the opponent."""
+    pt = np.ascontiguousarray(np.asarray(positions, dtype=np.int8).T)  # (26, N)
+    n = pt.shape[1]
+    a = np.empty((25, 2 * n), dtype=np.int8)
+    np.maximum(pt[1:26], 0, out=a[:, :n])
+    np.negative(pt[24::-1], out=a[:, n:])
+    np.maximum(a[:, n:], 0, out=a[:, n:])
+    return a
+
+
+def _sides(a: np.ndarray, ma: dict[str, np.ndarray], mb: dict[str, np.ndarray]) -> np.ndarray:
+    """The ``N_SIDE`` features ``(N_SIDE, M)`` float32 of sides ``a`` ``(25, M)`` int8 (index-major, gnubg layout),
+    given ``a``'s masks ``ma`` and the other side's ``mb`` (:func:`_masks`)."""
+    m = a.shape[1]
+    out = np.empty((N_SIDE, m), dtype=np.float32)
+    num = np.empty((N_SIDE, m), dtype=np.int16)  # integer numerators of the _DIVIDE columns
+    a16 = a.astype(np.int16)
+    # suffix sums over indices k..24 of a, i * a: s0[k], s1[k] (row 25 = 0)
+    s0 = np.empty((26, m), dtype=np.int16)
+    s1 = np.empty((26, m), dtype=np.int16)
+    s0[25] = 0
+    s1[25] = 0
+    for k in range(24, -1, -1):
+        np.add(s0[k + 1], a16[k], out=s0[k])
+        np.add(s1[k + 1], a16[k] * np.int16(k), out=s1[k])
+    total = s0[0]
+    off = 15 - total
+    np.minimum(off, 5, out=num[COL["off1"]])
+    np.clip(off - 5, 0, 5, out=num[COL["off2"]])
+    np.clip(off - 10, 0, 5, out=num[COL["off3"]])
+    made, nz = ma["made"], ma["nz"]
+    their_back = _top25(mb["nz"])  # the other side's rearmost index in its numbering: ob = 23 - their_back
+    ob = 23 - their_back  # -1..24
+    cols = np.arange(m)
+    # break contact: sum over i > ob of (i + 1 - ob) a_i; free pips: sum over i < ob of (i + 1) a_i
+    k1 = (ob + 1) * m + cols
+    np.subtract(
+        s1.ravel().take(k1) + s0.ravel().take(k1) * (1 - ob).astype(np.int16), 0, out=num[COL["break_contact"]]
+    )
+    k0 = np.maximum(ob, 0) * m + cols
+    np.subtract(s1[0] + s0[0], s1.ravel().take(k0) + s0.ravel().take(k0), out=num[COL["freepip"]])
+    # timing: every checker on 6..24 counts i pips, less 2 checkers of each point 12..23 above ob made by us
+    above = made & (_FULL24 << np.clip(ob + 1, 0, 24).astype(_U)) & _U(0xFFF000)
+    hi = (above >> _U(12)).astype(np.intp)
+    t = s1[6] - 2 * (_BITSUM12.take(hi) + 12 * np.bitwise_count(hi).astype(np.int16))
+    no = s0[6] - 2 * np.bitwise_count(above).astype(np.int16)
+    for i in range(5, -1, -1):  # the home board, highest point first: spares fill the gaps
+        e = a16[i] - np.int16(2)
+        e *= (no + e) >= 0
+        no += e
+        if i:
+            t += e * np.int16(i)
+    np.maximum(t, 0, out=num[COL["timing"]])
+    back = _top25(nz)
+    num[COL["back_chequer"]] = back
+    num[COL["back_anchor"]] = _top(made & _FULL24)  # made points never lie behind the rearmost checker
+    out[COL["forward_anchor"]] = _FORWARD.take(((made >> _U(12)) & _U(4095)).astype(np.intp))
+    _hits(a, ma, mb, num)
+    # escapes of the other side's rearmost checker (index their_back in its numbering) past our points
+    n_esc = np.clip(their_back, 0, 12).astype(_U)
+    win = ((made >> np.clip(24 - their_back, 0, 24).astype(_U)) & ((_U(1) << n_esc) - _U(1))).astype(np.intp)
+    out[COL["backescapes"]] = _ESC_F.take(win)
+    out[COL["backrescapes"]] = _ESC1_F.take(win)
+    # containment: the least escapes from indices 15..23 (and 15..their_back)
+    run = np.full(m, 36, dtype=np.int8)
+    acont = run.copy()
+    contain = run
+    for pt in range(15, 25):
+        np.minimum(run, _ESC8.take(((made >> _U(24 - pt)) & _U(4095)).astype(np.intp)), out=run)
+        np.copyto(acont, run, where=their_back >= pt)
+        if pt == 23:
+            contain = run.copy()
+    ai, ci = acont.astype(np.intp), contain.astype(np.intp)
+    out[COL["acontain"]], out[COL["acontain2"]] = _CONTAIN_F.take(ai), _CONTAIN2_F.take(ai)
+    out[COL["contain"]], out[COL["contain2"]] = _CONTAIN_F.take(ci), _CONTAIN2_F.take(ci)
+    # mobility: checkers on 6..24 weighted by (i - 5) and their escapes past the other side's points
+    bmade = mb["made"]
+    mob = num[COL["mobility"]]
+    mob[:] = 0
+    for i in range(6, 25):
+        w = ((bmade >> _U(24 - i)) & _U((1 << min(i, 12)) - 1)).astype(np.intp)
+        mob += _MOB[i].take(w) * a16[i]
+    # second moment behind the mean (integer ceilings)
+    tot = total.astype(np.int32)
+    s = s1[0].astype(np.int32)
+    mean = np.where(tot > 0, -(-s // np.maximum(tot, 1)), 0)
+    km = (mean + 1) * m + cols
+    j2 = s0.ravel().take(km).astype(np.int32)
+    sq = np.zeros(m, dtype=np.int32)
+    for i in range(1, 25):  # sum over i > mean of a_i (i - mean)^2
+        d = np.int32(i) - mean
+        sq += (a16[i] * (d > 0)) * (d * d)
+    num[COL["moment2"]] = np.where(j2 > 0, -(-sq // np.maximum(j2, 1)), 0)
+    # entering
+    closed = (bmade & _U(63)).astype(np.intp)
+    out[COL["enter"]] = _ENTER_F.take(closed * 3 + np.minimum(a[24], 2))
+    out[COL["enter2"]] = _ENTER2_F.take(closed)
+    # backbone: connectivity of our points 1..23 behind the most advanced one
+    pts = (made & _U(0xFFFFFE)).astype(np.uint64)
+    pa = _top(pts.astype(_U))
+    pa0 = np.maximum(pa, 0).astype(np.uint64)
+    window = (((pts << np.uint64(11)) >> pa0) & np.uint64(0x7FF)).astype(np.intp)
+    below = np.bitwise_count(pts & ((np.uint64(1) << pa0) - np.uint64(1))).astype(np.intp)
+    out[COL["backbone"]] = _BACKBONE_F.take(below * 128 + _BACKBONE_W.take(window))
+    # back games: anchors in the other side's home board and our checkers there and on the bar
+    kb = np.minimum(np.bitwise_count((made >> _U(18)) & _U(63)), 2).astype(np.intp) * 16 + s0[18]
+    out[COL["backg"]] = _BACKG_F.take(kb)
+    out[COL["backg1"]] = _BACKG1_F.take(kb)
+    for name, den in _DIVIDE.items():
+        np.divide(num[COL[name]], np.float32(den), out=out[COL[name]])
+    return out
+
+
+def _hits(a: np.ndarray, ma: dict[str, np.ndarray], mb: dict[str, np.ndarray], num: np.ndarray) -> None:
+    """Numerators of piploss (pips x rolls out of 36), p1 and p2 (rolls out of 36) into ``num`` (see
+    :func:`_hits_scalar`; the rules are restated here on bitmasks).
+
+    Masks in OUR numbering: ``hit`` our checkers that may hit (home points with exactly two excluded), ``blots`` the
+    other side's blots we may aim at (not on our 1- and 2-points while we have fewer than three home points), ``blot_all``
+    all its blots, ``open_`` points it has not made (the bar, bit 24, open). Not on the bar, for a roll ``d1 d2`` the
+    set of blots hit is those ``d1`` or ``d2`` below a hitter, or ``d1 + d2`` below one with a point ``d1`` or ``d2``
+    above the blot open (doubles: ``k * d`` with every intermediate open); the pips lost are those of the highest blot
+    hit. Two checkers are hit when two direct shots hit with different checkers (the highest hitter of each; the same
+    checker when it has company), when a double's direct shot hits with two checkers, or when a combination's highest
+    hitter passes a blot on its way.
+    """
+    m = a.shape[1]
+    hit = ma["nz"] & ~ma["two6"]
+    blot_all = mb["rone"]
+    n_board = np.bitwise_count(ma["nz"] & _U(63))
+    blots = np.where(n_board > 2, blot_all, blot_all & _U(~3 & 0xFFFFFF))
+    open_ = ~mb["rmade"] & _FULL25
+    single = ma["one"]
+    bar = a[24]
+    pips = np.zeros(m, dtype=np.int16)
+    one = np.zeros(m, dtype=np.int16)
+    two = np.zeros(m, dtype=np.int16)
+    any_hit = blots != 0
+    rows = np.flatnonzero(any_hit & (bar == 0))
+    if len(rows):
+        pp, p1, p2 = _off_bar(hit[rows], blots[rows], blot_all[rows], open_[rows], single[rows])
+        pips[rows], one[rows], two[rows] = pp, p1, p2
+    rows = np.flatnonzero(any_hit & (bar > 0))
+    if len(rows):
+        pp, p1, p2 = _on_bar(bar[rows], hit[rows], blots[rows], blot_all[rows], open_[rows])
+        pips[rows], one[rows], two[rows] = pp, p1, p2
+    num[COL["piploss"]], num[COL["p1"]], num[COL["p2"]] = pips, one, two
+
+
+def _off_bar(hit, blots, blot_all, open_, single):
+    """No checker on the bar: (pips, p1, p2) numerators ``(R,)`` int16 from ``(R,)`` uint32 masks."""
+    r = len(hit)
+    hs = [hit] + [hit >> _U(d) for d in range(1, 25)]  # hs[d] bit t: a hitter d above t
+    os_ = [open_] + [open_ >> _U(d) for d in range(1, 19)]  # os_[d] bit t: t + d open
+    bl = [blots] + [blots << _U(d) for d in range(1, 25)]  # bl[d] bit j: a blot d below j
+    ol = [open_] + [open_ << _U(d) for d in range(1, 19)]  # ol[d] bit j: j - d open
+    al = [blot_all] + [blot_all << _U(d) for d in range(1, 19)]  # al[d] bit j: a blot on j - d
+    pips = np.zeros(r, dtype=np.int32)
+    p1 = np.zeros(r, dtype=np.int16)
+    p2 = np.zeros(r, dtype=np.int16)
+
+    def tally(h: np.ndarray, two: np.ndarray, w: int) -> None:
+        top1 = (h.astype(np.float32).view(np.int32) >> 23) - 126  # top bit + 1, <= 0 for none
+        pips[:] += np.maximum(top1, 0) * w
+        p1[:] += (h != 0) * np.int16(w)
+        p2[:] += two * np.int16(w)
+
+    for d1, d2 in _NON_DOUBLES:
+        s = d1 + d2
+        h = blots & (hs[d1] | hs[d2] | (hs[s] & (os_[d1] | os_[d2])))
+        x = hit & bl[d1]  # hitters of a direct d1 shot
+        y = hit & bl[d2]
+        both = x & y
+        lone = both & single  # the highest hitter of both shots alone on its point: one checker for both
+        two = (x != 0) & (y != 0) & ~(lone > ((x | y) ^ lone))
+        c = hit & bl[s] & (ol[d2] | ol[d1])
+        way = c & (al[d1] | al[d2])  # combination hitters passing a blot
+        two |= way > (c ^ way)  # ... the highest hitter among them
+        tally(h, two, 2)
+    for d in range(1, 7):
+        x = hit & bl[d]
+        h = hs[d]
+        two = (x & (x - _U(1))) != 0
+        need_o = _FULL25 | _U(0)  # intermediate points open (hitter space) / blots on the way
+        need_h = None
+        on_way = _U(0)
+        for k in range(2, 5):
+            o_h = os_[(k - 1) * d]  # blot space: t + (k - 1) d open
+            need_h = o_h if need_h is None else need_h & o_h
+            h = h | (hs[k * d] & need_h)
+            need_o = need_o & ol[(k - 1) * d]
+            on_way = on_way | al[(k - 1) * d]
+            c = hit & bl[k * d] & need_o
+            way = c & on_way
+            two |= way > (c ^ way)
+        tally(blots & h, two, 1)
+    return pips.astype(np.int16), p1, p2
+
+
+def _on_bar(bar, hit, blots, blot_all, open_):
+    """One or more checkers on the bar: (pips, p1, p2) numerators ``(R,)`` int16 from ``(R,)`` masks."""
+    r = len(hit)
+    pips = np.zeros(r, dtype=np.int16)
+    p1 = np.zeros(r, dtype=np.int16)
+    p2 = np.zeros(r, dtype=np.int16)
+    single = bar == 1
+
+    def bit(x: np.ndarray, k: int) -> np.ndarray:
+        return ((x >> _U(k)) & _U(1)).astype(bool)
+
+    low = hit & _U(0xFFFFFE)
+    for d1, d2 in (*_NON_DOUBLES, *((d, d) for d in range(1, 7))):
+        double = d1 == d2
+        w = 1 if double else 2
+        b1, b2 = bit(blots, 24 - d1), bit(blots, 24 - d2)  # direct shots from the bar
+        pp = np.where(b1, 25 - d1, 0)
+        c = b1.astype(np.int16)
+        if not double:
+            pp = np.where(b2, np.maximum(pp, 25 - d2), pp)
+            c = c + b2
+        # one on the bar: the other die enters, then one direct shot elsewhere (the first that hits)
+        x = low & (blots << _U(d1))
+        also0 = single & (x != 0) & bit(open_, 24 - d2)
+        pp = np.where(also0, np.maximum(pp, _top(x) - d1 + 1), pp)
+        c = c + also0
+        if not double:
+            y = low & (blots << _U(d2))
+            also1 = single & (y != 0) & ~also0 & bit(open_, 24 - d1)
+            pp = np.where(also1, np.maximum(pp, _top(y) - d2 + 1), pp)
+            c = c + also1
+            combos = [(d1 + d2, bit(open_, 24 - d1) | bit(open_, 24 - d2), bit(blot_all, 24 - d1) | bit(blot_all, 24 - d2))]
+        else:
+            combos = []
+            need = np.ones(r, dtype=bool)
+            on_way = np.zeros(r, dtype=bool)
+            for k in range(2, 5):
+                need = need & bit(open_, 24 - (k - 1) * d1)
+                on_way = on_way | bit(blot_all, 24 - (k - 1) * d1)
+                combos.append((k * d1, need, on_way))
+        for s, ok, way in combos:  # combinations from the bar (one checker on it)
+            b = single & bit(blots, 24 - s) & ok
+            pp = np.where(b, np.maximum(pp, 25 - s), pp)
+            c = np.where(b, np.maximum(c, 1) + way, c)
+        pips += pp.astype(np.int16) * np.int16(w)
+        p1 += (c > 0) * np.int16(w)
+        p2 += (c > 1) * np.int16(w)
+    return pips, p1, p2
 
 
 def side_features(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The ``N_SIDE`` features of one side for a batch: ``a`` ``(N, 25)`` its checkers, ``b`` ``(N, 25)`` the other
     side's, each in its owner's numbering (index k = point k + 1, 24 = bar), non-negative ints -> ``(N, N_SIDE)``
     float32. See the module docstring; :func:`side_features_scalar` is the reference."""
-    a = a.astype(np.int32)
-    b = b.astype(np.int32)
-    n = len(a)
-    f = np.zeros((n, N_SIDE), dtype=np.float64)
-    total = a.sum(axis=1)
-    off = 15 - total
-    f[:, 0] = np.minimum(off, 5) / 5
-    f[:, 1] = np.clip(off - 5, 0, 5) / 5
-    f[:, 2] = np.clip(off - 10, 0, 5) / 5
-    ob = 23 - _last(b > 0)  # (N,)
-    idx = _IDX[None, :]
-    f[:, COL["break_contact"]] = (a * (idx + 1 - ob[:, None]) * (idx > ob[:, None])).sum(axis=1) / 167.0
-    f[:, COL["freepip"]] = (a * (idx + 1) * (idx < ob[:, None])).sum(axis=1) / 100.0
-    # timing
-    outfield = (idx >= 12) & (idx <= 23) & (idx > ob[:, None])  # (N, 25) the "first loop" points
-    excess = np.where(a > 2, a - 2, np.where(a == 1, 1, 0))
-    counted = np.where(outfield, excess, np.where((idx >= 6) & (idx <= 23), a, 0))
-    t = 24 * a[:, 24] + (counted * idx).sum(axis=1)
-    no = a[:, 24] + counted.sum(axis=1)
-    for i in range(5, -1, -1):
-        ai = a[:, i]
-        over = ai > 2
-        t = t + np.where(over, i * (ai - 2), 0)
-        no = no + np.where(over, ai - 2, 0)
-        need = 2 - ai
-        fill = (ai < 2) & (no >= need)
-        t = t - np.where(fill, i * need, 0)
-        no = no - np.where(fill, need, 0)
-    f[:, COL["timing"]] = np.maximum(t, 0) / 100.0
-    back = _last(a > 0)
-    f[:, COL["back_chequer"]] = back / 24.0
-    start = np.where(back == 24, 23, back)
-    made = a >= 2
-    anchor = _last(made[:, :24] & (_IDX[None, :24] <= start[:, None]))
-    f[:, COL["back_anchor"]] = anchor / 24.0
-    in_home = made[:, 18:24] & (_IDX[None, 18:24] <= anchor[:, None])  # (N, 6) indices 18..23
-    first = 18 + np.argmax(in_home, axis=1)
-    outer = _last(made[:, 12:18])  # (N,) 0..5 -> index 12..17
-    fwd = np.where(in_home.any(axis=1), 24 - first, np.where(outer >= 0, 24 - (12 + outer), 0))
-    f[:, COL["forward_anchor"]] = np.where(fwd == 0, 2.0, fwd / 6.0)
-    f[:, COL["piploss"]], f[:, COL["p1"]], f[:, COL["p2"]] = _hits(a, b)
-    a_made = _mask(made)
-    back_n = 23 - ob
-    f[:, COL["backescapes"]] = _escapes(a_made, back_n) / 36.0
-    f[:, COL["backrescapes"]] = _escapes(a_made, back_n, ESCAPES1) / 36.0
-    pts = np.arange(15, 25, dtype=np.int32)  # (10,)
-    esc = _escapes(a_made[:, None], pts[None, :])  # (N, 10) escapes from indices 15..24
-    acont = np.where(pts[None, :] < (24 - ob)[:, None], esc, 36).min(axis=1)
-    f[:, COL["acontain"]] = (36 - acont) / 36.0
-    f[:, COL["acontain2"]] = f[:, COL["acontain"]] ** 2
-    f[:, COL["contain"]] = (36 - esc[:, :9].min(axis=1)) / 36.0
-    f[:, COL["contain2"]] = f[:, COL["contain"]] ** 2
-    mob_pts = np.arange(6, 25, dtype=np.int32)
-    mob_esc = _escapes(_mask(b >= 2)[:, None], mob_pts[None, :])  # (N, 19)
-    f[:, COL["mobility"]] = ((mob_pts - 5)[None, :] * a[:, 6:25] * mob_esc).sum(axis=1) / 3600.0
-    s = (a * idx).sum(axis=1)
-    mean = np.where(total > 0, -(-s // np.maximum(total, 1)), 0)
-    behind = idx > mean[:, None]
-    j2 = (a * behind).sum(axis=1)
-    k = (a * behind * (idx - mean[:, None]) ** 2).sum(axis=1)
-    f[:, COL["moment2"]] = np.where(j2 > 0, -(-k // np.maximum(j2, 1)), 0) / 400.0
-    closed_bits = b[:, :6] > 1
-    closed = (closed_bits * (1 << np.arange(6))).sum(axis=1)
-    loss = ENTER_LOSS[closed, (a[:, 24] > 1).astype(np.int32)]
-    f[:, COL["enter"]] = np.where(a[:, 24] > 0, loss / (36.0 * 49.0 / 6.0), 0.0)
-    nc = closed_bits.sum(axis=1)
-    f[:, COL["enter2"]] = (36 - (nc - 6) ** 2) / 36.0
-    pts23 = made[:, 1:24]  # (N, 23) indices 1..23
-    pa = _last(pts23) + 1  # (N,) highest made point in 1..23, 0 if none
-    others = pts23 & (_IDX[None, 1:24] < pa[:, None])  # (N, 23)
-    cnt = others.sum(axis=1)
-    dist = np.clip(pa[:, None] - _IDX[None, 1:24], 0, 24)
-    w = (others * _CONNECT[dist]).sum(axis=1)
-    f[:, COL["backbone"]] = np.where(cnt > 0, 1.0 - w / (np.maximum(cnt, 1) * 11.0), 0.0)
-    n_ac = made[:, 18:24].sum(axis=1)
-    tot = a[:, 18:25].sum(axis=1)
-    f[:, COL["backg"]] = np.where(n_ac > 1, (tot - 3) / 4.0, 0.0)
-    f[:, COL["backg1"]] = np.where(n_ac == 1, tot / 8.0, 0.0)
-    return f.astype(np.float32)
-
-
-def _hits(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(piploss, p1, p2) ``(N,)`` each, vectorised over positions and the 21 rolls (see :func:`_hits_scalar`).
-
-    Bitmasks in OUR numbering (bit x = our index x): the other side's blot on its index i is on our index 23 - i, its
-    made point on its index i blocks our index 23 - i.
-    """
-    n = len(a)
-    rev = b[:, 23::-1]  # (N, 24) the other side's counts at our indices 0..23
-    n_board = (a[:, :6] > 0).sum(axis=1)
-    low_ok = np.where(n_board > 2, 0, 2)  # blots considered from our index 0 (or 2)
-    blot_ok = (rev == 1) & (_IDX[None, :24] >= low_ok[:, None])
-    blots = _mask(np.pad(blot_ok, ((0, 0), (0, 1))))
-    all_blots = _mask(np.pad(rev == 1, ((0, 0), (0, 1))))
-    open_ = _mask(np.pad(rev <= 1, ((0, 0), (0, 1)), constant_values=True))
-    hitters = _mask((a > 0) & ~((_IDX[None, :] < 6) & (a == 2)))
-    a_hit = np.zeros((len(WAYS), n), dtype=np.int32)
-    for r, (all_req, inter, faces, pips) in enumerate(WAYS):
-        h = hitters & (blots << pips)  # bit j: hitter on j, blot on j - pips
-        if faces > 1:
-            ok = [open_ << (pips - m) for m in inter]  # bit j: our index j - pips + m open
-            if all_req:
-                for o in ok:
-                    h &= o
-            else:
-                h &= ok[0] | ok[1]
-        a_hit[r] = h & ((1 << 25) - 1)
-    bar = a[:, 24]
-    n_pips = np.zeros((21, n), dtype=np.int32)
-    n_ch = np.zeros((21, n), dtype=np.int32)
-    some = (a_hit != 0).any(axis=0)  # (N,) rows without any hit keep zeros
-    for case, fn in ((bar == 0, _rolls_off_bar), (bar == 1, _rolls_one_on_bar), (bar >= 2, _rolls_two_on_bar)):
-        rows = np.flatnonzero(case & some)
-        if len(rows):
-            n_pips[:, rows], n_ch[:, rows] = fn(a_hit[:, rows], a[rows], b[rows], all_blots[rows])
-    w = ROLL_WEIGHT[:, None]
-    piploss = (n_pips * w).sum(axis=0) / (12.0 * 36.0)
-    p1 = ((n_ch > 0) * w).sum(axis=0) / 36.0
-    p2 = ((n_ch > 1) * w).sum(axis=0) / 36.0
-    return piploss, p1, p2
-
-
-def _rolls_off_bar(
-    a_hit: np.ndarray, a: np.ndarray, b: np.ndarray, all_blots: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Rolls when the side has no checker on the bar: ``(nPips, nChequers)`` ``(21, N)`` per roll, from the ways' hitter masks ``(39, N)``."""
-    n = len(a)
-    double = ROLL_DOUBLE[:, None]
-    n_pips = np.zeros((21, n), dtype=np.int32)
-    n_ch = np.zeros((21, n), dtype=np.int32)
-    # not on the bar
-    used = np.full((21, n), -1, dtype=np.int32)
-    p0, c0 = n_pips, n_ch
-    a_pad = np.concatenate([a, np.zeros((n, 1), dtype=np.int32)], axis=1)  # index -1 -> 0
-    for slot in range(4):
-        r = ROLL_WAYS[:, slot]  # (21,)
-        exists = (r >= 0)[:, None]
-        hits = np.where(exists, a_hit[np.maximum(r, 0)], 0)  # (21, N)
-        pips = WAY_PIPS[np.maximum(r, 0)][:, None]
-        direct = WAY_DIRECT[np.maximum(r, 0)][:, None]
-        # direct: the highest bit among 1..23
-        k = _top(hits & 0xFFFFFE)
-        found = direct & (k >= 1)
-        a_k = np.take_along_axis(a_pad, np.where(found, k, -1).T, axis=1).T  # (21, N)
-        c0 = c0 + (found & ((used != k) | (a_k > 1)))
-        used = np.where(found, k, used)
-        p0 = np.where(found, np.maximum(p0, k - pips + 1), p0)
-        c0 = c0 + (found & double & ((hits & ~(1 << np.maximum(k, 0))) != 0))
-        # combination shots
-        ind = ~direct & (hits != 0)
-        kk = _top(hits)
-        c0 = np.where(ind, np.maximum(c0, 1), c0)
-        p0 = np.where(ind, np.maximum(p0, kk - pips + 1), p0)
-        # a blot on the way: bit kk - m of all_blots for an intermediate m, i.e. bit 24 - m after a shift
-        on_way = ((all_blots << np.clip(24 - kk, 0, 25)) & _WAY_INTER_MASK[np.maximum(r, 0)][:, None]) != 0
-        c0 = c0 + (ind & on_way)
-    return p0, c0
-
-
-def _rolls_one_on_bar(
-    a_hit: np.ndarray, a: np.ndarray, b: np.ndarray, all_blots: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Rolls with one checker on the bar: ``(nPips, nChequers)`` ``(21, N)`` per roll, from the ways' hitter masks ``(39, N)``."""
-    n = len(a)
-    n_pips = np.zeros((21, n), dtype=np.int32)
-    n_ch = np.zeros((21, n), dtype=np.int32)
-    # one on the bar
-    p1_, c1 = np.zeros_like(n_pips), np.zeros_like(n_ch)
-    entered = np.zeros((21, n), dtype=bool)
-    rev_closed = b[:, :6] > 1  # (N, 6) the other side's home points, entering die d blocked when [d - 1]
-    for slot in range(4):
-        r = ROLL_WAYS[:, slot]
-        exists = (r >= 0)[:, None]
-        hits = np.where(exists, a_hit[np.maximum(r, 0)], 0)
-        pips = WAY_PIPS[np.maximum(r, 0)][:, None]
-        direct = WAY_DIRECT[np.maximum(r, 0)][:, None]
-        from_bar = ((hits >> 24) & 1) == 1
-        dbar = direct & from_bar
-        c1 = c1 + dbar
-        p1_ = np.where(dbar, np.maximum(p1_, 25 - pips), p1_)
-        k = _top(hits & 0xFFFFFE)
-        if slot < 2:
-            other_way = ROLL_WAYS[:, 1 - slot]
-            other = np.where(ROLL_DOUBLE, WAY_PIPS[np.maximum(ROLL_WAYS[:, 0], 0)], WAY_PIPS[other_way])  # (21,)
-            enters = ~rev_closed[:, other - 1].T  # (21, N)
-        else:
-            enters = np.zeros((21, n), dtype=bool)
-        also = direct & (k >= 1) & ~entered & enters
-        c1 = c1 + also
-        p1_ = np.where(also, np.maximum(p1_, k - pips + 1), p1_)
-        entered = entered | also
-        ind = ~direct & from_bar
-        c1 = np.where(ind, np.maximum(c1, 1), c1)
-        p1_ = np.where(ind, np.maximum(p1_, 25 - pips), p1_)
-        on_way = (all_blots & _WAY_INTER_MASK[np.maximum(r, 0)][:, None]) != 0  # landing 24 - m from the bar
-        c1 = c1 + (ind & on_way)
-    return p1_, c1
-
-
-def _rolls_two_on_bar(
-    a_hit: np.ndarray, a: np.ndarray, b: np.ndarray, all_blots: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Rolls with two or more checkers on the bar: ``(nPips, nChequers)`` ``(21, N)`` per roll, from the ways' hitter masks ``(39, N)``."""
-    n = len(a)
-    n_pips = np.zeros((21, n), dtype=np.int32)
-    n_ch = np.zeros((21, n), dtype=np.int32)
-    # two or more on the bar
-    p2_, c2 = np.zeros_like(n_pips), np.zeros_like(n_ch)
-    for slot in range(2):
-        r = ROLL_WAYS[:, slot]
-        hits = a_hit[r]
-        pips = WAY_PIPS[r][:, None]
-        dbar = WAY_DIRECT[r][:, None] & (((hits >> 24) & 1) == 1)
-        c2 = c2 + dbar
-        p2_ = np.where(dbar, np.maximum(p2_, 25 - pips), p2_)
-    return p2_, c2
+    at = np.ascontiguousarray(np.asarray(a).T, dtype=np.int8)
+    bt = np.ascontiguousarray(np.asarray(b).T, dtype=np.int8)
+    return np.ascontiguousarray(_sides(at, _masks(at), _masks(bt)).T)
 
 
 def gnubg_halves(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -638,8 +765,22 @@ def gnubg_halves(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mine, theirs
 
 
-def features(positions: np.ndarray) -> np.ndarray:
+def features(positions: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Both sides' features, ``(N, 26)`` int8 (side on roll) -> ``(N, 2 * N_SIDE)`` float32: the side on roll's, then
-    the opponent's (so encoding ``board.flip(x)`` swaps the halves)."""
-    mine, theirs = gnubg_halves(positions)
-    return np.concatenate([side_features(mine, theirs), side_features(theirs, mine)], axis=1)
+    the opponent's (so encoding ``board.flip(x)`` swaps the halves).
+
+    ``out``, if given, is a ``(N, 2 * N_SIDE)`` float32 array (a view into a wider input matrix is fine) that receives
+    the features and is returned. Both sides are computed in one pass (:func:`_sides` on the stacked batch).
+    """
+    n = len(positions)
+    if out is None:
+        out = np.empty((n, 2 * N_SIDE), dtype=np.float32)
+    if n == 0:
+        return out
+    a = _point_major(positions)
+    ma = _masks(a)
+    mb = {k: _swap(v, n) for k, v in ma.items()}
+    f = _sides(a, ma, mb)  # (N_SIDE, 2N)
+    out[:, :N_SIDE] = f[:, :n].T
+    out[:, N_SIDE:] = f[:, n:].T
+    return out
