@@ -419,8 +419,8 @@ _ENTER_F = np.concatenate([np.zeros((64, 1)), ENTER_LOSS / (36.0 * 49.0 / 6.0)],
 """``(64 * 3,)`` float32 by ``closed * 3 + min(bar, 2)``: enter (0 with no checker on the bar)."""
 _ENTER2_F = np.array([(36 - (bin(c).count("1") - 6) ** 2) / 36.0 for c in range(64)], dtype=np.float32)
 _BACKBONE_W = np.array(
-    [sum(int(_CONNECT[11 - y]) for y in range(11) if m >> y & 1) for m in range(2048)], dtype=np.int16
-)  # (2048,) connectivity of the 11 points below the front point: bit y = distance 11 - y
+    [sum(int(_CONNECT[y + 1]) for y in range(11) if m >> y & 1) for m in range(2048)], dtype=np.int16
+)  # (2048,) connectivity of the 11 points below the front point: bit y = distance y + 1
 _BACKBONE_F = np.array(
     [[1.0 - w / (c * 11.0) if c > 0 else 0.0 for w in range(128)] for c in range(24)], dtype=np.float32
 ).ravel()  # (24 * 128,) by cnt * 128 + w
@@ -518,11 +518,16 @@ def _sides(a: np.ndarray, ma: dict[str, np.ndarray], mb: dict[str, np.ndarray]) 
     # suffix sums over indices k..24 of a, i * a: s0[k], s1[k] (row 25 = 0)
     s0 = np.empty((26, m), dtype=np.int16)
     s1 = np.empty((26, m), dtype=np.int16)
+    s2 = np.empty((26, m), dtype=np.int16)  # i^2 a_i, <= 15 * 24^2
     s0[25] = 0
     s1[25] = 0
+    s2[25] = 0
     for k in range(24, -1, -1):
         np.add(s0[k + 1], a16[k], out=s0[k])
-        np.add(s1[k + 1], a16[k] * np.int16(k), out=s1[k])
+        ak = a16[k] * np.int16(k)
+        np.add(s1[k + 1], ak, out=s1[k])
+        ak *= np.int16(k)
+        np.add(s2[k + 1], ak, out=s2[k])
     total = s0[0]
     off = 15 - total
     np.minimum(off, 5, out=num[COL["off1"]])
@@ -561,16 +566,13 @@ def _sides(a: np.ndarray, ma: dict[str, np.ndarray], mb: dict[str, np.ndarray]) 
     win = ((made >> np.clip(24 - their_back, 0, 24).astype(_U)) & ((_U(1) << n_esc) - _U(1))).astype(np.intp)
     out[COL["backescapes"]] = _ESC_F.take(win)
     out[COL["backrescapes"]] = _ESC1_F.take(win)
-    # containment: the least escapes from indices 15..23 (and 15..their_back)
-    run = np.full(m, 36, dtype=np.int8)
-    acont = run.copy()
-    contain = run
-    for pt in range(15, 25):
-        np.minimum(run, _ESC8.take(((made >> _U(24 - pt)) & _U(4095)).astype(np.intp)), out=run)
-        np.copyto(acont, run, where=their_back >= pt)
-        if pt == 23:
-            contain = run.copy()
-    ai, ci = acont.astype(np.intp), contain.astype(np.intp)
+    # containment: the least escapes from indices 15..23 (and 15..their_back); runs[k] = least over 15..14 + k
+    runs = np.empty((11, m), dtype=np.int8)
+    runs[0] = 36
+    for k, pt in enumerate(range(15, 25), start=1):
+        np.minimum(runs[k - 1], _ESC8.take(((made >> _U(24 - pt)) & _U(4095)).astype(np.intp)), out=runs[k])
+    ai = runs.ravel().take(np.clip(their_back - 14, 0, 10) * m + cols).astype(np.intp)
+    ci = runs[9].astype(np.intp)
     out[COL["acontain"]], out[COL["acontain2"]] = _CONTAIN_F.take(ai), _CONTAIN2_F.take(ai)
     out[COL["contain"]], out[COL["contain2"]] = _CONTAIN_F.take(ci), _CONTAIN2_F.take(ci)
     # mobility: checkers on 6..24 weighted by (i - 5) and their escapes past the other side's points
@@ -580,27 +582,23 @@ def _sides(a: np.ndarray, ma: dict[str, np.ndarray], mb: dict[str, np.ndarray]) 
     for i in range(6, 25):
         w = ((bmade >> _U(24 - i)) & _U((1 << min(i, 12)) - 1)).astype(np.intp)
         mob += _MOB[i].take(w) * a16[i]
-    # second moment behind the mean (integer ceilings)
+    # second moment behind the mean (integer ceilings): sum over i > mean of a_i (i - mean)^2 from the suffix sums
     tot = total.astype(np.int32)
-    s = s1[0].astype(np.int32)
-    mean = np.where(tot > 0, -(-s // np.maximum(tot, 1)), 0)
+    mean = np.where(tot > 0, -(-s1[0].astype(np.int32) // np.maximum(tot, 1)), 0)
     km = (mean + 1) * m + cols
     j2 = s0.ravel().take(km).astype(np.int32)
-    sq = np.zeros(m, dtype=np.int32)
-    for i in range(1, 25):  # sum over i > mean of a_i (i - mean)^2
-        d = np.int32(i) - mean
-        sq += (a16[i] * (d > 0)) * (d * d)
+    sq = s2.ravel().take(km) + mean * (mean * j2 - 2 * s1.ravel().take(km))
     num[COL["moment2"]] = np.where(j2 > 0, -(-sq // np.maximum(j2, 1)), 0)
     # entering
     closed = (bmade & _U(63)).astype(np.intp)
     out[COL["enter"]] = _ENTER_F.take(closed * 3 + np.minimum(a[24], 2))
     out[COL["enter2"]] = _ENTER2_F.take(closed)
-    # backbone: connectivity of our points 1..23 behind the most advanced one
-    pts = (made & _U(0xFFFFFE)).astype(np.uint64)
-    pa = _top(pts.astype(_U))
-    pa0 = np.maximum(pa, 0).astype(np.uint64)
-    window = (((pts << np.uint64(11)) >> pa0) & np.uint64(0x7FF)).astype(np.intp)
-    below = np.bitwise_count(pts & ((np.uint64(1) << pa0) - np.uint64(1))).astype(np.intp)
+    # backbone: connectivity of our points 1..23 behind the most advanced one; in the reversed mask (bit 23 - i =
+    # index i) the 11 indices below the front point pa are bits 24 - pa .. 34 - pa (bit y: distance y + 1)
+    pa = _top(made & _U(0xFFFFFE))
+    rpts = ma["rmade"] & _U(0x7FFFFF)
+    window = ((rpts >> (24 - np.maximum(pa, 0)).astype(_U)) & _U(0x7FF)).astype(np.intp)
+    below = np.maximum(np.bitwise_count(rpts).astype(np.intp) - 1, 0)
     out[COL["backbone"]] = _BACKBONE_F.take(below * 128 + _BACKBONE_W.take(window))
     # back games: anchors in the other side's home board and our checkers there and on the bar
     kb = np.minimum(np.bitwise_count((made >> _U(18)) & _U(63)), 2).astype(np.intp) * 16 + s0[18]
@@ -611,139 +609,173 @@ def _sides(a: np.ndarray, ma: dict[str, np.ndarray], mb: dict[str, np.ndarray]) 
     return out
 
 
+def _two_on_bar_table() -> np.ndarray:
+    """``(64, 3)`` int16 by the other side's blots on our indices 18..23 (bit 6 - d = index 24 - d): (pips, p1, p2)
+    numerators with two or more of our checkers on the bar (only direct shots from the bar count)."""
+    out = np.zeros((64, 3), dtype=np.int16)
+    for code in range(64):
+        for d1 in range(1, 7):
+            for d2 in range(d1, 7):
+                dice = (d1,) if d1 == d2 else (d1, d2)
+                hits = [d for d in dice if code >> (6 - d) & 1]
+                w = 1 if d1 == d2 else 2
+                out[code] += (max((25 - d for d in hits), default=0) * w, (len(hits) > 0) * w, (len(hits) > 1) * w)
+    return out
+
+
+_TWO_ON_BAR = _two_on_bar_table()
+
+
 def _hits(a: np.ndarray, ma: dict[str, np.ndarray], mb: dict[str, np.ndarray], num: np.ndarray) -> None:
     """Numerators of piploss (pips x rolls out of 36), p1 and p2 (rolls out of 36) into ``num`` (see
     :func:`_hits_scalar`; the rules are restated here on bitmasks).
 
     Masks in OUR numbering: ``hit`` our checkers that may hit (home points with exactly two excluded), ``blots`` the
     other side's blots we may aim at (not on our 1- and 2-points while we have fewer than three home points), ``blot_all``
-    all its blots, ``open_`` points it has not made (the bar, bit 24, open). Not on the bar, for a roll ``d1 d2`` the
-    set of blots hit is those ``d1`` or ``d2`` below a hitter, or ``d1 + d2`` below one with a point ``d1`` or ``d2``
-    above the blot open (doubles: ``k * d`` with every intermediate open); the pips lost are those of the highest blot
-    hit. Two checkers are hit when two direct shots hit with different checkers (the highest hitter of each; the same
-    checker when it has company), when a double's direct shot hits with two checkers, or when a combination's highest
-    hitter passes a blot on its way.
+    all its blots, ``open_`` points it has not made (the bar, bit 24, open).
     """
-    m = a.shape[1]
     hit = ma["nz"] & ~ma["two6"]
     blot_all = mb["rone"]
     n_board = np.bitwise_count(ma["nz"] & _U(63))
     blots = np.where(n_board > 2, blot_all, blot_all & _U(~3 & 0xFFFFFF))
     open_ = ~mb["rmade"] & _FULL25
-    single = ma["one"]
     bar = a[24]
-    pips = np.zeros(m, dtype=np.int16)
-    one = np.zeros(m, dtype=np.int16)
-    two = np.zeros(m, dtype=np.int16)
-    any_hit = blots != 0
-    rows = np.flatnonzero(any_hit & (bar == 0))
+    some = blots != 0
+    pips, one, two = num[COL["piploss"]], num[COL["p1"]], num[COL["p2"]]
+    pips[:] = 0
+    one[:] = 0
+    two[:] = 0
+    rows = np.flatnonzero(some & (bar == 0))
     if len(rows):
-        pp, p1, p2 = _off_bar(hit[rows], blots[rows], blot_all[rows], open_[rows], single[rows])
-        pips[rows], one[rows], two[rows] = pp, p1, p2
-    rows = np.flatnonzero(any_hit & (bar > 0))
+        pips[rows], one[rows], two[rows] = _off_bar(hit[rows], blots[rows], blot_all[rows], open_[rows], ma["one"][rows])
+    rows = np.flatnonzero(some & (bar == 1))
     if len(rows):
-        pp, p1, p2 = _on_bar(bar[rows], hit[rows], blots[rows], blot_all[rows], open_[rows])
-        pips[rows], one[rows], two[rows] = pp, p1, p2
-    num[COL["piploss"]], num[COL["p1"]], num[COL["p2"]] = pips, one, two
+        pips[rows], one[rows], two[rows] = _one_on_bar(hit[rows], blots[rows], blot_all[rows], open_[rows])
+    rows = np.flatnonzero(some & (bar > 1))
+    if len(rows):
+        t = _TWO_ON_BAR[((blots[rows] >> _U(18)) & _U(63)).astype(np.intp)]
+        pips[rows], one[rows], two[rows] = t[:, 0], t[:, 1], t[:, 2]
+
+
+class _Shifts(dict):
+    """``mask << d`` (``d > 0``) or ``mask >> -d`` on demand, each computed once."""
+
+    def __init__(self, mask: np.ndarray) -> None:
+        super().__init__()
+        self.mask = mask
+
+    def __missing__(self, d: int) -> np.ndarray:
+        v = self.mask << _U(d) if d >= 0 else self.mask >> _U(-d)
+        self[d] = v
+        return v
 
 
 def _off_bar(hit, blots, blot_all, open_, single):
-    """No checker on the bar: (pips, p1, p2) numerators ``(R,)`` int16 from ``(R,)`` uint32 masks."""
-    r = len(hit)
-    hs = [hit] + [hit >> _U(d) for d in range(1, 25)]  # hs[d] bit t: a hitter d above t
-    os_ = [open_] + [open_ >> _U(d) for d in range(1, 19)]  # os_[d] bit t: t + d open
-    bl = [blots] + [blots << _U(d) for d in range(1, 25)]  # bl[d] bit j: a blot d below j
-    ol = [open_] + [open_ << _U(d) for d in range(1, 19)]  # ol[d] bit j: j - d open
-    al = [blot_all] + [blot_all << _U(d) for d in range(1, 19)]  # al[d] bit j: a blot on j - d
-    pips = np.zeros(r, dtype=np.int32)
-    p1 = np.zeros(r, dtype=np.int16)
-    p2 = np.zeros(r, dtype=np.int16)
+    """No checker on the bar: (pips, p1, p2) numerators ``(R,)`` from ``(R,)`` uint32 masks.
 
-    def tally(h: np.ndarray, two: np.ndarray, w: int) -> None:
-        top1 = (h.astype(np.float32).view(np.int32) >> 23) - 126  # top bit + 1, <= 0 for none
-        pips[:] += np.maximum(top1, 0) * w
-        p1[:] += (h != 0) * np.int16(w)
-        p2[:] += two * np.int16(w)
+    For a roll ``d1 d2`` the blots hit are those ``d1`` or ``d2`` below a hitter, or ``d1 + d2`` below one with the
+    point ``d1`` or ``d2`` above the blot open (doubles: ``k d`` below with every point ``j d`` above open); the pips
+    lost are those of the highest blot hit (its index + 1). Two checkers are hit when the two direct shots' highest
+    hitters differ (or are one point with company), when a double's direct shot has two hitters, or when a
+    combination's highest hitter passes a blot on the way. "The highest bit of ``x`` lies in ``y`` (a subset)" is
+    ``y > x ^ y``.
+    """
+    bl, ol, al = _Shifts(blots), _Shifts(open_), _Shifts(blot_all)
+    hb = {s: hit & bl[s] for s in range(1, 25)}  # bit j: a hitter on j, a blot s below
+    direct = {d: hb[d] >> _U(d) for d in range(1, 7)}  # blots hit directly by a d
+    lone = {d: hb[d] & single for d in range(1, 7)}
+    r = len(hit)
+    exp = [np.zeros(r, dtype=np.int32) for _ in range(2)]  # sums of the float exponent fields of the hit sets
+    cnt = [np.zeros(r, dtype=np.int16) for _ in range(2)]  # rolls hitting (non-doubles, doubles)
+    cnt2 = [np.zeros(r, dtype=np.int16) for _ in range(2)]  # rolls hitting two
+
+    def tally(h: np.ndarray, two: np.ndarray, k: int) -> None:
+        exp[k] += h.astype(np.float32).view(np.int32) >> 23  # 127 + highest bit, 0 for none
+        np.add(cnt[k], h != 0, out=cnt[k])
+        np.add(cnt2[k], two, out=cnt2[k])
 
     for d1, d2 in _NON_DOUBLES:
         s = d1 + d2
-        h = blots & (hs[d1] | hs[d2] | (hs[s] & (os_[d1] | os_[d2])))
-        x = hit & bl[d1]  # hitters of a direct d1 shot
-        y = hit & bl[d2]
-        both = x & y
-        lone = both & single  # the highest hitter of both shots alone on its point: one checker for both
-        two = (x != 0) & (y != 0) & ~(lone > ((x | y) ^ lone))
-        c = hit & bl[s] & (ol[d2] | ol[d1])
-        way = c & (al[d1] | al[d2])  # combination hitters passing a blot
-        two |= way > (c ^ way)  # ... the highest hitter among them
-        tally(h, two, 2)
+        x, y = hb[d1], hb[d2]
+        c = hb[s] & (ol[d1] | ol[d2])  # combination hitters
+        h = direct[d1] | direct[d2] | (c >> _U(s))
+        lo = lone[d1] & y
+        two = (lo <= ((x | y) ^ lo)) & (np.minimum(x, y) != 0)
+        way = c & (al[d1] | al[d2])
+        two |= way > (c ^ way)
+        tally(h, two, 0)
     for d in range(1, 7):
-        x = hit & bl[d]
-        h = hs[d]
+        x = hb[d]
+        h = direct[d]
         two = (x & (x - _U(1))) != 0
-        need_o = _FULL25 | _U(0)  # intermediate points open (hitter space) / blots on the way
-        need_h = None
-        on_way = _U(0)
+        need, on_way = ol[d], al[d]
         for k in range(2, 5):
-            o_h = os_[(k - 1) * d]  # blot space: t + (k - 1) d open
-            need_h = o_h if need_h is None else need_h & o_h
-            h = h | (hs[k * d] & need_h)
-            need_o = need_o & ol[(k - 1) * d]
-            on_way = on_way | al[(k - 1) * d]
-            c = hit & bl[k * d] & need_o
+            if k > 2:
+                need = need & ol[(k - 1) * d]
+                on_way = on_way | al[(k - 1) * d]
+            c = hb[k * d] & need
+            h = h | (c >> _U(k * d))
             way = c & on_way
             two |= way > (c ^ way)
-        tally(blots & h, two, 1)
-    return pips.astype(np.int16), p1, p2
+        tally(h, two, 1)
+    n1 = 2 * cnt[0] + cnt[1]
+    pips = 2 * exp[0] + exp[1] - 126 * n1.astype(np.int32)  # sum of weight x (highest bit + 1) over hitting rolls
+    return pips, n1, 2 * cnt2[0] + cnt2[1]
 
 
-def _on_bar(bar, hit, blots, blot_all, open_):
-    """One or more checkers on the bar: (pips, p1, p2) numerators ``(R,)`` int16 from ``(R,)`` masks."""
+def _bits(mask: np.ndarray) -> np.ndarray:
+    """``(R,)`` uint32 -> ``(32, R)`` bool, row k = bit k."""
+    return np.unpackbits(mask.view(np.uint8).reshape(-1, 4), axis=1, bitorder="little").T.astype(bool)
+
+
+def _one_on_bar(hit, blots, blot_all, open_):
+    """One checker on the bar: (pips, p1, p2) numerators ``(R,)`` from ``(R,)`` uint32 masks.
+
+    Direct shots from the bar (blots on 24 - d); a direct shot elsewhere (the highest hitter, the first die that has
+    one) when the other die enters; combinations from the bar (every intermediate open, a second checker when one of
+    them is a blot).
+    """
     r = len(hit)
+    bb, bo, ba = _bits(blots), _bits(open_), _bits(blot_all)
+    low = hit & _U(0xFFFFFE)
+    xs = [low & (blots << _U(d)) for d in range(7)]
+    xnz = [x != 0 for x in xs]
+    top = [np.maximum(_top(xs[d]) - d + 1, 0) for d in range(7)]  # pips lost to the direct shot elsewhere
     pips = np.zeros(r, dtype=np.int16)
     p1 = np.zeros(r, dtype=np.int16)
     p2 = np.zeros(r, dtype=np.int16)
-    single = bar == 1
-
-    def bit(x: np.ndarray, k: int) -> np.ndarray:
-        return ((x >> _U(k)) & _U(1)).astype(bool)
-
-    low = hit & _U(0xFFFFFE)
-    for d1, d2 in (*_NON_DOUBLES, *((d, d) for d in range(1, 7))):
-        double = d1 == d2
-        w = 1 if double else 2
-        b1, b2 = bit(blots, 24 - d1), bit(blots, 24 - d2)  # direct shots from the bar
-        pp = np.where(b1, 25 - d1, 0)
-        c = b1.astype(np.int16)
-        if not double:
-            pp = np.where(b2, np.maximum(pp, 25 - d2), pp)
-            c = c + b2
-        # one on the bar: the other die enters, then one direct shot elsewhere (the first that hits)
-        x = low & (blots << _U(d1))
-        also0 = single & (x != 0) & bit(open_, 24 - d2)
-        pp = np.where(also0, np.maximum(pp, _top(x) - d1 + 1), pp)
-        c = c + also0
-        if not double:
-            y = low & (blots << _U(d2))
-            also1 = single & (y != 0) & ~also0 & bit(open_, 24 - d1)
-            pp = np.where(also1, np.maximum(pp, _top(y) - d2 + 1), pp)
-            c = c + also1
-            combos = [(d1 + d2, bit(open_, 24 - d1) | bit(open_, 24 - d2), bit(blot_all, 24 - d1) | bit(blot_all, 24 - d2))]
-        else:
-            combos = []
-            need = np.ones(r, dtype=bool)
-            on_way = np.zeros(r, dtype=bool)
-            for k in range(2, 5):
-                need = need & bit(open_, 24 - (k - 1) * d1)
-                on_way = on_way | bit(blot_all, 24 - (k - 1) * d1)
-                combos.append((k * d1, need, on_way))
-        for s, ok, way in combos:  # combinations from the bar (one checker on it)
-            b = single & bit(blots, 24 - s) & ok
-            pp = np.where(b, np.maximum(pp, 25 - s), pp)
-            c = np.where(b, np.maximum(c, 1) + way, c)
-        pips += pp.astype(np.int16) * np.int16(w)
-        p1 += (c > 0) * np.int16(w)
-        p2 += (c > 1) * np.int16(w)
+    for d1, d2 in _NON_DOUBLES:
+        s = d1 + d2
+        b1, b2 = bb[24 - d1], bb[24 - d2]
+        also0 = xnz[d1] & bo[24 - d2]
+        also1 = xnz[d2] & ~also0 & bo[24 - d1]
+        b3 = bb[24 - s] & (bo[24 - d1] | bo[24 - d2])
+        c = b1.astype(np.int8) + b2 + also0 + also1
+        pp = np.maximum(b1 * np.int16(25 - d1), b2 * np.int16(25 - d2))
+        pp = np.maximum(pp, np.maximum(also0 * top[d1], also1 * top[d2]))
+        pp = np.maximum(pp, b3 * np.int16(25 - s))
+        pips += pp.astype(np.int16) * np.int16(2)
+        p1 += ((c > 0) | b3) * np.int16(2)
+        p2 += ((c > 1) | (b3 & (ba[24 - d1] | ba[24 - d2]))) * np.int16(2)
+    for d in range(1, 7):
+        b = bb[24 - d]
+        also0 = xnz[d] & bo[24 - d]
+        c = b.astype(np.int8) + also0
+        pp = np.maximum(b * np.int16(25 - d), also0 * top[d])
+        anyc = np.zeros(r, dtype=bool)
+        twoc = c > 1
+        need = np.ones(r, dtype=bool)
+        on_way = np.zeros(r, dtype=bool)
+        for k in range(2, 5):
+            need = need & bo[24 - (k - 1) * d]
+            on_way = on_way | ba[24 - (k - 1) * d]
+            bk = bb[24 - k * d] & need
+            pp = np.maximum(pp, bk * np.int16(25 - k * d))
+            anyc |= bk
+            twoc |= bk & on_way
+        pips += pp.astype(np.int16)
+        p1 += (c > 0) | anyc
+        p2 += twoc
     return pips, p1, p2
 
 
