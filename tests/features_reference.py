@@ -10,6 +10,7 @@ import numpy as np
 
 from bgbot.evaluation.features import (
     _CONNECT,
+    _WAY_INTER_MASK,
     COL,
     ENTER_LOSS,
     ESCAPES,
@@ -21,7 +22,6 @@ from bgbot.evaluation.features import (
     WAY_DIRECT,
     WAY_PIPS,
     WAYS,
-    _WAY_INTER_MASK,
     gnubg_halves,
 )
 
@@ -275,7 +275,6 @@ def _rolls_two_on_bar(
         c2 = c2 + dbar
         p2_ = np.where(dbar, np.maximum(p2_, 25 - pips), p2_)
     return p2_, c2
-
 
 
 def features(positions: np.ndarray) -> np.ndarray:

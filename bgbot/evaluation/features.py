@@ -539,9 +539,7 @@ def _sides(a: np.ndarray, ma: dict[str, np.ndarray], mb: dict[str, np.ndarray]) 
     cols = np.arange(m)
     # break contact: sum over i > ob of (i + 1 - ob) a_i; free pips: sum over i < ob of (i + 1) a_i
     k1 = (ob + 1) * m + cols
-    np.subtract(
-        s1.ravel().take(k1) + s0.ravel().take(k1) * (1 - ob).astype(np.int16), 0, out=num[COL["break_contact"]]
-    )
+    num[COL["break_contact"]] = s1.ravel().take(k1) + s0.ravel().take(k1) * (1 - ob).astype(np.int16)
     k0 = np.maximum(ob, 0) * m + cols
     np.subtract(s1[0] + s0[0], s1.ravel().take(k0) + s0.ravel().take(k0), out=num[COL["freepip"]])
     # timing: every checker on 6..24 counts i pips, less 2 checkers of each point 12..23 above ob made by us
@@ -647,7 +645,9 @@ def _hits(a: np.ndarray, ma: dict[str, np.ndarray], mb: dict[str, np.ndarray], n
     two[:] = 0
     rows = np.flatnonzero(some & (bar == 0))
     if len(rows):
-        pips[rows], one[rows], two[rows] = _off_bar(hit[rows], blots[rows], blot_all[rows], open_[rows], ma["one"][rows])
+        pips[rows], one[rows], two[rows] = _off_bar(
+            hit[rows], blots[rows], blot_all[rows], open_[rows], ma["one"][rows]
+        )
     rows = np.flatnonzero(some & (bar == 1))
     if len(rows):
         pips[rows], one[rows], two[rows] = _one_on_bar(hit[rows], blots[rows], blot_all[rows], open_[rows])
