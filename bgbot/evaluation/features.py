@@ -456,25 +456,24 @@ def _top25(x: np.ndarray) -> np.ndarray:
     return np.where(x >> 24 != 0, 24, _top(x & _FULL24))
 
 
-def _pack(rows) -> np.ndarray:
-    """Up to 32 ``(M,)`` bool rows -> ``(M,)`` uint32, bit k = row k (packed a byte at a time)."""
-    out = None
-    for g in range(0, len(rows), 8):
-        byte = rows[g].view(np.uint8).copy()
-        for k in range(1, min(8, len(rows) - g)):
-            byte |= rows[g + k].view(np.uint8) << np.uint8(k)
-        word = byte.astype(_U)
-        if g:
-            word <<= _U(g)
-            out |= word
-        else:
-            out = word
-    assert out is not None
-    return out
+def _pack(rows: np.ndarray) -> np.ndarray:
+    """Up to 32 rows ``(K, M)`` bool (``M`` a multiple of 8) -> ``(M,)`` uint32, bit k = row k.
+
+    A byte of 8 rows at a time, 8 positions per operation: on the rows viewed as uint64 (each byte 0 or 1), a shift by
+    ``k < 8`` moves every byte's bit 0 to its bit k without crossing into the next byte."""
+    k_rows, m = rows.shape
+    out = np.zeros((m, 4), dtype=np.uint8)
+    u = rows.view(np.uint8)
+    for g in range(0, k_rows, 8):
+        byte = u[g].view(np.uint64).copy()
+        for k in range(1, min(8, k_rows - g)):
+            byte |= u[g + k].view(np.uint64) << np.uint64(k)
+        out[:, g // 8] = byte.view(np.uint8)
+    return out.view(_U)[:, 0]
 
 
 def _masks(a: np.ndarray) -> dict[str, np.ndarray]:
-    """Point-set masks of checkers ``(25, M)`` int8 (index-major): each ``(M,)`` uint32.
+    """Point-set masks of checkers ``(25, M)`` int8 (index-major, ``M`` a multiple of 8): each ``(M,)`` uint32.
 
     ``nz`` (>= 1, bit 24 the bar), ``one`` (exactly 1), ``made`` (>= 2), ``two6`` (exactly 2, indices 0..5), and
     ``rone``/``rmade``: ``one``/``made`` of indices 0..23 bit-reversed (bit 23 - k = index k), i.e. as the other side
@@ -486,8 +485,8 @@ def _masks(a: np.ndarray) -> dict[str, np.ndarray]:
         "one": _pack(one),
         "made": _pack(made),
         "two6": _pack(a[:6] == 2),
-        "rone": _pack(one[23::-1]),
-        "rmade": _pack(made[23::-1]),
+        "rone": _pack(np.ascontiguousarray(one[23::-1])),
+        "rmade": _pack(np.ascontiguousarray(made[23::-1])),
     }
 
 
@@ -496,16 +495,18 @@ def _swap(x: np.ndarray, n: int) -> np.ndarray:
     return np.concatenate([x[n:], x[:n]])
 
 
-def _point_major(positions: np.ndarray) -> np.ndarray:
-    """Positions ``(N, 26)`` int8 -> both sides' checkers ``(25, 2N)`` int8 in gnubg's layout (index k = point k + 1,
-    24 = the bar), columns ``0..N-1`` the side on roll, ``N..2N-1`` the opponent."""
+def _point_major(positions: np.ndarray) -> tuple[np.ndarray, int]:
+    """Positions ``(N, 26)`` int8 -> both sides' checkers ``(25, 2H)`` int8 in gnubg's layout (index k = point k + 1,
+    24 = the bar) and ``H``: ``N`` rounded up to a multiple of 4 (padding columns are empty boards). Columns ``0..N-1``
+    the side on roll, ``H..H+N-1`` the opponent."""
     pt = np.ascontiguousarray(np.asarray(positions, dtype=np.int8).T)  # (26, N)
     n = pt.shape[1]
-    a = np.empty((25, 2 * n), dtype=np.int8)
+    h = -(-n // 4) * 4
+    a = np.zeros((25, 2 * h), dtype=np.int8) if h != n else np.empty((25, 2 * h), dtype=np.int8)
     np.maximum(pt[1:26], 0, out=a[:, :n])
-    np.negative(pt[24::-1], out=a[:, n:])
-    np.maximum(a[:, n:], 0, out=a[:, n:])
-    return a
+    np.negative(pt[24::-1], out=a[:, h : h + n])
+    np.maximum(a[:, h : h + n], 0, out=a[:, h : h + n])
+    return a, h
 
 
 def _sides(a: np.ndarray, ma: dict[str, np.ndarray], mb: dict[str, np.ndarray]) -> np.ndarray:
@@ -783,9 +784,13 @@ def side_features(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The ``N_SIDE`` features of one side for a batch: ``a`` ``(N, 25)`` its checkers, ``b`` ``(N, 25)`` the other
     side's, each in its owner's numbering (index k = point k + 1, 24 = bar), non-negative ints -> ``(N, N_SIDE)``
     float32. See the module docstring; :func:`side_features_scalar` is the reference."""
-    at = np.ascontiguousarray(np.asarray(a).T, dtype=np.int8)
-    bt = np.ascontiguousarray(np.asarray(b).T, dtype=np.int8)
-    return np.ascontiguousarray(_sides(at, _masks(at), _masks(bt)).T)
+    n = len(a)
+    m = -(-n // 8) * 8
+    at = np.zeros((25, m), dtype=np.int8)
+    bt = np.zeros((25, m), dtype=np.int8)
+    at[:, :n] = np.asarray(a).T
+    bt[:, :n] = np.asarray(b).T
+    return np.ascontiguousarray(_sides(at, _masks(at), _masks(bt))[:, :n].T)
 
 
 def gnubg_halves(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -809,10 +814,10 @@ def features(positions: np.ndarray, out: np.ndarray | None = None) -> np.ndarray
         out = np.empty((n, 2 * N_SIDE), dtype=np.float32)
     if n == 0:
         return out
-    a = _point_major(positions)
+    a, h = _point_major(positions)
     ma = _masks(a)
-    mb = {k: _swap(v, n) for k, v in ma.items()}
-    f = _sides(a, ma, mb)  # (N_SIDE, 2N)
+    mb = {k: _swap(v, h) for k, v in ma.items()}
+    f = _sides(a, ma, mb)  # (N_SIDE, 2H)
     out[:, :N_SIDE] = f[:, :n].T
-    out[:, N_SIDE:] = f[:, n:].T
+    out[:, N_SIDE:] = f[:, h : h + n].T
     return out
