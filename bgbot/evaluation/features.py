@@ -729,8 +729,22 @@ def _bits(mask: np.ndarray) -> np.ndarray:
     return np.unpackbits(mask.view(np.uint8).reshape(-1, 4), axis=1, bitorder="little").T.astype(bool)
 
 
+_ND1 = np.array([d1 for d1, _ in _NON_DOUBLES])  # (15,) the smaller die of each non-double
+_ND2 = np.array([d2 for _, d2 in _NON_DOUBLES])
+_D = np.arange(1, 7)  # (6,) the doubles' die
+
+
+def _rowsum(x: np.ndarray) -> np.ndarray:
+    """``(K, R)`` -> ``(R,)`` int16, a loop of row additions (numpy's reductions over axis 0 are slow on these)."""
+    out = x[0].astype(np.int16)
+    for k in range(1, len(x)):
+        out += x[k]
+    return out
+
+
 def _one_on_bar(hit, blots, blot_all, open_):
-    """One checker on the bar: (pips, p1, p2) numerators ``(R,)`` from ``(R,)`` uint32 masks.
+    """One checker on the bar: (pips, p1, p2) numerators ``(R,)`` from ``(R,)`` uint32 masks, all rolls at once
+    (``(15, R)`` non-doubles, ``(6, R)`` doubles: few rows have one checker on the bar).
 
     Direct shots from the bar (blots on 24 - d); a direct shot elsewhere (the highest hitter, the first die that has
     one) when the other die enters; combinations from the bar (every intermediate open, a second checker when one of
@@ -738,46 +752,39 @@ def _one_on_bar(hit, blots, blot_all, open_):
     """
     r = len(hit)
     bb, bo, ba = _bits(blots), _bits(open_), _bits(blot_all)
-    low = hit & _U(0xFFFFFE)
-    xs = [low & (blots << _U(d)) for d in range(7)]
-    xnz = [x != 0 for x in xs]
-    top = [np.maximum(_top(xs[d]) - d + 1, 0) for d in range(7)]  # pips lost to the direct shot elsewhere
-    pips = np.zeros(r, dtype=np.int16)
-    p1 = np.zeros(r, dtype=np.int16)
-    p2 = np.zeros(r, dtype=np.int16)
-    for d1, d2 in _NON_DOUBLES:
-        s = d1 + d2
-        b1, b2 = bb[24 - d1], bb[24 - d2]
-        also0 = xnz[d1] & bo[24 - d2]
-        also1 = xnz[d2] & ~also0 & bo[24 - d1]
-        b3 = bb[24 - s] & (bo[24 - d1] | bo[24 - d2])
-        c = b1.astype(np.int8) + b2 + also0 + also1
-        pp = np.maximum(b1 * np.int16(25 - d1), b2 * np.int16(25 - d2))
-        pp = np.maximum(pp, np.maximum(also0 * top[d1], also1 * top[d2]))
-        pp = np.maximum(pp, b3 * np.int16(25 - s))
-        pips += pp.astype(np.int16) * np.int16(2)
-        p1 += ((c > 0) | b3) * np.int16(2)
-        p2 += ((c > 1) | (b3 & (ba[24 - d1] | ba[24 - d2]))) * np.int16(2)
-    for d in range(1, 7):
-        b = bb[24 - d]
-        also0 = xnz[d] & bo[24 - d]
-        c = b.astype(np.int8) + also0
-        pp = np.maximum(b * np.int16(25 - d), also0 * top[d])
-        anyc = np.zeros(r, dtype=bool)
-        twoc = c > 1
-        need = np.ones(r, dtype=bool)
-        on_way = np.zeros(r, dtype=bool)
-        for k in range(2, 5):
-            need = need & bo[24 - (k - 1) * d]
-            on_way = on_way | ba[24 - (k - 1) * d]
-            bk = bb[24 - k * d] & need
-            pp = np.maximum(pp, bk * np.int16(25 - k * d))
-            anyc |= bk
-            twoc |= bk & on_way
-        pips += pp.astype(np.int16)
-        p1 += (c > 0) | anyc
-        p2 += twoc
-    return pips, p1, p2
+    xs = (hit & _U(0xFFFFFE)) & (blots << _D.astype(_U)[:, None])  # (6, R) direct hitters off the bar, by die
+    xnz = xs != 0
+    top = np.maximum(_top(xs) - _D[:, None] + 1, 0).astype(np.int16)  # pips lost to the direct shot elsewhere
+    # non-doubles
+    e1, e2 = 24 - _ND1, 24 - _ND2
+    b1, b2, o1, o2 = bb[e1], bb[e2], bo[e1], bo[e2]
+    also0 = xnz[_ND1 - 1] & o2
+    also1 = xnz[_ND2 - 1] & ~also0 & o1
+    b3 = bb[24 - _ND1 - _ND2] & (o1 | o2)
+    c = b1.astype(np.int8) + b2 + also0 + also1
+    pp = np.maximum(b1 * (25 - _ND1)[:, None].astype(np.int16), b2 * (25 - _ND2)[:, None].astype(np.int16))
+    pp = np.maximum(pp, also0 * top[_ND1 - 1])
+    pp = np.maximum(pp, also1 * top[_ND2 - 1])
+    pp = np.maximum(pp, b3 * (25 - _ND1 - _ND2)[:, None].astype(np.int16))
+    n1 = (c > 0) | b3
+    n2 = (c > 1) | (b3 & (ba[e1] | ba[e2]))
+    # doubles
+    b = bb[24 - _D]
+    also0 = xnz & bo[24 - _D]
+    ppd = np.maximum(b * (25 - _D)[:, None].astype(np.int16), also0 * top)
+    n1d = b | also0
+    n2d = b & also0
+    need = np.ones((6, r), dtype=bool)
+    on_way = np.zeros((6, r), dtype=bool)
+    for k in range(2, 5):
+        need &= bo[24 - (k - 1) * _D]
+        on_way |= ba[24 - (k - 1) * _D]
+        bk = bb[24 - k * _D] & need
+        ppd = np.maximum(ppd, bk * (25 - k * _D)[:, None].astype(np.int16))
+        n1d |= bk
+        n2d |= bk & on_way
+    pips = 2 * _rowsum(pp) + _rowsum(ppd)
+    return pips, 2 * _rowsum(n1) + _rowsum(n1d), 2 * _rowsum(n2) + _rowsum(n2d)
 
 
 def side_features(a: np.ndarray, b: np.ndarray) -> np.ndarray:
