@@ -639,7 +639,8 @@ def _hits(a: np.ndarray, ma: dict[str, np.ndarray], mb: dict[str, np.ndarray], n
     blots = np.where(n_board > 2, blot_all, blot_all & _U(~3 & 0xFFFFFF))
     open_ = ~mb["rmade"] & _FULL25
     bar = a[24]
-    some = blots != 0
+    low_blot = blots & (~blots + _U(1))  # the lowest blot's bit (0 for none)
+    some = (blots != 0) & (hit >= (low_blot << _U(1)))  # a hitter above the lowest blot: else nothing can hit
     pips, one, two = num[COL["piploss"]], num[COL["p1"]], num[COL["p2"]]
     pips[:] = 0
     one[:] = 0
@@ -807,6 +808,19 @@ def gnubg_halves(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     mine = np.maximum(p[:, 1:26], 0)
     theirs = np.maximum(-p[:, 24::-1], 0)  # their point q is our index 25 - q; their bar is our index 0
     return mine, theirs
+
+
+def features_t(positions: np.ndarray) -> np.ndarray:
+    """:func:`features` feature-major: ``(N, 26)`` int8 -> ``(2 * N_SIDE, N)`` float32 (row k = column k of
+    :func:`features`); its transpose is what a first layer multiplies, without a transposing copy."""
+    n = len(positions)
+    if n == 0:
+        return np.zeros((2 * N_SIDE, 0), dtype=np.float32)
+    a, h = _point_major(positions)
+    ma = _masks(a)
+    mb = {k: _swap(v, h) for k, v in ma.items()}
+    f = _sides(a, ma, mb)  # (N_SIDE, 2H)
+    return np.concatenate([f[:, :n], f[:, h : h + n]])
 
 
 def features(positions: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:

@@ -173,8 +173,9 @@ class EvaluatorV2(Evaluator):
         return _V2_DENSE
 
     def dense_inputs(self, positions: np.ndarray) -> np.ndarray:
-        """The feature inputs ``(M, 50)`` float32 (:func:`bgbot.evaluation.features.features`)."""
-        return features.features(positions)
+        """The feature inputs ``(M, 50)`` float32 (:func:`bgbot.evaluation.features.features`; a transposed view of
+        the feature-major array, which the product takes as it is)."""
+        return features.features_t(positions).T
 
 
 _EVALUATORS: dict[str, type[Evaluator]] = {encoding.ENCODING_VERSION: Evaluator, ENCODING_V2: EvaluatorV2}
@@ -202,23 +203,28 @@ class ClassEvaluator(Evaluator):
         positions = np.asarray(positions)
         cls = classify(positions)
         cls[cls == OVER] = RACE
-        out = np.empty((len(positions), 5), dtype=np.float32)
+        order = np.argsort(cls, kind="stable")  # the batch by class: each class's rows one slice
+        bounds = np.searchsorted(cls[order], np.arange(1, len(CLASSES) + 2))
+        positions = positions[order]
         slots = encoding.sparse_encode(positions)  # once for the whole batch, as the dense inputs below
         dense: dict[type, np.ndarray] = {}
+        sorted_out = np.empty((len(positions), 5), dtype=np.float32)
         n = self.batch_size
         with torch.inference_mode(), np.errstate(invalid="ignore", over="ignore"):  # damaged weights: reported below
-            for code, name in enumerate(CLASSES, start=1):
-                rows = np.flatnonzero(cls == code)
-                if len(rows) == 0:
+            for k, name in enumerate(CLASSES):
+                lo, hi = int(bounds[k]), int(bounds[k + 1])
+                if lo == hi:
                     continue
                 ev = self._evaluators[name]
                 if ev.dense_columns and type(ev) not in dense:
                     dense[type(ev)] = ev.dense_inputs(positions)
                 d = dense.get(type(ev))
                 table = ev._hidden_table()
-                for i in range(0, len(rows), n):
-                    r = rows[i : i + n]
-                    out[r] = ev._forward_sparse(slots[r], table, None if d is None else d[r])
+                for i in range(lo, hi, n):
+                    j = min(i + n, hi)
+                    sorted_out[i:j] = ev._forward_sparse(slots[i:j], table, None if d is None else d[i:j])
+        out = np.empty_like(sorted_out)
+        out[order] = sorted_out
         if self.check and not np.isfinite(out).all():
             raise EvaluationError(
                 f"the specialist nets gave NaN or infinite probabilities for "
