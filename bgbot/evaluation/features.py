@@ -515,21 +515,18 @@ def _sides(a: np.ndarray, ma: dict[str, np.ndarray], mb: dict[str, np.ndarray]) 
     m = a.shape[1]
     out = np.empty((N_SIDE, m), dtype=np.float32)
     num = np.empty((N_SIDE, m), dtype=np.int16)  # integer numerators of the _DIVIDE columns
-    a16 = a.astype(np.int16)
-    # suffix sums over indices k..24 of a, i * a: s0[k], s1[k] (row 25 = 0)
-    s0 = np.empty((26, m), dtype=np.int16)
-    s1 = np.empty((26, m), dtype=np.int16)
-    s2 = np.empty((26, m), dtype=np.int16)  # i^2 a_i, <= 15 * 24^2
-    s0[25] = 0
-    s1[25] = 0
-    s2[25] = 0
+    # Suffix sums over indices: s0[k] = sum_{i >= k} a_i, t0[k] = sum_{j >= k} s0[j] = sum_{i >= k} (i - k + 1) a_i,
+    # u0[k] = sum_{j >= k} t0[j] = sum_{i >= k} (i - k + 1)(i - k + 2) / 2 a_i (zero rows past the end): every
+    # weighted count below is a combination of them at one index.
+    s0 = np.zeros((27, m), dtype=np.int8)
+    t0 = np.zeros((27, m), dtype=np.int16)
+    u0 = np.zeros((27, m), dtype=np.int16)
     for k in range(24, -1, -1):
-        np.add(s0[k + 1], a16[k], out=s0[k])
-        ak = a16[k] * np.int16(k)
-        np.add(s1[k + 1], ak, out=s1[k])
-        ak *= np.int16(k)
-        np.add(s2[k + 1], ak, out=s2[k])
-    total = s0[0]
+        np.add(s0[k + 1], a[k], out=s0[k])
+        np.add(t0[k + 1], s0[k], out=t0[k])
+        np.add(u0[k + 1], t0[k], out=u0[k])
+    s0f, t0f, u0f = s0.ravel(), t0.ravel(), u0.ravel()
+    total = s0[0].astype(np.int16)
     off = 15 - total
     np.minimum(off, 5, out=num[COL["off1"]])
     np.clip(off - 5, 0, 5, out=num[COL["off2"]])
@@ -538,18 +535,20 @@ def _sides(a: np.ndarray, ma: dict[str, np.ndarray], mb: dict[str, np.ndarray]) 
     their_back = _top25(mb["nz"])  # the other side's rearmost index in its numbering: ob = 23 - their_back
     ob = 23 - their_back  # -1..24
     cols = np.arange(m)
-    # break contact: sum over i > ob of (i + 1 - ob) a_i; free pips: sum over i < ob of (i + 1) a_i
+    # break contact: sum over i >= k = ob + 1 of (i - k + 2) a_i; free pips: sum over i < ob of (i + 1) a_i, i.e.
+    # t0[0] less sum over i >= ob' of (i + 1) a_i = t0[ob'] + ob' s0[ob']
     k1 = (ob + 1) * m + cols
-    num[COL["break_contact"]] = s1.ravel().take(k1) + s0.ravel().take(k1) * (1 - ob).astype(np.int16)
-    k0 = np.maximum(ob, 0) * m + cols
-    np.subtract(s1[0] + s0[0], s1.ravel().take(k0) + s0.ravel().take(k0), out=num[COL["freepip"]])
+    num[COL["break_contact"]] = t0f.take(k1) + s0f.take(k1)
+    ob0 = np.maximum(ob, 0)
+    k0 = ob0 * m + cols
+    num[COL["freepip"]] = t0[0] - t0f.take(k0) - ob0.astype(np.int16) * s0f.take(k0)
     # timing: every checker on 6..24 counts i pips, less 2 checkers of each point 12..23 above ob made by us
     above = made & (_FULL24 << np.clip(ob + 1, 0, 24).astype(_U)) & _U(0xFFF000)
     hi = (above >> _U(12)).astype(np.intp)
-    t = s1[6] - 2 * (_BITSUM12.take(hi) + 12 * np.bitwise_count(hi).astype(np.int16))
+    t = 6 * s0[6].astype(np.int16) + t0[7] - 2 * (_BITSUM12.take(hi) + 12 * np.bitwise_count(hi).astype(np.int16))
     no = s0[6] - 2 * np.bitwise_count(above).astype(np.int16)
     for i in range(5, -1, -1):  # the home board, highest point first: spares fill the gaps
-        e = a16[i] - np.int16(2)
+        e = a[i] - np.int16(2)
         e *= (no + e) >= 0
         no += e
         if i:
@@ -580,13 +579,14 @@ def _sides(a: np.ndarray, ma: dict[str, np.ndarray], mb: dict[str, np.ndarray]) 
     mob[:] = 0
     for i in range(6, 25):
         w = ((bmade >> _U(24 - i)) & _U((1 << min(i, 12)) - 1)).astype(np.intp)
-        mob += _MOB[i].take(w) * a16[i]
-    # second moment behind the mean (integer ceilings): sum over i > mean of a_i (i - mean)^2 from the suffix sums
+        mob += _MOB[i].take(w) * a[i]
+    # second moment behind the mean (integer ceilings): with k = mean + 1, sum over i >= k of a_i (i - k + 1)^2 is
+    # 2 u0[k] - t0[k]; the sum of i a_i is t0[1]
     tot = total.astype(np.int32)
-    mean = np.where(tot > 0, -(-s1[0].astype(np.int32) // np.maximum(tot, 1)), 0)
+    mean = np.where(tot > 0, -(-t0[1].astype(np.int32) // np.maximum(tot, 1)), 0)
     km = (mean + 1) * m + cols
-    j2 = s0.ravel().take(km).astype(np.int32)
-    sq = s2.ravel().take(km) + mean * (mean * j2 - 2 * s1.ravel().take(km))
+    j2 = s0f.take(km).astype(np.int32)
+    sq = 2 * u0f.take(km).astype(np.int32) - t0f.take(km)
     num[COL["moment2"]] = np.where(j2 > 0, -(-sq // np.maximum(j2, 1)), 0)
     # entering
     closed = (bmade & _U(63)).astype(np.intp)
