@@ -73,7 +73,7 @@ def main() -> None:
     }
     runs: dict[str, list[float]] = {k: [] for k in fns}
     with threadpool_limits(1):
-        for k, fn in fns.items():  # warm-up (tables, caches)
+        for fn in fns.values():  # warm-up (tables, caches)
             fn(x[:100])
         for _ in range(args.repeat):
             for k, fn in fns.items():

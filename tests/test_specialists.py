@@ -116,7 +116,7 @@ def test_sparse_evaluator_equals_the_dense_nets(positions):
         cls[cls == specialists.OVER] = specialists.RACE
         assert all((cls == c).sum() > 100 for c in (1, 2, 3))
 
-        def dense() -> np.ndarray:
+        def dense(net=net, cls=cls) -> np.ndarray:
             out = np.empty((len(positions), 5), dtype=np.float32)
             with torch.no_grad():
                 for code, name in enumerate(specialists.CLASSES, start=1):
