@@ -685,7 +685,12 @@ def _off_bar(hit, blots, blot_all, open_, single):
     bl, ol, al = _Shifts(blots), _Shifts(open_), _Shifts(blot_all)
     hb = {s: hit & bl[s] for s in range(1, 25)}  # bit j: a hitter on j, a blot s below
     direct = {d: hb[d] >> _U(d) for d in range(1, 7)}  # blots hit directly by a d
-    lone = {d: hb[d] & single for d in range(1, 7)}
+    ex = {d: hb[d].astype(np.float32).view(np.int32) >> 23 for d in range(1, 7)}  # 127 + its highest hitter, or 0
+    hits = {d: ex[d] > 0 for d in range(1, 7)}
+    company = {}  # the highest hitter of a direct d has company (not alone on its point)
+    for d in range(1, 7):
+        lone = hb[d] & single
+        company[d] = lone <= (hb[d] ^ lone)
     r = len(hit)
     exp = [np.zeros(r, dtype=np.int32) for _ in range(2)]  # sums of the float exponent fields of the hit sets
     cnt = [np.zeros(r, dtype=np.int16) for _ in range(2)]  # rolls hitting (non-doubles, doubles)
@@ -698,11 +703,9 @@ def _off_bar(hit, blots, blot_all, open_, single):
 
     for d1, d2 in _NON_DOUBLES:
         s = d1 + d2
-        x, y = hb[d1], hb[d2]
         c = hb[s] & (ol[d1] | ol[d2])  # combination hitters
         h = direct[d1] | direct[d2] | (c >> _U(s))
-        lo = lone[d1] & y
-        two = (lo <= ((x | y) ^ lo)) & (np.minimum(x, y) != 0)
+        two = hits[d1] & hits[d2] & ((ex[d1] != ex[d2]) | company[d1])  # two direct shots, two checkers
         way = c & (al[d1] | al[d2])
         two |= way > (c ^ way)
         tally(h, two, 0)

@@ -201,7 +201,13 @@ class ClassEvaluator(Evaluator):
     def evaluate(self, positions: np.ndarray) -> np.ndarray:
         """Probabilities ``(M, 5)`` float32 (win, wg, wbg, lg, lbg) for positions ``(M, 26)`` int8 (side on roll)."""
         positions = np.asarray(positions)
-        cls = classify(positions)
+        return self.evaluate_classified(positions, classes.classify_batch(np.asarray(positions, dtype=np.int8)))
+
+    def evaluate_classified(self, positions: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        """:meth:`evaluate` given the positions' :func:`bgbot.evaluation.classes.classify_batch` codes ``(M,)`` int8
+        (the dispatch in ``bgbot.evaluation.evaluator`` has them already)."""
+        positions = np.asarray(positions)
+        cls = _FROM_CLASSES[codes]
         cls[cls == OVER] = RACE
         order = np.argsort(cls, kind="stable")  # the batch by class: each class's rows one slice
         bounds = np.searchsorted(cls[order], np.arange(1, len(CLASSES) + 2))
