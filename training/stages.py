@@ -29,6 +29,7 @@ import argparse
 import datetime as dt
 import io
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -297,6 +298,10 @@ def run_fit(args: argparse.Namespace) -> dict:
     n_val = max(1, int(len(pos) * args.val_frac))
     val, train = order[:n_val], order[n_val:]
     torch.manual_seed(args.seed)
+    for name in ("lr", "lr_final"):
+        value = getattr(args, name, None)
+        if value is not None and not (math.isfinite(value) and value >= 0):
+            raise StageError(f"--{name.replace('_', '-')} must be a finite number >= 0, got {value}")
     arch = getattr(args, "arch", "specialists")
     encoding_version = _FIT_ENCODINGS.get(getattr(args, "encoding", None) or "")
     if args.resume:
@@ -320,6 +325,7 @@ def run_fit(args: argparse.Namespace) -> dict:
         "val_positions": n_val,
         "epochs": args.epochs,
         "lr": args.lr,
+        "lr_final": getattr(args, "lr_final", None),
         "batch": args.batch,
         "seed": args.seed,
         "arch": arch,
@@ -342,6 +348,9 @@ def run_fit(args: argparse.Namespace) -> dict:
         _append(run_dir / "curve.jsonl", {"epoch": 0, "train_loss": None, "val": val_loss(), "seconds": 0.0})
     for epoch in range(epoch0, args.epochs):
         t0 = time.perf_counter()
+        lr = fit_lr(epoch, args.epochs, args.lr, getattr(args, "lr_final", None))
+        for group in opt.param_groups:
+            group["lr"] = lr
         perm = np.random.default_rng([args.seed, epoch]).permutation(train)
         losses = []
         for i in tqdm(range(0, len(perm), args.batch), desc=f"fit epoch {epoch + 1}", disable=args.quiet, leave=False):
@@ -352,7 +361,13 @@ def run_fit(args: argparse.Namespace) -> dict:
             opt.step()
             losses.append(loss.item())
         v = val_loss()
-        rec = {"epoch": epoch + 1, "train_loss": float(np.mean(losses)), "val": v, "seconds": time.perf_counter() - t0}
+        rec = {
+            "epoch": epoch + 1,
+            "lr": lr,
+            "train_loss": float(np.mean(losses)),
+            "val": v,
+            "seconds": time.perf_counter() - t0,
+        }
         _append(run_dir / "curve.jsonl", rec)
         if v["all"] < best:
             best = v["all"]
@@ -362,6 +377,15 @@ def run_fit(args: argparse.Namespace) -> dict:
         cfg = settings | {"epoch": epoch + 1, "best_val": best, "target_files": len(metas)}
         checkpoint.save(latest, _saved(net), games_trained=0, training_config=cfg, optimizer=opt)
     return {"epochs": args.epochs, "best_val": best, "positions": len(pos), "run_dir": str(run_dir)}
+
+
+def fit_lr(epoch: int, epochs: int, lr: float, lr_final: float | None) -> float:
+    """The learning rate of epoch ``epoch`` (0-based) of ``epochs``: ``lr`` throughout when ``lr_final`` is None, else
+    cosine annealing from ``lr`` (epoch 0) to ``lr_final`` (the last epoch), SGDR's schedule without restarts
+    (Loshchilov & Hutter 2017). A pure function of the epoch, so a resumed fit continues the same schedule."""
+    if lr_final is None or epochs <= 1:
+        return lr
+    return lr_final + 0.5 * (lr - lr_final) * (1.0 + math.cos(math.pi * epoch / (epochs - 1)))
 
 
 _FIT_ENCODINGS = {"v1": encoding.ENCODING_VERSION, "v2": specialists.ENCODING_V2}
@@ -512,6 +536,9 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--run-dir", required=True, type=_directory)
     f.add_argument("--epochs", type=_at_least(1), default=10)
     f.add_argument("--lr", type=float, default=1e-4)
+    f.add_argument(
+        "--lr-final", type=float, help="anneal the learning rate from --lr to this by the last epoch (cosine)"
+    )
     f.add_argument("--batch", type=_at_least(1), default=128)
     f.add_argument("--val-frac", type=float, default=0.05)
     f.add_argument("--seed", type=_at_least(0), default=1)
