@@ -36,7 +36,7 @@ def encode_v2(positions: np.ndarray) -> np.ndarray:
     """Encoding v2, ``(M, 26)`` int8 (side on roll) -> ``(M, 253)`` float32: v1's 203 inputs, then
     :func:`bgbot.evaluation.features.features`. Raises :class:`bgbot.evaluation.encoding.EncodingError` on bad input."""
     x = np.empty((len(np.asarray(positions)), N_V2), dtype=np.float32)
-    x[:, : encoding.N_FEATURES] = encoding.encode(positions)
+    encoding.encode(positions, out=x[:, : encoding.N_FEATURES])
     features.features(positions, out=x[:, encoding.N_FEATURES :])
     return x
 
