@@ -672,6 +672,10 @@ class _Shifts(dict):
         return v
 
 
+_HIT_DISTANCES = sorted({d1 + d2 for d1, d2 in _NON_DOUBLES} | {k * d for d in range(1, 7) for k in range(1, 5)})
+"""Distances a roll hits at: the dice, their sums, and a double's 2, 3 and 4 steps (1..12, 15, 16, 18, 20, 24)."""
+
+
 def _off_bar(hit, blots, blot_all, open_, single):
     """No checker on the bar: (pips, p1, p2) numerators ``(R,)`` from ``(R,)`` uint32 masks.
 
@@ -683,7 +687,7 @@ def _off_bar(hit, blots, blot_all, open_, single):
     ``y > x ^ y``.
     """
     bl, ol, al = _Shifts(blots), _Shifts(open_), _Shifts(blot_all)
-    hb = {s: hit & bl[s] for s in range(1, 25)}  # bit j: a hitter on j, a blot s below
+    hb = {s: hit & bl[s] for s in _HIT_DISTANCES}  # bit j: a hitter on j, a blot s below
     direct = {d: hb[d] >> _U(d) for d in range(1, 7)}  # blots hit directly by a d
     ex = {d: hb[d].astype(np.float32).view(np.int32) >> 23 for d in range(1, 7)}  # 127 + its highest hitter, or 0
     hits = {d: ex[d] > 0 for d in range(1, 7)}
