@@ -99,13 +99,12 @@ def position_keys(positions: np.ndarray) -> np.ndarray:
 # _NULL is "no move": every table indexed by code holds zeros there.
 
 _NULL = 26 * 26 * 3
-_W = 32  # width of the flipped rows built internally: 26 indices and 6 zero columns, so that a row is 32 bytes
 
 
 def _code_table() -> np.ndarray:
-    """``(_NULL + 1, 32)`` int8: what each move adds to a position seen by the opponent (:func:`flip`'s layout:
-    column ``25 - i`` holds minus index ``i``), columns 26..31 zero."""
-    out = np.zeros((_NULL + 1, _W), dtype=np.int8)
+    """``(_NULL + 1, 26)`` int8: what each move adds to a position seen by the opponent (:func:`flip`'s layout:
+    column ``25 - i`` holds minus index ``i``)."""
+    out = np.zeros((_NULL + 1, 26), dtype=np.int8)
     src, rest = np.divmod(np.arange(_NULL), 78)
     dest, inc = np.divmod(rest, 3)
     rows = np.arange(_NULL)
@@ -120,6 +119,7 @@ _MOVE_ROWS = _code_table()
 # Source-and-die tables, index s * 8 + d (s the source 0..25, d the die 1..6): the landing index, the code of the move
 # when it hits nothing (a hit is that code + 1) and the landing index as a bit (0 when borne off).
 _SD = np.arange(26 * 8)
+_SD_SRC = _SD >> 3
 _SD_DEST = np.maximum((_SD >> 3) - (_SD & 7), 0)
 _SD_CODE = (((_SD >> 3) * 26 + _SD_DEST) * 3 + (_SD_DEST > 0)).astype(np.int64)
 _SD_LAND = np.where(_SD_DEST > 0, np.int64(1) << _SD_DEST, 0).astype(np.int64)
@@ -159,10 +159,8 @@ _HIGHEST = np.array([0] + [1 << (i.bit_length() - 1) for i in range(1, 128)], dt
 
 
 def _bitmask(cells: np.ndarray) -> np.ndarray:
-    """``(K, 32)`` bool over flipped rows (column ``25 - p`` for index ``p``, columns 26..31 False) -> ``(K,)`` int64
-    masks with bit ``p`` set where ``cells[:, 25 - p]``."""
-    packed = np.packbits(cells.reshape(-1), bitorder="big")  # byte b: columns 8b..8b+7, the first one the highest bit
-    return packed.view(">u4").astype(np.int64) >> 6  # column c is bit 31 - c, so bit 25 - c after the shift
+    """``(K, 32)`` bool -> ``(K,)`` int64 masks with bit ``p`` set where ``cells[:, p]``."""
+    return np.packbits(cells.reshape(-1), bitorder="little").view("<u4").astype(np.int64)
 
 
 def _legal(mine: np.ndarray, open_: np.ndarray, die: np.ndarray, die_bit: np.ndarray) -> np.ndarray:
@@ -205,22 +203,22 @@ def _expand(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(nodes), np.concatenate(bits)
 
 
-def _moves(masks, die, blot) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _moves(masks, die, blot) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every move of the sources in ``masks`` ``(K,)`` by ``die`` ``(K,)`` int64, with the opponent's blots ``blot``
     ``(K,)`` int64 (masks).
 
-    Returns ``(node, source bit, landing bit, code)``, each ``(P,)`` int64: the node each move starts from, its source
-    and landing index as bits (landing 0 when borne off) and its code.
+    Returns ``(node, source bit, landing bit, code, sd)``, each ``(P,)`` int64: the node each move starts from, its
+    source and landing index as bits (landing 0 when borne off), its code and its source-and-die index ``s * 8 + d``.
     """
     node, src_bit = _expand(masks)
     sd = ((np.frexp(src_bit)[1] - 1) << 3) + die[node]  # s * 8 + d
     land = _SD_LAND[sd]
     code = _SD_CODE[sd] + ((blot[node] & land) != 0)  # a hit is the next code
-    return node, src_bit, land, code
+    return node, src_bit, land, code, sd
 
 
 class _Rows:
-    """Flipped rows ``(K, 32)`` int8 built along the way, addressed by one running index: the parents first, then
+    """Flipped rows ``(K, 26)`` int8 built along the way, addressed by one running index: the parents first, then
     every block of children; :meth:`stack` concatenates them."""
 
     def __init__(self, first: np.ndarray):
@@ -228,7 +226,7 @@ class _Rows:
         self.size = len(first)
 
     def add(self, block: np.ndarray) -> np.ndarray:
-        """Append ``block`` ``(K, 32)`` int8; returns its running indices ``(K,)`` int64."""
+        """Append ``block`` ``(K, 26)`` int8; returns its running indices ``(K,)`` int64."""
         start = self.size
         self.blocks.append(block)
         self.size += len(block)
@@ -239,8 +237,10 @@ class _Rows:
 
 
 def _child_rows(base: np.ndarray, rows: np.ndarray, code: np.ndarray) -> np.ndarray:
-    """``base[rows]`` with the moves ``code`` applied: ``(K, 32)`` int8 flipped rows."""
-    out = np.take(base, rows, axis=0)
+    """``base[rows]`` ``(R, 26)`` int8 with the moves ``code`` ``(K,)`` applied: ``(K, 26)`` int8 flipped rows.
+
+    The rows are gathered as 26-byte items (``np.take`` of a void view copies each row in one go)."""
+    out = np.take(base.view("V26").reshape(-1), rows).view(np.int8).reshape(len(rows), 26)
     out += np.take(_MOVE_ROWS, code, axis=0)
     return out
 
@@ -267,14 +267,14 @@ def _plays_non_double(flipped, mix, rows, masks, dice, store: _Rows) -> list[_Pa
     seconds = []
     has_two = np.zeros(len(rows), dtype=bool)
     for legal, die, other, other_bit, skip in ((legal_hi, hi, lo, lo_bit, False), (legal_lo, lo, hi, hi_bit, True)):
-        node, src, land, code = _moves(legal, die, blot)
+        node, src, land, code, _ = _moves(legal, die, blot)
         with np.errstate(over="ignore"):
             first_mix = mix[rows[node]] + _HASH[2][code]
         child_mine = (mine[node] & ~(single[node] & src)) | land
         second_legal = _legal(child_mine, open_[node], other[node], other_bit[node])
         if skip:
             second_legal &= ~(legal_hi[node] & ~land)
-        two, _, _, two_code = _moves(second_legal, other[node], blot[node] & ~land)
+        two, _, _, two_code, _ = _moves(second_legal, other[node], blot[node] & ~land)
         has_two[node[two]] = True
         parts_first.append((node, code, first_mix))
         seconds.append((node, code, first_mix, two, two_code))
@@ -312,7 +312,7 @@ def _plays_double(flipped, mix, rows, masks, dice, store: _Rows) -> list[_Part]:
     levels = []
     for used in range(1, 5):
         legal = _legal(node_mine, open_[node_row], die[node_row], die_bit[node_row]) & allowed
-        j, src, land, code = _moves(legal, die[node_row], node_blot)
+        j, src, land, code, sd = _moves(legal, die[node_row], node_blot)
         if not len(j):
             break
         row = node_row[j]
@@ -323,9 +323,11 @@ def _plays_double(flipped, mix, rows, masks, dice, store: _Rows) -> list[_Part]:
         if used < 4:
             base = _child_rows(base, node_at[j] if used == 1 else j, code)
             node_at = store.add(base)
+            # the source keeps its bit while a checker is left there (column 25 - s holds minus its count)
+            left = base.reshape(-1)[np.arange(25, 26 * len(j), 26) - _SD_SRC[sd]]
+            node_mine = (node_mine[j] & ~np.where(left == 0, src, 0)) | land
             node_row, node_mix, allowed = row, child_mix, (src << 1) - 1
             node_blot = node_blot[j] & ~land
-            node_mine = _bitmask(base < 0)
     parts = []
     for used, (row, at, code, child_mix) in enumerate(levels, start=1):
         sel = np.flatnonzero(best[row] == used)
@@ -340,7 +342,7 @@ def _unique_plays(mix: np.ndarray, parent: np.ndarray, n: int, rows_of) -> np.nd
 
     Args:
         mix: ``(M,)`` uint64 mix of each candidate's position; ``parent`` ``(M,)`` int64 in ``0..n-1``.
-        rows_of: function of candidate indices ``(K,)`` -> their positions ``(K, 32)`` int8, to confirm equality.
+        rows_of: function of candidate indices ``(K,)`` -> their positions ``(K, 26)`` int8, to confirm equality.
 
     One plain ``np.sort`` of 64-bit words ``parent | top bits of mix | candidate index`` (a value sort is several
     times faster than an argsort). Equal words but for the index are confirmed against the positions; the few
@@ -351,7 +353,7 @@ def _unique_plays(mix: np.ndarray, parent: np.ndarray, n: int, rows_of) -> np.nd
     par_bits = max(int(n - 1).bit_length(), 1)
     hash_bits = 64 - idx_bits - par_bits
     if hash_bits < 8:  # enormous batch: exact lexsort
-        return _unique_exact(rows_of(np.arange(m)), parent)
+        return _unique_exact(position_keys(rows_of(np.arange(m))), parent)
     word = parent.astype(np.uint64)
     word <<= np.uint64(64 - par_bits)
     word |= (mix >> np.uint64(64 - hash_bits)) << np.uint64(idx_bits)
@@ -363,8 +365,7 @@ def _unique_plays(mix: np.ndarray, parent: np.ndarray, n: int, rows_of) -> np.nd
     first = np.ones(m, dtype=bool)
     if not len(pair):
         return order
-    a, b = rows_of(order[pair + 1]).view(np.uint64), rows_of(order[pair]).view(np.uint64)
-    same = (a == b).all(axis=1)
+    same = (rows_of(order[pair + 1]) == rows_of(order[pair])).all(axis=1)
     first[pair[same] + 1] = False
     if same.all():
         return order[first]
@@ -375,18 +376,17 @@ def _unique_plays(mix: np.ndarray, parent: np.ndarray, n: int, rows_of) -> np.nd
     keep[order[first]] = True
     sub = order[np.isin(group, group[1:][collide])]
     keep[sub] = False
-    keep[sub[_unique_exact(rows_of(sub), parent[sub])]] = True
+    keep[sub[_unique_exact(position_keys(rows_of(sub)), parent[sub])]] = True
     return order[keep[order]]
 
 
-def _unique_exact(rows: np.ndarray, parent: np.ndarray) -> np.ndarray:
-    """Indices of the first occurrence of each distinct ``(parent, row)`` of ``rows`` ``(K, 32)`` int8, by parent
-    (the slow path for rare cases: a lexsort over the rows' four 64-bit words)."""
-    words = rows.view(np.uint64)
-    order = np.lexsort((*words.T[::-1], parent))
-    w, par = words[order], parent[order]
+def _unique_exact(keys: np.ndarray, parent: np.ndarray) -> np.ndarray:
+    """Like :func:`_unique_plays`, exactly, for :func:`position_keys` ``(K, 2)`` uint64 (the slow path for rare
+    cases: a three-key lexsort)."""
+    order = np.lexsort((keys[:, 1], keys[:, 0], parent))
+    k0, k1, par = keys[order, 0], keys[order, 1], parent[order]
     first = np.ones(len(order), dtype=bool)
-    first[1:] = (w[1:] != w[:-1]).any(axis=1) | (par[1:] != par[:-1])
+    first[1:] = (k0[1:] != k0[:-1]) | (k1[1:] != k1[:-1]) | (par[1:] != par[:-1])
     return order[first]
 
 
@@ -418,14 +418,15 @@ def generate_plays(positions: np.ndarray, dice: np.ndarray) -> Plays:
     weights, base, _ = _HASH
     with np.errstate(over="ignore"):
         mix = positions.astype(np.uint64) @ weights + base  # (N,) uint64, mod 2**64
-    flipped = np.zeros((n, _W), dtype=np.int8)
-    np.negative(positions[:, ::-1], out=flipped[:, :26])
+    padded = np.zeros((n, 32), dtype=np.int8)  # 32 columns: one row packs into one 32-bit mask
+    padded[:, :26] = positions
     masks = (
-        _bitmask(flipped < 0),  # mine: bit p where I have a checker on index p
-        _bitmask(flipped <= 1) & _POINT_BITS,  # open: at most one of the opponent's checkers
-        _bitmask(flipped == 1) & _POINT_BITS,  # blot: exactly one of the opponent's checkers
-        _bitmask(flipped == -1),  # single: exactly one of mine
+        _bitmask(padded > 0),  # mine: bit p where I have a checker on index p
+        _bitmask(padded >= -1) & _POINT_BITS,  # open: at most one of the opponent's checkers
+        _bitmask(padded == -1) & _POINT_BITS,  # blot: exactly one of the opponent's checkers
+        _bitmask(padded == 1),  # single: exactly one of mine
     )
+    flipped = np.negative(positions[:, ::-1], order="C")
     store = _Rows(flipped)
     is_double = dice[:, 0] == dice[:, 1]
     parts: list[_Part] = []
@@ -443,9 +444,7 @@ def generate_plays(positions: np.ndarray, dice: np.ndarray) -> Plays:
         return _child_rows(table, at[i], code[i])
 
     first = _unique_plays(cand_mix, parent, n, rows_of)
-    out = np.empty((len(first), 26), dtype=np.int8)
-    np.add(np.take(table, at[first], axis=0)[:, :26], np.take(_MOVE_ROWS, code[first], axis=0)[:, :26], out=out)
-    return Plays(afterstates=out, parent=parent[first])
+    return Plays(afterstates=rows_of(first), parent=parent[first])
 
 
 def generate_all_rolls(positions: np.ndarray) -> tuple[Plays, np.ndarray]:
