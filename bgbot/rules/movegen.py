@@ -115,6 +115,7 @@ def _code_table() -> np.ndarray:
 
 
 _MOVE_ROWS = _code_table()
+_MOVE_ITEMS = _MOVE_ROWS.view("V26").reshape(-1)  # the same rows as 26-byte items, for np.take
 
 # Source-and-die tables, index s * 8 + d (s the source 0..25, d the die 1..6): the landing index, the code of the move
 # when it hits nothing (a hit is that code + 1) and the landing index as a bit (0 when borne off).
@@ -203,18 +204,17 @@ def _expand(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(nodes), np.concatenate(bits)
 
 
-def _moves(masks, die, blot) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Every move of the sources in ``masks`` ``(K,)`` by ``die`` ``(K,)`` int64, with the opponent's blots ``blot``
-    ``(K,)`` int64 (masks).
+def _moves(masks, die, hit_from) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every move of the sources in ``masks`` ``(K,)`` by ``die`` ``(K,)`` int64; ``hit_from`` ``(K,)`` int64 masks
+    the sources whose landing point holds a blot of the opponent's (the blots shifted up by the die).
 
-    Returns ``(node, source bit, landing bit, code, sd)``, each ``(P,)`` int64: the node each move starts from, its
-    source and landing index as bits (landing 0 when borne off), its code and its source-and-die index ``s * 8 + d``.
+    Returns ``(node, source bit, sd, code)``, each ``(P,)`` int64: the node each move starts from, its source as a
+    bit, its source-and-die index ``s * 8 + d`` (for the ``_SD_*`` tables) and its code.
     """
     node, src_bit = _expand(masks)
-    sd = ((np.frexp(src_bit)[1] - 1) << 3) + die[node]  # s * 8 + d
-    land = _SD_LAND[sd]
-    code = _SD_CODE[sd] + ((blot[node] & land) != 0)  # a hit is the next code
-    return node, src_bit, land, code, sd
+    sd = (np.bitwise_count(src_bit - 1) << 3) + die[node]  # s * 8 + d (s <= 25: s * 8 fits the uint8 count)
+    code = _SD_CODE[sd] + ((hit_from[node] & src_bit) != 0)  # a hit is the next code
+    return node, src_bit, sd, code
 
 
 class _Rows:
@@ -241,7 +241,7 @@ def _child_rows(base: np.ndarray, rows: np.ndarray, code: np.ndarray) -> np.ndar
 
     The rows are gathered as 26-byte items (``np.take`` of a void view copies each row in one go)."""
     out = np.take(base.view("V26").reshape(-1), rows).view(np.int8).reshape(len(rows), 26)
-    out += np.take(_MOVE_ROWS, code, axis=0)
+    out += np.take(_MOVE_ITEMS, code).view(np.int8).reshape(len(rows), 26)
     return out
 
 
@@ -252,10 +252,12 @@ _Part = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 def _plays_non_double(flipped, mix, rows, masks, dice, store: _Rows) -> list[_Part]:
     """Candidates of the rows ``rows`` ``(n,)`` whose dice ``(n, 2)`` differ, after the maximum-usage rules.
 
-    Each single-die move is expanded by the other die: high die first, then low die first skipping a second move
-    from a source that was already legal for the high die in the position itself (other than the moved checker going
-    on): those plays are also high-die-first plays. The child's masks follow from the parent's, with no board built:
-    the source empties if it held one checker, the landing point becomes mine, a blot hit there is gone.
+    Each single-die move is expanded by the other die, high die first, then low die first. The low-die-first order
+    skips plays that the high-die-first order also lists: a second move from a source that was already legal for the
+    high die in the position itself (the two moves then commute), and the moved checker going on when the same checker
+    could go the other way round with the same hits (neither intermediate point holds a blot and the final one is on
+    the board). The child's masks follow from the parent's, with no board built: the source empties if it held one
+    checker, the landing point becomes mine, a blot hit there is gone.
     """
     mine, open_, blot, single = (m[rows] for m in masks)
     hi = dice.max(axis=1).astype(np.int64)
@@ -266,15 +268,26 @@ def _plays_non_double(flipped, mix, rows, masks, dice, store: _Rows) -> list[_Pa
     parts_first = []
     seconds = []
     has_two = np.zeros(len(rows), dtype=bool)
-    for legal, die, other, other_bit, skip in ((legal_hi, hi, lo, lo_bit, False), (legal_lo, lo, hi, hi_bit, True)):
-        node, src, land, code, _ = _moves(legal, die, blot)
+    for legal, die, other, other_bit, low_first in (
+        (legal_hi, hi, lo, lo_bit, False),
+        (legal_lo, lo, hi, hi_bit, True),
+    ):
+        node, src, sd, code = _moves(legal, die, blot << die)
+        land = _SD_LAND[sd]
         with np.errstate(over="ignore"):
             first_mix = mix[rows[node]] + _HASH[2][code]
         child_mine = (mine[node] & ~(single[node] & src)) | land
-        second_legal = _legal(child_mine, open_[node], other[node], other_bit[node])
-        if skip:
-            second_legal &= ~(legal_hi[node] & ~land)
-        two, _, _, two_code, _ = _moves(second_legal, other[node], blot[node] & ~land)
+        other_node = other[node]
+        second_legal = _legal(child_mine, open_[node], other_node, other_bit[node])
+        child_blot = blot[node] & ~land
+        if low_first:
+            hi_node = legal_hi[node]
+            # the same checker high die first: legal, no blot on either way, lands on the board (not borne off)
+            same = (hi_node & src) != 0
+            same &= (blot[node] & ((src >> other_node) | land)) == 0
+            same &= (src >> (other_node + die[node])) > 1
+            second_legal &= ~(hi_node | np.where(same, land, 0))
+        two, _, _, two_code = _moves(second_legal, other_node, child_blot << other_node)
         has_two[node[two]] = True
         parts_first.append((node, code, first_mix))
         seconds.append((node, code, first_mix, two, two_code))
@@ -297,7 +310,7 @@ def _plays_double(flipped, mix, rows, masks, dice, store: _Rows) -> list[_Part]:
     """Candidates of the rows ``rows`` ``(n,)`` rolling a double, after the maximum-usage rule.
 
     The die is played up to four times with non-increasing sources, which lists each multiset of checker moves once.
-    After each move but the fourth, the children are built (flipped rows) to read which points still hold a checker.
+    After each move but the fourth, the children are built (flipped rows) to read how many checkers the source kept.
     """
     n = len(rows)
     mine, open_, blot = (m[rows] for m in masks[:3])
@@ -305,14 +318,15 @@ def _plays_double(flipped, mix, rows, masks, dice, store: _Rows) -> list[_Part]:
     die_bit = np.int64(1) << die
     node_row = np.arange(n)  # row among `rows` of each node
     node_at = rows  # the node's row in `store`
-    node_mix, node_blot, node_mine = mix[rows], blot, mine
+    node_mix, node_mine = mix[rows], mine
+    node_hit = blot << die  # sources whose landing point holds a blot
     allowed = np.full(n, (1 << 26) - 1, dtype=np.int64)  # sources not above the previous one
     base = flipped
     best = np.zeros(n, dtype=np.int8)
     levels = []
     for used in range(1, 5):
         legal = _legal(node_mine, open_[node_row], die[node_row], die_bit[node_row]) & allowed
-        j, src, land, code, sd = _moves(legal, die[node_row], node_blot)
+        j, src, sd, code = _moves(legal, die[node_row], node_hit)
         if not len(j):
             break
         row = node_row[j]
@@ -324,10 +338,10 @@ def _plays_double(flipped, mix, rows, masks, dice, store: _Rows) -> list[_Part]:
             base = _child_rows(base, node_at[j] if used == 1 else j, code)
             node_at = store.add(base)
             # the source keeps its bit while a checker is left there (column 25 - s holds minus its count)
-            left = base.reshape(-1)[np.arange(25, 26 * len(j), 26) - _SD_SRC[sd]]
-            node_mine = (node_mine[j] & ~np.where(left == 0, src, 0)) | land
+            left = base.reshape(-1)[np.arange(25, 26 * len(j), 26) - (sd >> 3)]
+            node_mine = (node_mine[j] & ~np.where(left == 0, src, 0)) | _SD_LAND[sd]
+            node_hit = node_hit[j] & ~src  # a blot hit is gone
             node_row, node_mix, allowed = row, child_mix, (src << 1) - 1
-            node_blot = node_blot[j] & ~land
     parts = []
     for used, (row, at, code, child_mix) in enumerate(levels, start=1):
         sel = np.flatnonzero(best[row] == used)
