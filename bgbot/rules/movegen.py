@@ -153,6 +153,12 @@ _HASH = _hash_tables(_MIX)
 # --- Bit masks -----------------------------------------------------------------------------------------------------
 # Bit p of an int64 mask stands for index p of a position (1..24 my points, 25 my bar).
 
+def _where(mask: np.ndarray) -> np.ndarray:
+    """Indices of the nonzero entries of a 1-D array, ``(K,)`` int64 (``np.flatnonzero`` without its wrappers: this
+    module calls it a hundred times per batch)."""
+    return mask.nonzero()[0]
+
+
 _BAR_BIT = 1 << 25
 _POINT_BITS = (1 << 25) - 2  # points 1..24
 _OUTSIDE_BITS = (1 << 26) - (1 << 7)  # points 7..24 and the bar: a checker there is not home
@@ -177,7 +183,7 @@ def _legal(mine: np.ndarray, open_: np.ndarray, die: np.ndarray, die_bit: np.nda
     """
     src = np.where(mine >= _BAR_BIT, _BAR_BIT, mine)  # bit 25 is the highest: on the bar only the bar may move
     legal = src & (open_ << die)  # source s lands on s - die
-    home = np.flatnonzero((mine & _OUTSIDE_BITS) == 0)
+    home = _where((mine & _OUTSIDE_BITS) == 0)
     if len(home):
         m, db = mine[home], die_bit[home]
         legal[home] |= (m & db) | np.where(m < db, _HIGHEST[m & 127], 0)
@@ -188,7 +194,7 @@ def _expand(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """One entry per set bit: ``(K,)`` int64 masks -> ``(node (P,) int64, bit (P,) int64)``, ``bit`` a power of two.
 
     Peels the lowest set bit off every mask at once, as many rounds as the most bits in a mask."""
-    node = np.flatnonzero(masks)
+    node = _where(masks)
     b = masks[node]
     nodes, bits = [], []
     while len(node):
@@ -196,7 +202,7 @@ def _expand(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         nodes.append(node)
         bits.append(low)
         b ^= low
-        keep = np.flatnonzero(b)
+        keep = _where(b)
         if len(keep) < len(node):
             node, b = node[keep], b[keep]
     if not nodes:
@@ -260,8 +266,8 @@ def _plays_non_double(flipped, mix, rows, masks, dice, store: _Rows) -> list[_Pa
     checker, the landing point becomes mine, a blot hit there is gone.
     """
     mine, open_, blot, single = (m[rows] for m in masks)
-    hi = dice.max(axis=1).astype(np.int64)
-    lo = dice.min(axis=1).astype(np.int64)
+    hi = np.maximum(dice[:, 0], dice[:, 1]).astype(np.int64)
+    lo = np.minimum(dice[:, 0], dice[:, 1]).astype(np.int64)
     hi_bit, lo_bit = np.int64(1) << hi, np.int64(1) << lo
     legal_hi = _legal(mine, open_, hi, hi_bit)
     legal_lo = _legal(mine, open_, lo, lo_bit)
@@ -299,9 +305,9 @@ def _plays_non_double(flipped, mix, rows, masks, dice, store: _Rows) -> list[_Pa
                 parts.append((rows[node[two]], kids[two], two_code, first_mix[two] + _HASH[2][two_code]))
     for (node, code, first_mix), extra in zip(parts_first, (None, legal_hi)):
         keep = ~has_two[node] if extra is None else ~has_two[node] & (extra[node] == 0)
-        sel = np.flatnonzero(keep)
+        sel = _where(keep)
         parts.append((rows[node[sel]], rows[node[sel]], code[sel], first_mix[sel]))
-    none = np.flatnonzero(~has_two & (legal_hi == 0) & (legal_lo == 0))
+    none = _where(~has_two & (legal_hi == 0) & (legal_lo == 0))
     parts.append((rows[none], rows[none], np.full(len(none), _NULL, np.int64), mix[rows[none]]))
     return parts
 
@@ -344,9 +350,9 @@ def _plays_double(flipped, mix, rows, masks, dice, store: _Rows) -> list[_Part]:
             node_row, node_mix, allowed = row, child_mix, (src << 1) - 1
     parts = []
     for used, (row, at, code, child_mix) in enumerate(levels, start=1):
-        sel = np.flatnonzero(best[row] == used)
+        sel = _where(best[row] == used)
         parts.append((rows[row[sel]], at[sel], code[sel], child_mix[sel]))
-    none = np.flatnonzero(best == 0)
+    none = _where(best == 0)
     parts.append((rows[none], rows[none], np.full(len(none), _NULL, np.int64), mix[rows[none]]))
     return parts
 
@@ -375,7 +381,7 @@ def _unique_plays(mix: np.ndarray, parent: np.ndarray, n: int, rows_of) -> np.nd
     word.sort()
     order = (word & np.uint64((1 << idx_bits) - 1)).astype(np.int64)
     group = word >> np.uint64(idx_bits)  # parent and hash
-    pair = np.flatnonzero(group[1:] == group[:-1])  # neighbours with equal (parent, hash): compare their positions
+    pair = _where(group[1:] == group[:-1])  # neighbours with equal (parent, hash): compare their positions
     first = np.ones(m, dtype=bool)
     if not len(pair):
         return order
@@ -445,7 +451,7 @@ def generate_plays(positions: np.ndarray, dice: np.ndarray) -> Plays:
     is_double = dice[:, 0] == dice[:, 1]
     parts: list[_Part] = []
     for mask, expand in ((~is_double, _plays_non_double), (is_double, _plays_double)):
-        rows = np.flatnonzero(mask)
+        rows = _where(mask)
         if len(rows):
             parts += expand(flipped, mix, rows, masks, dice[rows], store)
     parent = np.concatenate([p[0] for p in parts])
