@@ -128,7 +128,8 @@ _SD_LAND = np.where(_SD_DEST > 0, np.int64(1) << _SD_DEST, 0).astype(np.int64)
 # --- Hashing -------------------------------------------------------------------------------------------------------
 # Plays are ordered and de-duplicated by ``mix = key0 * _MIX[0] + key1 * _MIX[1] (mod 2**64)`` of their
 # :func:`position_keys`. The packing is linear in the counts, so ``mix`` is too: it is ``position . weights + base``
-# and a move adds a constant per code. Each candidate's mix is kept up to date with one addition per move.
+# and a move adds a constant per code. Each candidate's mix is kept up to date with one addition per move (numpy's
+# integer arrays wrap around silently, which is the arithmetic mod 2**64 wanted here).
 
 _MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F], dtype=np.uint64)
 
@@ -152,6 +153,7 @@ _HASH = _hash_tables(_MIX)
 
 # --- Bit masks -----------------------------------------------------------------------------------------------------
 # Bit p of an int64 mask stands for index p of a position (1..24 my points, 25 my bar).
+
 
 def _where(mask: np.ndarray) -> np.ndarray:
     """Indices of the nonzero entries of a 1-D array, ``(K,)`` int64 (``np.flatnonzero`` without its wrappers: this
@@ -280,8 +282,7 @@ def _plays_non_double(flipped, mix, rows, masks, dice, store: _Rows) -> list[_Pa
     ):
         node, src, sd, code = _moves(legal, die, blot << die)
         land = _SD_LAND[sd]
-        with np.errstate(over="ignore"):
-            first_mix = mix[rows[node]] + _HASH[2][code]
+        first_mix = mix[rows[node]] + _HASH[2][code]
         child_mine = (mine[node] & ~(single[node] & src)) | land
         other_node = other[node]
         second_legal = _legal(child_mine, open_[node], other_node, other_bit[node])
@@ -301,8 +302,7 @@ def _plays_non_double(flipped, mix, rows, masks, dice, store: _Rows) -> list[_Pa
     for node, code, first_mix, two, two_code in seconds:
         if len(two):
             kids = store.add(_child_rows(flipped, rows[node], code))
-            with np.errstate(over="ignore"):
-                parts.append((rows[node[two]], kids[two], two_code, first_mix[two] + _HASH[2][two_code]))
+            parts.append((rows[node[two]], kids[two], two_code, first_mix[two] + _HASH[2][two_code]))
     for (node, code, first_mix), extra in zip(parts_first, (None, legal_hi)):
         keep = ~has_two[node] if extra is None else ~has_two[node] & (extra[node] == 0)
         sel = _where(keep)
@@ -337,8 +337,7 @@ def _plays_double(flipped, mix, rows, masks, dice, store: _Rows) -> list[_Part]:
             break
         row = node_row[j]
         best[row] = used
-        with np.errstate(over="ignore"):
-            child_mix = node_mix[j] + _HASH[2][code]
+        child_mix = node_mix[j] + _HASH[2][code]
         levels.append((row, node_at[j], code, child_mix))
         if used < 4:
             base = _child_rows(base, node_at[j] if used == 1 else j, code)
@@ -436,8 +435,7 @@ def generate_plays(positions: np.ndarray, dice: np.ndarray) -> Plays:
     if n == 0:
         return Plays(afterstates=np.zeros((0, 26), dtype=np.int8), parent=np.zeros(0, dtype=np.int64))
     weights, base, _ = _HASH
-    with np.errstate(over="ignore"):
-        mix = positions.astype(np.uint64) @ weights + base  # (N,) uint64, mod 2**64
+    mix = positions.astype(np.uint64) @ weights + base  # (N,) uint64, mod 2**64
     padded = np.zeros((n, 32), dtype=np.int8)  # 32 columns: one row packs into one 32-bit mask
     padded[:, :26] = positions
     masks = (
