@@ -260,54 +260,47 @@ _Part = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 def _plays_non_double(flipped, mix, rows, masks, dice, store: _Rows) -> list[_Part]:
     """Candidates of the rows ``rows`` ``(n,)`` whose dice ``(n, 2)`` differ, after the maximum-usage rules.
 
-    Each single-die move is expanded by the other die, high die first, then low die first. The low-die-first order
+    Each single-die move is expanded by the other die, high die first, then low die first (both orders in one set of
+    arrays: entry ``i < n`` is row ``i`` high die first, entry ``n + i`` low die first). The low-die-first order
     skips plays that the high-die-first order also lists: a second move from a source that was already legal for the
     high die in the position itself (the two moves then commute), and the moved checker going on when the same checker
     could go the other way round with the same hits (neither intermediate point holds a blot and the final one is on
     the board). The child's masks follow from the parent's, with no board built: the source empties if it held one
     checker, the landing point becomes mine, a blot hit there is gone.
     """
-    mine, open_, blot, single = (m[rows] for m in masks)
+    n = len(rows)
+    mine, open_, blot, single = (np.tile(m[rows], 2) for m in masks)
     hi = np.maximum(dice[:, 0], dice[:, 1]).astype(np.int64)
     lo = np.minimum(dice[:, 0], dice[:, 1]).astype(np.int64)
-    hi_bit, lo_bit = np.int64(1) << hi, np.int64(1) << lo
-    legal_hi = _legal(mine, open_, hi, hi_bit)
-    legal_lo = _legal(mine, open_, lo, lo_bit)
-    parts_first = []
-    seconds = []
-    has_two = np.zeros(len(rows), dtype=bool)
-    for legal, die, other, other_bit, low_first in (
-        (legal_hi, hi, lo, lo_bit, False),
-        (legal_lo, lo, hi, hi_bit, True),
-    ):
-        node, src, sd, code = _moves(legal, die, blot << die)
-        land = _SD_LAND[sd]
-        first_mix = mix[rows[node]] + _HASH[2][code]
-        child_mine = (mine[node] & ~(single[node] & src)) | land
-        other_node = other[node]
-        second_legal = _legal(child_mine, open_[node], other_node, other_bit[node])
-        child_blot = blot[node] & ~land
-        if low_first:
-            hi_node = legal_hi[node]
-            # the same checker high die first: legal, no blot on either way, lands on the board (not borne off)
-            same = (hi_node & src) != 0
-            same &= (blot[node] & ((src >> other_node) | land)) == 0
-            same &= (src >> (other_node + die[node])) > 1
-            second_legal &= ~(hi_node | np.where(same, land, 0))
-        two, _, _, two_code = _moves(second_legal, other_node, child_blot << other_node)
-        has_two[node[two]] = True
-        parts_first.append((node, code, first_mix))
-        seconds.append((node, code, first_mix, two, two_code))
+    die, other = np.concatenate([hi, lo]), np.concatenate([lo, hi])
+    legal = _legal(mine, open_, die, np.int64(1) << die)
+    legal_hi = np.tile(legal[:n], 2)  # the high die's sources in the position itself
+    node, src, sd, code = _moves(legal, die, blot << die)
+    land = _SD_LAND[sd]
+    first_mix = np.tile(mix[rows], 2)[node] + _HASH[2][code]
+    other_node, blot_node, hi_node = other[node], blot[node], legal_hi[node]
+    child_mine = (mine[node] & ~(single[node] & src)) | land
+    second = _legal(child_mine, open_[node], other_node, np.int64(1) << other_node)
+    # Low die first: drop what high die first lists. The same checker high die first: legal, no blot either way,
+    # lands on the board (not borne off).
+    low_first = node >= n
+    same = (hi_node & src) != 0
+    same &= (blot_node & ((src >> other_node) | land)) == 0
+    same &= (src >> (other_node + die[node])) > 1
+    second &= ~np.where(low_first, hi_node | np.where(same, land, 0), 0)
+    child_blot = blot_node & ~land
+    two, _, _, two_code = _moves(second, other_node, child_blot << other_node)
+    row = node % n  # (P,) the row among `rows` of each single move
+    has_two = np.zeros(n, dtype=bool)
+    has_two[row[two]] = True
     parts = []
-    for node, code, first_mix, two, two_code in seconds:
-        if len(two):
-            kids = store.add(_child_rows(flipped, rows[node], code))
-            parts.append((rows[node[two]], kids[two], two_code, first_mix[two] + _HASH[2][two_code]))
-    for (node, code, first_mix), extra in zip(parts_first, (None, legal_hi)):
-        keep = ~has_two[node] if extra is None else ~has_two[node] & (extra[node] == 0)
-        sel = _where(keep)
-        parts.append((rows[node[sel]], rows[node[sel]], code[sel], first_mix[sel]))
-    none = _where(~has_two & (legal_hi == 0) & (legal_lo == 0))
+    if len(two):
+        kids = store.add(_child_rows(flipped, rows[row], code))
+        parts.append((rows[row[two]], kids[two], two_code, first_mix[two] + _HASH[2][two_code]))
+    # one die only: the high die if it can be played, else the low die
+    sel = _where(~has_two[row] & (~low_first | (hi_node == 0)))
+    parts.append((rows[row[sel]], rows[row[sel]], code[sel], first_mix[sel]))
+    none = _where(~has_two & (legal[:n] == 0) & (legal[n:] == 0))
     parts.append((rows[none], rows[none], np.full(len(none), _NULL, np.int64), mix[rows[none]]))
     return parts
 
