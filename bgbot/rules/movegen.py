@@ -296,7 +296,7 @@ def _plays_non_double(flipped, mix, rows, masks, dice, store: _Rows) -> list[_Pa
     parts = []
     if len(two):
         kids = store.add(_child_rows(flipped, rows[row], code))
-        parts.append((rows[row[two]], kids[two], two_code, first_mix[two] + _HASH[2][two_code]))
+        parts.append((rows[row[two]], kids[0] + two, two_code, first_mix[two] + _HASH[2][two_code]))
     # one die only: the high die if it can be played, else the low die
     sel = _where(~has_two[row] & (~low_first | (hi_node == 0)))
     parts.append((rows[row[sel]], rows[row[sel]], code[sel], first_mix[sel]))
@@ -342,6 +342,9 @@ def _plays_double(flipped, mix, rows, masks, dice, store: _Rows) -> list[_Part]:
             node_row, node_mix, allowed = row, child_mix, (src << 1) - 1
     parts = []
     for used, (row, at, code, child_mix) in enumerate(levels, start=1):
+        if used == len(levels):  # the most dice any row could play: every candidate is one
+            parts.append((rows[row], at, code, child_mix))
+            continue
         sel = _where(best[row] == used)
         parts.append((rows[row[sel]], at[sel], code[sel], child_mix[sel]))
     none = _where(best == 0)
