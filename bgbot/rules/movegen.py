@@ -123,7 +123,7 @@ _SD = np.arange(26 * 8)
 _SD_SRC = _SD >> 3
 _SD_DEST = np.maximum((_SD >> 3) - (_SD & 7), 0)
 _SD_CODE = (((_SD >> 3) * 26 + _SD_DEST) * 3 + (_SD_DEST > 0)).astype(np.int64)
-_SD_LAND = np.where(_SD_DEST > 0, np.int64(1) << _SD_DEST, 0).astype(np.int64)
+_SD_LAND = np.where(_SD_DEST > 0, np.int64(1) << _SD_DEST, 0).astype(np.int32)
 
 # --- Hashing -------------------------------------------------------------------------------------------------------
 # Plays are ordered and de-duplicated by ``mix = key0 * _MIX[0] + key1 * _MIX[1] (mod 2**64)`` of their
@@ -152,7 +152,7 @@ _HASH = _hash_tables(_MIX)
 
 
 # --- Bit masks -----------------------------------------------------------------------------------------------------
-# Bit p of an int64 mask stands for index p of a position (1..24 my points, 25 my bar).
+# Bit p of an int32 mask stands for index p of a position (1..24 my points, 25 my bar).
 
 
 def _where(mask: np.ndarray) -> np.ndarray:
@@ -164,21 +164,22 @@ def _where(mask: np.ndarray) -> np.ndarray:
 _BAR_BIT = 1 << 25
 _POINT_BITS = (1 << 25) - 2  # points 1..24
 _OUTSIDE_BITS = (1 << 26) - (1 << 7)  # points 7..24 and the bar: a checker there is not home
-_HIGHEST = np.array([0] + [1 << (i.bit_length() - 1) for i in range(1, 128)], dtype=np.int64)  # highest bit of 0..127
+_HIGHEST = np.array([0] + [1 << (i.bit_length() - 1) for i in range(1, 128)], dtype=np.int32)  # highest bit of 0..127
 
 
 def _bitmask(cells: np.ndarray) -> np.ndarray:
-    """``(K, 32)`` bool -> ``(K,)`` int64 masks with bit ``p`` set where ``cells[:, p]``."""
-    return np.packbits(cells.reshape(-1), bitorder="little").view("<u4").astype(np.int64)
+    """``(K, 32)`` bool -> ``(K,)`` int32 masks with bit ``p`` set where ``cells[:, p]`` (mask the top bits off
+    where ``cells`` is true on columns 26..31)."""
+    return np.packbits(cells.reshape(-1), bitorder="little").view("<i4")
 
 
 def _legal(mine: np.ndarray, open_: np.ndarray, die: np.ndarray, die_bit: np.ndarray) -> np.ndarray:
-    """The sources from which one checker can move by one die, as masks ``(K,)`` int64.
+    """The sources from which one checker can move by one die, as masks ``(K,)`` int32.
 
     Args:
-        mine: ``(K,)`` int64, bit p set where I have a checker on index p (25 = bar).
-        open_: ``(K,)`` int64, bit p set where point p is not blocked (at most one of the opponent's checkers).
-        die: ``(K,)`` int64, the die 1..6; ``die_bit`` ``(K,)`` int64 is ``1 << die``.
+        mine: ``(K,)`` int32, bit p set where I have a checker on index p (25 = bar).
+        open_: ``(K,)`` int32, bit p set where point p is not blocked (at most one of the opponent's checkers).
+        die: ``(K,)`` int32, the die 1..6; ``die_bit`` ``(K,)`` int32 is ``1 << die``.
 
     A checker on the bar must enter first; bearing off needs every checker home, and a die higher than the highest
     occupied point bears off from that point only.
@@ -193,7 +194,7 @@ def _legal(mine: np.ndarray, open_: np.ndarray, die: np.ndarray, die_bit: np.nda
 
 
 def _expand(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """One entry per set bit: ``(K,)`` int64 masks -> ``(node (P,) int64, bit (P,) int64)``, ``bit`` a power of two.
+    """One entry per set bit: ``(K,)`` int32 masks -> ``(node (P,) int64, bit (P,) int32)``, ``bit`` a power of two.
 
     Peels the lowest set bit off every mask at once, as many rounds as the most bits in a mask."""
     node = _where(masks)
@@ -208,19 +209,20 @@ def _expand(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if len(keep) < len(node):
             node, b = node[keep], b[keep]
     if not nodes:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32)
     return np.concatenate(nodes), np.concatenate(bits)
 
 
 def _moves(masks, die, hit_from) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Every move of the sources in ``masks`` ``(K,)`` by ``die`` ``(K,)`` int64; ``hit_from`` ``(K,)`` int64 masks
-    the sources whose landing point holds a blot of the opponent's (the blots shifted up by the die).
+    """Every move of the sources in ``masks`` ``(K,)`` int32 by ``die`` ``(K,)`` int32; ``hit_from`` ``(K,)`` int32
+    masks the sources whose landing point holds a blot of the opponent's (the blots shifted up by the die).
 
-    Returns ``(node, source bit, sd, code)``, each ``(P,)`` int64: the node each move starts from, its source as a
-    bit, its source-and-die index ``s * 8 + d`` (for the ``_SD_*`` tables) and its code.
+    Returns ``(node, source bit, sd, code)``, each ``(P,)``: the node each move starts from (int64), its source as a
+    bit (int32), its source-and-die index ``s * 8 + d`` (int64, for the ``_SD_*`` tables) and its code (int64).
     """
     node, src_bit = _expand(masks)
-    sd = (np.bitwise_count(src_bit - 1) << 3) + die[node]  # s * 8 + d (s <= 25: s * 8 fits the uint8 count)
+    # s * 8 + d, s the bit count below the source bit (s <= 25: s * 8 fits the uint8 count)
+    sd = np.add(np.bitwise_count(src_bit - 1) << 3, die[node], dtype=np.int64)
     code = _SD_CODE[sd] + ((hit_from[node] & src_bit) != 0)  # a hit is the next code
     return node, src_bit, sd, code
 
@@ -270,17 +272,17 @@ def _plays_non_double(flipped, mix, rows, masks, dice, store: _Rows) -> list[_Pa
     """
     n = len(rows)
     mine, open_, blot, single = (np.tile(m[rows], 2) for m in masks)
-    hi = np.maximum(dice[:, 0], dice[:, 1]).astype(np.int64)
-    lo = np.minimum(dice[:, 0], dice[:, 1]).astype(np.int64)
+    hi = np.maximum(dice[:, 0], dice[:, 1]).astype(np.int32)
+    lo = np.minimum(dice[:, 0], dice[:, 1]).astype(np.int32)
     die, other = np.concatenate([hi, lo]), np.concatenate([lo, hi])
-    legal = _legal(mine, open_, die, np.int64(1) << die)
+    legal = _legal(mine, open_, die, np.int32(1) << die)
     legal_hi = np.tile(legal[:n], 2)  # the high die's sources in the position itself
     node, src, sd, code = _moves(legal, die, blot << die)
     land = _SD_LAND[sd]
     first_mix = np.tile(mix[rows], 2)[node] + _HASH[2][code]
     other_node, blot_node, hi_node = other[node], blot[node], legal_hi[node]
     child_mine = (mine[node] & ~(single[node] & src)) | land
-    second = _legal(child_mine, open_[node], other_node, np.int64(1) << other_node)
+    second = _legal(child_mine, open_[node], other_node, np.int32(1) << other_node)
     # Low die first: drop what high die first lists. The same checker high die first: legal, no blot either way,
     # lands on the board (not borne off).
     low_first = node >= n
@@ -313,13 +315,13 @@ def _plays_double(flipped, mix, rows, masks, dice, store: _Rows) -> list[_Part]:
     """
     n = len(rows)
     mine, open_, blot = (m[rows] for m in masks[:3])
-    die = dice[:, 0].astype(np.int64)
-    die_bit = np.int64(1) << die
+    die = dice[:, 0].astype(np.int32)
+    die_bit = np.int32(1) << die
     node_row = np.arange(n)  # row among `rows` of each node
     node_at = rows  # the node's row in `store`
     node_mix, node_mine = mix[rows], mine
     node_hit = blot << die  # sources whose landing point holds a blot
-    allowed = np.full(n, (1 << 26) - 1, dtype=np.int64)  # sources not above the previous one
+    allowed = np.full(n, (1 << 26) - 1, dtype=np.int32)  # sources not above the previous one
     base = flipped
     best = np.zeros(n, dtype=np.int8)
     levels = []
