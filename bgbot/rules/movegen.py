@@ -163,6 +163,7 @@ def _where(mask: np.ndarray) -> np.ndarray:
 
 _BAR_BIT = 1 << 25
 _POINT_BITS = (1 << 25) - 2  # points 1..24
+_SOURCE_BITS = (1 << 26) - 2  # points 1..24 and the bar
 _OUTSIDE_BITS = (1 << 26) - (1 << 7)  # points 7..24 and the bar: a checker there is not home
 _HIGHEST = np.array([0] + [1 << (i.bit_length() - 1) for i in range(1, 128)], dtype=np.int32)  # highest bit of 0..127
 
@@ -173,19 +174,20 @@ def _bitmask(cells: np.ndarray) -> np.ndarray:
     return np.packbits(cells.reshape(-1), bitorder="little").view("<i4")
 
 
-def _legal(mine: np.ndarray, open_: np.ndarray, die: np.ndarray, die_bit: np.ndarray) -> np.ndarray:
+def _legal(mine: np.ndarray, open_from: np.ndarray, die_bit: np.ndarray) -> np.ndarray:
     """The sources from which one checker can move by one die, as masks ``(K,)`` int32.
 
     Args:
         mine: ``(K,)`` int32, bit p set where I have a checker on index p (25 = bar).
-        open_: ``(K,)`` int32, bit p set where point p is not blocked (at most one of the opponent's checkers).
-        die: ``(K,)`` int32, the die 1..6; ``die_bit`` ``(K,)`` int32 is ``1 << die``.
+        open_from: ``(K,)`` int32, the points not blocked (at most one of the opponent's checkers) shifted up by the
+            die: bit s set where source s lands on an open point.
+        die_bit: ``(K,)`` int32, ``1 << die``.
 
     A checker on the bar must enter first; bearing off needs every checker home, and a die higher than the highest
     occupied point bears off from that point only.
     """
     src = np.where(mine >= _BAR_BIT, _BAR_BIT, mine)  # bit 25 is the highest: on the bar only the bar may move
-    legal = src & (open_ << die)  # source s lands on s - die
+    legal = src & open_from
     home = _where((mine & _OUTSIDE_BITS) == 0)
     if len(home):
         m, db = mine[home], die_bit[home]
@@ -213,18 +215,25 @@ def _expand(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(nodes), np.concatenate(bits)
 
 
-def _moves(masks, die, hit_from) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Every move of the sources in ``masks`` ``(K,)`` int32 by ``die`` ``(K,)`` int32; ``hit_from`` ``(K,)`` int32
-    masks the sources whose landing point holds a blot of the opponent's (the blots shifted up by the die).
+def _moves(masks, hit_from) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every move of the sources in ``masks`` ``(K,)`` int32; ``hit_from`` ``(K,)`` int32 (:func:`_hit_from`) holds
+    the die in bits 27..29 and masks the sources whose landing point holds a blot of the opponent's.
 
     Returns ``(node, source bit, sd, code)``, each ``(P,)``: the node each move starts from (int64), its source as a
     bit (int32), its source-and-die index ``s * 8 + d`` (int64, for the ``_SD_*`` tables) and its code (int64).
     """
     node, src_bit = _expand(masks)
+    hits = hit_from[node]
     # s * 8 + d, s the bit count below the source bit (s <= 25: s * 8 fits the uint8 count)
-    sd = np.add(np.bitwise_count(src_bit - 1) << 3, die[node], dtype=np.int64)
-    code = _SD_CODE[sd] + ((hit_from[node] & src_bit) != 0)  # a hit is the next code
+    sd = np.add(np.bitwise_count(src_bit - 1) << 3, hits >> 27, dtype=np.int64)
+    code = _SD_CODE[sd] + ((hits & src_bit) != 0)  # a hit is the next code
     return node, src_bit, sd, code
+
+
+def _hit_from(blot: np.ndarray, die: np.ndarray) -> np.ndarray:
+    """The blots ``(K,)`` int32 shifted up by the die ``(K,)`` int32 (bit s: source s lands on a blot), with the die
+    itself in bits 27..29, for :func:`_moves`."""
+    return ((blot << die) & _SOURCE_BITS) | (die << 27)
 
 
 class _Rows:
@@ -275,14 +284,14 @@ def _plays_non_double(flipped, mix, rows, masks, dice, store: _Rows) -> list[_Pa
     hi = np.maximum(dice[:, 0], dice[:, 1]).astype(np.int32)
     lo = np.minimum(dice[:, 0], dice[:, 1]).astype(np.int32)
     die, other = np.concatenate([hi, lo]), np.concatenate([lo, hi])
-    legal = _legal(mine, open_, die, np.int32(1) << die)
+    legal = _legal(mine, open_ << die, np.int32(1) << die)
     legal_hi = np.tile(legal[:n], 2)  # the high die's sources in the position itself
-    node, src, sd, code = _moves(legal, die, blot << die)
+    node, src, sd, code = _moves(legal, _hit_from(blot, die))
     land = _SD_LAND[sd]
     first_mix = np.tile(mix[rows], 2)[node] + _HASH[2][code]
     other_node, blot_node, hi_node = other[node], blot[node], legal_hi[node]
     child_mine = (mine[node] & ~(single[node] & src)) | land
-    second = _legal(child_mine, open_[node], other_node, np.int32(1) << other_node)
+    second = _legal(child_mine, open_[node] << other_node, np.int32(1) << other_node)
     # Low die first: drop what high die first lists. The same checker high die first: legal, no blot either way,
     # lands on the board (not borne off).
     low_first = node >= n
@@ -291,7 +300,7 @@ def _plays_non_double(flipped, mix, rows, masks, dice, store: _Rows) -> list[_Pa
     same &= (src >> (other_node + die[node])) > 1
     second &= ~np.where(low_first, hi_node | np.where(same, land, 0), 0)
     child_blot = blot_node & ~land
-    two, _, _, two_code = _moves(second, other_node, child_blot << other_node)
+    two, _, _, two_code = _moves(second, _hit_from(child_blot, other_node))
     row = node % n  # (P,) the row among `rows` of each single move
     has_two = np.zeros(n, dtype=bool)
     has_two[row[two]] = True
@@ -317,17 +326,18 @@ def _plays_double(flipped, mix, rows, masks, dice, store: _Rows) -> list[_Part]:
     mine, open_, blot = (m[rows] for m in masks[:3])
     die = dice[:, 0].astype(np.int32)
     die_bit = np.int32(1) << die
+    open_from = open_ << die
     node_row = np.arange(n)  # row among `rows` of each node
     node_at = rows  # the node's row in `store`
     node_mix, node_mine = mix[rows], mine
-    node_hit = blot << die  # sources whose landing point holds a blot
+    node_hit = _hit_from(blot, die)  # sources whose landing point holds a blot
     allowed = np.full(n, (1 << 26) - 1, dtype=np.int32)  # sources not above the previous one
     base = flipped
     best = np.zeros(n, dtype=np.int8)
     levels = []
     for used in range(1, 5):
-        legal = _legal(node_mine, open_[node_row], die[node_row], die_bit[node_row]) & allowed
-        j, src, sd, code = _moves(legal, die[node_row], node_hit)
+        legal = _legal(node_mine, open_from[node_row], die_bit[node_row]) & allowed
+        j, src, sd, code = _moves(legal, node_hit)
         if not len(j):
             break
         row = node_row[j]
