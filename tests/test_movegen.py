@@ -151,12 +151,17 @@ def test_position_keys_are_exact():
     assert len(unique_keys) == len(unique_rows)
 
 
-def test_hash_collisions_fall_back_to_exact_deduplication(monkeypatch):
-    # With a mixing function that maps everything to 0, every candidate collides: results must not change.
+@pytest.mark.parametrize("fallback", ["colliding hash", "no room for a hash"])
+def test_hash_collisions_fall_back_to_exact_deduplication(monkeypatch, fallback):
+    # With a mixing function that maps everything to 0, every candidate collides; with no bits left for the hash
+    # (an enormous batch), everything goes to the exact lexsort: results must not change.
     positions = make_positions(5000)[:200]
     dice = ROLLS[np.random.default_rng(5).integers(0, 21, len(positions))]
     expected = generate_plays(positions, dice)
-    monkeypatch.setattr(movegen, "_HASH", movegen._hash_tables(np.zeros(2, dtype=np.uint64)))
+    if fallback == "colliding hash":
+        monkeypatch.setattr(movegen, "_HASH", movegen._hash_tables(np.zeros(2, dtype=np.uint64)))
+    else:
+        monkeypatch.setattr(movegen, "_MIN_HASH_BITS", 64)
     got = generate_plays(positions, dice)
     assert np.array_equal(got.parent, expected.parent)
     for i in range(len(positions)):

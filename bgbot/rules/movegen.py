@@ -364,6 +364,9 @@ def _plays_double(flipped, mix, rows, masks, dice, store: _Rows) -> list[_Part]:
     return parts
 
 
+_MIN_HASH_BITS = 8  # fewer bits of hash left beside the parent and the index: de-duplicate exactly instead
+
+
 def _unique_plays(mix: np.ndarray, parent: np.ndarray, n: int, rows_of) -> np.ndarray:
     """Indices of the first occurrence of each distinct ``(parent, position)``, ordered by parent, then by mix.
 
@@ -379,7 +382,7 @@ def _unique_plays(mix: np.ndarray, parent: np.ndarray, n: int, rows_of) -> np.nd
     idx_bits = max(int(m - 1).bit_length(), 1)
     par_bits = max(int(n - 1).bit_length(), 1)
     hash_bits = 64 - idx_bits - par_bits
-    if hash_bits < 8:  # enormous batch: exact lexsort
+    if hash_bits < _MIN_HASH_BITS:  # enormous batch: exact lexsort
         return _unique_exact(position_keys(rows_of(np.arange(m))), parent)
     word = parent.astype(np.uint64)
     word <<= np.uint64(64 - par_bits)
