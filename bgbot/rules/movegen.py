@@ -5,20 +5,24 @@ opponent's bar). :func:`generate_plays` returns every distinct resulting positio
 already flipped so that the opponent is on roll, with the row of the position it came from.
 
 How it works (all steps are array operations over the whole batch; there is no Python loop over positions or
-checkers, only over the at most four dice of a roll):
+checkers, only over the at most four dice of a roll and the rounds of :func:`_expand`):
 
-1. :func:`_sources` lists the checkers that may move (bar first) and :func:`_apply_die` moves each by one die: landing
-   not blocked, bear-off only with every checker home, a higher die bearing off only from the highest point. Children
-   are built lazily (:class:`_Step`): a row of the parent plus the moves, with their keys updated incrementally.
-2. Non-doubles: in positions with no checker on the bar and two or more outside the home board, every play is a pair
-   of one high-die and one low-die move of the position itself, or one checker going on
-   (:func:`_plays_two_checkers_apart`); other positions expand both orders. Doubles expand the same die four times
-   with non-increasing sources, which lists each multiset of checker moves once.
-3. Maximum-usage and higher-die rules are a filter on the expanded candidates: per parent, keep the candidates of
-   the best rank (both dice > only the higher die > only the lower die > none; for doubles, the most dice used).
-4. Equal resulting positions of the same parent are merged: each row is packed exactly into two ``uint64`` keys
-   (:func:`position_keys`) and ``(parent, key)`` are de-duplicated with one value sort (:func:`_unique_rows`); only
-   the surviving rows are materialised, already flipped.
+1. Each position is summarised by 32-bit masks, bit ``p`` for index ``p``: my checkers, my single checkers, the points
+   not blocked, the opponent's blots. :func:`_legal` gives the sources one die can move from with a few bit
+   operations (the bar first; bearing off only with every checker home, a higher die only from the highest point) and
+   :func:`_moves` lists them, one entry per set bit, as move codes ``(source, landing, hit)``. A child's masks follow
+   from its parent's without building its board, except for doubles, whose children are built to read how many
+   checkers a source kept.
+2. Non-doubles expand every single-die move by the other die, high die first and low die first; the low-die-first
+   order skips the plays the other order lists (:func:`_plays_non_double`). Doubles play the die up to four times with
+   non-increasing sources, which lists each multiset of checker moves once (:func:`_plays_double`). The
+   maximum-usage and higher-die rules keep, per position, the candidates of the best rank (both dice > only the higher
+   die > only the lower die > none; for doubles, the most dice played).
+3. A candidate is a row already built (the position, or a child, flipped) plus one more move, and the mix of its
+   position's :func:`position_keys` (a hash, linear in the counts, so kept up to date with one addition per move).
+   One value sort of ``parent | mix | index`` orders the plays of each position by mix and brings equal ones together
+   (:func:`_unique_plays`); equal neighbours are confirmed on their rows, so the result is exact. Only the surviving
+   rows are built: one 26-byte gather and one addition each.
 
 The scalar twin :mod:`bgbot.rules.movegen_scalar` implements the same rules checker by checker and is the reference the
 tests compare against, together with GNU Backgammon (``gnubg_nn.moves``).
