@@ -118,13 +118,11 @@ def _code_table() -> np.ndarray:
     return out
 
 
-_MOVE_ROWS = _code_table()
-_MOVE_ITEMS = _MOVE_ROWS.view("V26").reshape(-1)  # the same rows as 26-byte items, for np.take
+_MOVE_ITEMS = _code_table().view("V26").reshape(-1)  # the rows as 26-byte items, for np.take
 
 # Source-and-die tables, index s * 8 + d (s the source 0..25, d the die 1..6): the landing index, the code of the move
 # when it hits nothing (a hit is that code + 1) and the landing index as a bit (0 when borne off).
 _SD = np.arange(26 * 8)
-_SD_SRC = _SD >> 3
 _SD_DEST = np.maximum((_SD >> 3) - (_SD & 7), 0)
 _SD_CODE = (((_SD >> 3) * 26 + _SD_DEST) * 3 + (_SD_DEST > 0)).astype(np.int64)
 _SD_LAND = np.where(_SD_DEST > 0, np.int64(1) << _SD_DEST, 0).astype(np.int32)
