@@ -197,14 +197,18 @@ def _legal(mine: np.ndarray, open_from: np.ndarray, die_bit: np.ndarray) -> np.n
     return legal
 
 
+_DENSE = 4096  # masks left at which _expand lists the remaining bits in one dense pass instead of more rounds
+
+
 def _expand(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """One entry per set bit: ``(K,)`` int32 masks -> ``(node (P,) int64, bit (P,) int32)``, ``bit`` a power of two.
 
-    Peels the lowest set bit off every mask at once, as many rounds as the most bits in a mask."""
+    Peels the lowest set bit off every mask at once, round after round; once at most :data:`_DENSE` masks still have
+    bits, their bits are unpacked and listed in one go (fewer numpy calls for small batches)."""
     node = _where(masks)
     b = masks[node]
     nodes, bits = [], []
-    while len(node):
+    while len(node) > _DENSE:
         low = b & -b
         nodes.append(node)
         bits.append(low)
@@ -212,6 +216,10 @@ def _expand(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         keep = _where(b)
         if len(keep) < len(node):
             node, b = node[keep], b[keep]
+    if len(node):
+        at = np.unpackbits(b.astype("<i4", copy=False).view(np.uint8), bitorder="little").view(bool).nonzero()[0]
+        nodes.append(node[at >> 5])
+        bits.append(np.left_shift(1, at & 31, dtype=np.int32))
     if not nodes:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32)
     return np.concatenate(nodes), np.concatenate(bits)
