@@ -140,6 +140,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default=None, help="checkpoint (default: the shipped model)")
     ap.add_argument("--ply", type=int, default=0, help="the model's lookahead")
+    ap.add_argument(
+        "--cube-ply",
+        type=int,
+        default=0,
+        help="lookahead of the model's cubeless probabilities for cube decisions (bgbot cube --ply)",
+    )
     ap.add_argument("--positions", type=int, default=2000)
     ap.add_argument("--cache", default=str(ROOT / "runs" / "bench_decisions_cache.json"), help="referee cache")
     ap.add_argument("--make-set", action="store_true", help="(re)write tests/data/decision_set.txt and exit")
@@ -192,7 +198,11 @@ def main() -> None:
             rp = ref.probs(pos[i])
             r = decide(rp, CubeState(), MONEY, x)
             r_double = min(r.equities["double_take"], r.equities["double_pass"]) > r.equities["no_double"]
-            for who, p in (("bgbot", position_probabilities(ev, pos[i : i + 1]).astype(np.float64)), ("gnubg0", g0p)):
+            if args.cube_ply == 0:
+                ours_p = position_probabilities(ev, pos[i : i + 1])
+            else:
+                ours_p = flip_probabilities(search.afterstate_values(ev, pos[i : i + 1], args.cube_ply))
+            for who, p in (("bgbot", ours_p.astype(np.float64)), ("gnubg0", g0p)):
                 c = decide(p, CubeState(), MONEY, x)
                 doubles = min(c.equities["double_take"], c.equities["double_pass"]) > c.equities["no_double"]
                 cube_err[who]["double"].append(r.errors["double"] if doubles else r.errors["no_double"])
@@ -206,6 +216,7 @@ def main() -> None:
         "model": model,
         "model_games_trained": meta.games_trained,
         "ply": args.ply,
+        "cube_ply": args.cube_ply,
         "positions": len(pos),
         "set": str(SET.relative_to(ROOT)),
         "referee": "gnubg_nn.probabilities(board, 2) (GNU Backgammon 2-ply), cubeless money; cube: its probabilities "

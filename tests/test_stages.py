@@ -87,6 +87,46 @@ def test_targets_fit_gate(sampled, tmp_path, capsys):
     assert r["accepted"] == (r["results"][MODEL]["ci_low"] > 0)
 
 
+@pytest.fixture(scope="module")
+def ply0_targets(sampled, tmp_path_factory):
+    out = tmp_path_factory.mktemp("t0") / "ply0"
+    argv = ["targets", "--model", MODEL, "--positions", str(sampled), "--out", str(out), "--kind", "ply0"]
+    assert cli.main([*argv, "--quiet", "--limit", "1"]) == 0
+    return out
+
+
+def test_fit_single_net_and_v1_specialists(ply0_targets, tmp_path, capsys):
+    net, _ = checkpoint.load(MODEL)
+    z = stages.load_npz(ply0_targets / "part-00000.npz")
+    # epoch 0's validation loss is bgbot-1's own mean squared error over the 5 outputs (1 of 20 positions held out)
+    run = tmp_path / "single"
+    base = ["fit", "--init", MODEL, "--targets", str(ply0_targets), "--batch", "8", "--quiet", "--seed", "2"]
+    assert cli.main([*base, "--run-dir", str(run), "--epochs", "1", "--arch", "single", "--lr", "0.01"]) == 0
+    curve = [json.loads(s) for s in (run / "curve.jsonl").read_text().splitlines()]
+    val = np.random.default_rng(2).permutation(20)[:1]
+    out = Evaluator(net, check=False).evaluate(z["positions"][val])
+    assert curve[0]["val"]["all"] == pytest.approx(float(((out - z["targets"][val]) ** 2).mean()), abs=1e-7)
+    fitted, meta = checkpoint.load(run / "latest.pt")
+    assert not getattr(fitted, "is_class_nets", False) and fitted.config == net.config
+    assert meta.training_config["arch"] == "single" and meta.training_config["encoding"] == net.config.encoding_version
+    assert not np.allclose(fitted.hidden.weight.detach().numpy(), net.hidden.weight.detach().numpy())
+    # a single-net run resumes only as one; specialists never become one net
+    assert cli.main([*base, "--run-dir", str(run), "--epochs", "2", "--resume"]) == 2
+    assert "this run holds a single net: resume it with --arch single" in capsys.readouterr().err
+    spec = tmp_path / "spec"
+    assert cli.main([*base, "--run-dir", str(spec), "--epochs", "1", "--encoding", "v1", "--lr", "0"]) == 0
+    nets, meta = checkpoint.load(spec / "latest.pt")
+    assert {c.encoding_version for c in nets.configs().values()} == {net.config.encoding_version}
+    # lr 0: each specialist is still an exact copy of bgbot-1
+    ev = specialists.evaluator_for(nets, check=False)
+    np.testing.assert_allclose(
+        ev.evaluate(z["positions"]), Evaluator(net, check=False).evaluate(z["positions"]), atol=1e-6
+    )
+    argv = [*base, "--run-dir", str(tmp_path / "x"), "--epochs", "1", "--arch", "single"]
+    assert cli.main([*argv[:2], str(spec / "latest.pt"), *argv[3:]]) == 2
+    assert "--arch single needs a single net: --init holds specialist nets" in capsys.readouterr().err
+
+
 def test_rollout_kind_and_missing_inputs_say_why(tmp_path, capsys):
     args = ["targets", "--model", MODEL, "--positions", str(tmp_path), "--out", str(tmp_path / "o"), "--quiet"]
     assert cli.main([*args, "--kind", "ply2"]) == 2

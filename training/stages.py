@@ -29,6 +29,7 @@ import argparse
 import datetime as dt
 import io
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -40,9 +41,9 @@ from tqdm import tqdm
 
 from bgbot import files
 from bgbot.errors import BgbotError
-from bgbot.evaluation import checkpoint, features, search, specialists
+from bgbot.evaluation import checkpoint, encoding, features, search, specialists
 from bgbot.evaluation.evaluator import position_probabilities
-from bgbot.evaluation.network import set_threads
+from bgbot.evaluation.network import NetConfig, ValueNet, set_threads
 from bgbot.evaluation.specialists import evaluator_for
 from bgbot.rules.outcomes import flip_probabilities
 
@@ -297,18 +298,20 @@ def run_fit(args: argparse.Namespace) -> dict:
     n_val = max(1, int(len(pos) * args.val_frac))
     val, train = order[:n_val], order[n_val:]
     torch.manual_seed(args.seed)
+    for name in ("lr", "lr_final"):
+        value = getattr(args, name, None)
+        if value is not None and not (math.isfinite(value) and value >= 0):
+            raise StageError(f"--{name.replace('_', '-')} must be a finite number >= 0, got {value}")
+    arch = getattr(args, "arch", "specialists")
+    encoding_version = _FIT_ENCODINGS.get(getattr(args, "encoding", None) or "")
     if args.resume:
         loaded, meta = checkpoint.load(latest)
-        net = cast(specialists.ClassNets, loaded)
+        net = _fit_model(loaded, arch, encoding_version, resumed=True)
         epoch0 = meta.training_config["epoch"]
         best = meta.training_config["best_val"]
     else:
         base, _ = checkpoint.load(args.init)
-        net = (
-            cast(specialists.ClassNets, base)
-            if getattr(base, "is_class_nets", False)
-            else specialists.from_single(base)
-        )
+        net = _fit_model(base, arch, encoding_version, resumed=False)
         epoch0, best, meta = 0, float("inf"), None
     net.train()
     opt = torch.optim.Adam(net.parameters(), lr=args.lr)
@@ -322,8 +325,11 @@ def run_fit(args: argparse.Namespace) -> dict:
         "val_positions": n_val,
         "epochs": args.epochs,
         "lr": args.lr,
+        "lr_final": getattr(args, "lr_final", None),
         "batch": args.batch,
         "seed": args.seed,
+        "arch": arch,
+        "encoding": net.config.encoding_version,
     }
 
     def val_loss() -> dict:
@@ -342,6 +348,9 @@ def run_fit(args: argparse.Namespace) -> dict:
         _append(run_dir / "curve.jsonl", {"epoch": 0, "train_loss": None, "val": val_loss(), "seconds": 0.0})
     for epoch in range(epoch0, args.epochs):
         t0 = time.perf_counter()
+        lr = fit_lr(epoch, args.epochs, args.lr, getattr(args, "lr_final", None))
+        for group in opt.param_groups:
+            group["lr"] = lr
         perm = np.random.default_rng([args.seed, epoch]).permutation(train)
         losses = []
         for i in tqdm(range(0, len(perm), args.batch), desc=f"fit epoch {epoch + 1}", disable=args.quiet, leave=False):
@@ -352,14 +361,87 @@ def run_fit(args: argparse.Namespace) -> dict:
             opt.step()
             losses.append(loss.item())
         v = val_loss()
-        rec = {"epoch": epoch + 1, "train_loss": float(np.mean(losses)), "val": v, "seconds": time.perf_counter() - t0}
+        rec = {
+            "epoch": epoch + 1,
+            "lr": lr,
+            "train_loss": float(np.mean(losses)),
+            "val": v,
+            "seconds": time.perf_counter() - t0,
+        }
         _append(run_dir / "curve.jsonl", rec)
         if v["all"] < best:
             best = v["all"]
-            checkpoint.save(run_dir / "best.pt", net, games_trained=0, training_config=settings | {"epoch": epoch + 1})
+            checkpoint.save(
+                run_dir / "best.pt", _saved(net), games_trained=0, training_config=settings | {"epoch": epoch + 1}
+            )
         cfg = settings | {"epoch": epoch + 1, "best_val": best, "target_files": len(metas)}
-        checkpoint.save(latest, net, games_trained=0, training_config=cfg, optimizer=opt)
+        checkpoint.save(latest, _saved(net), games_trained=0, training_config=cfg, optimizer=opt)
     return {"epochs": args.epochs, "best_val": best, "positions": len(pos), "run_dir": str(run_dir)}
+
+
+def fit_lr(epoch: int, epochs: int, lr: float, lr_final: float | None) -> float:
+    """The learning rate of epoch ``epoch`` (0-based) of ``epochs``: ``lr`` throughout when ``lr_final`` is None, else
+    cosine annealing from ``lr`` (epoch 0) to ``lr_final`` (the last epoch), SGDR's schedule without restarts
+    (Loshchilov & Hutter 2017). A pure function of the epoch, so a resumed fit continues the same schedule."""
+    if lr_final is None or epochs <= 1:
+        return lr
+    return lr_final + 0.5 * (lr - lr_final) * (1.0 + math.cos(math.pi * epoch / (epochs - 1)))
+
+
+_FIT_ENCODINGS = {"v1": encoding.ENCODING_VERSION, "v2": specialists.ENCODING_V2}
+FIT_ARCHS = ("specialists", "single")
+
+
+class _SingleFit(torch.nn.Module):
+    """One :class:`ValueNet` for every position, with the loss :meth:`ClassNets.loss` computes (bgbot-1's shape: no
+    dispatch and no features, so no speed cost)."""
+
+    def __init__(self, net: ValueNet) -> None:
+        super().__init__()
+        self.net = net
+
+    @property
+    def config(self) -> NetConfig:
+        return self.net.config
+
+    def loss(self, positions: np.ndarray, targets: np.ndarray) -> torch.Tensor:
+        x = torch.from_numpy(specialists.ENCODERS[self.net.config.encoding_version][0](positions))
+        return ((self.net(x) - torch.from_numpy(targets)) ** 2).mean()
+
+    def saved(self) -> ValueNet:
+        return self.net
+
+
+def _saved(net: _SingleFit | specialists.ClassNets) -> ValueNet | specialists.ClassNets:
+    """What a fit checkpoint holds: the single net itself, or the specialists."""
+    return net.net if isinstance(net, _SingleFit) else net
+
+
+def _fit_model(
+    base: torch.nn.Module, arch: str, encoding_version: str | None, *, resumed: bool
+) -> _SingleFit | specialists.ClassNets:
+    """The model ``fit`` trains: ``base`` as is or turned into ``arch`` on ``encoding_version``.
+
+    Raises:
+        StageError: ``base`` cannot become ``arch`` (specialists cannot become one net; a run resumed with another
+            ``--arch`` than it started with).
+    """
+    is_classes = bool(getattr(base, "is_class_nets", False))
+    if arch == "single":
+        if is_classes:
+            what = "this run holds specialist nets" if resumed else "--init holds specialist nets"
+            raise StageError(f"--arch single needs a single net: {what}")
+        if encoding_version is not None and base.config.encoding_version != encoding_version:  # type: ignore[union-attr]
+            raise StageError(
+                f"--arch single keeps the net's encoding ({base.config.encoding_version}); "  # type: ignore[union-attr]
+                f"--encoding asked for {encoding_version}"
+            )
+        return _SingleFit(cast(ValueNet, base))
+    if not is_classes:
+        if resumed:
+            raise StageError("this run holds a single net: resume it with --arch single")
+        return specialists.from_single(cast(ValueNet, base), encoding_version or specialists.ENCODING_V2)
+    return cast(specialists.ClassNets, base)
 
 
 def _append(path: Path, record: dict) -> None:
@@ -454,9 +536,24 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--run-dir", required=True, type=_directory)
     f.add_argument("--epochs", type=_at_least(1), default=10)
     f.add_argument("--lr", type=float, default=1e-4)
+    f.add_argument(
+        "--lr-final", type=float, help="anneal the learning rate from --lr to this by the last epoch (cosine)"
+    )
     f.add_argument("--batch", type=_at_least(1), default=128)
     f.add_argument("--val-frac", type=float, default=0.05)
     f.add_argument("--seed", type=_at_least(0), default=1)
+    f.add_argument(
+        "--arch",
+        choices=FIT_ARCHS,
+        default="specialists",
+        help="specialists: a net per class (contact, crashed, race); single: one net, the --init net's shape",
+    )
+    f.add_argument(
+        "--encoding",
+        choices=sorted(_FIT_ENCODINGS),
+        help="inputs: v1 (bgbot-1's 203) or v2 (plus GNU-style features, 253); default: v2 for specialists made "
+        "from a single net, else --init's own",
+    )
     f.add_argument("--resume", action="store_true")
     g = sub.add_parser("gate", help="duplicate games of a candidate against the previous generation")
     g.add_argument("--candidate", required=True)
