@@ -30,6 +30,7 @@ tests compare against, together with GNU Backgammon (``gnubg_nn.moves``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -225,7 +226,7 @@ def _expand(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(nodes), np.concatenate(bits)
 
 
-def _moves(masks, hit_from) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _moves(masks: np.ndarray, hit_from: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every move of the sources in ``masks`` ``(K,)`` int32; ``hit_from`` ``(K,)`` int32 (:func:`_hit_from`) holds
     the die in bits 27..29 and masks the sources whose landing point holds a blot of the opponent's.
 
@@ -250,7 +251,7 @@ class _Rows:
     """Flipped rows ``(K, 26)`` int8 built along the way, addressed by one running index: the parents first, then
     every block of children; :meth:`stack` concatenates them."""
 
-    def __init__(self, first: np.ndarray):
+    def __init__(self, first: np.ndarray) -> None:
         self.blocks = [first]
         self.size = len(first)
 
@@ -262,6 +263,7 @@ class _Rows:
         return np.arange(start, self.size, dtype=np.int64)
 
     def stack(self) -> np.ndarray:
+        """All rows so far, ``(R, 26)`` int8, in running-index order."""
         return self.blocks[0] if len(self.blocks) == 1 else np.concatenate(self.blocks)
 
 
@@ -274,11 +276,15 @@ def _child_rows(base: np.ndarray, rows: np.ndarray, code: np.ndarray) -> np.ndar
     return out
 
 
-# A candidate play is (parent row, row of `_Rows` it starts from, one more move code, mix of the result).
+# A candidate play is (parent row, row of `_Rows` it starts from, one more move code, mix of the result), each (K,).
 _Part = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+# The masks of the input positions, (N,) int32 each: mine, open points, the opponent's blots, my single checkers.
+_Masks = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
-def _plays_non_double(flipped, mix, rows, masks, dice, store: _Rows) -> list[_Part]:
+def _plays_non_double(
+    flipped: np.ndarray, mix: np.ndarray, rows: np.ndarray, masks: _Masks, dice: np.ndarray, store: _Rows
+) -> list[_Part]:
     """Candidates of the rows ``rows`` ``(n,)`` whose dice ``(n, 2)`` differ, after the maximum-usage rules.
 
     Each single-die move is expanded by the other die, high die first, then low die first (both orders in one set of
@@ -288,6 +294,9 @@ def _plays_non_double(flipped, mix, rows, masks, dice, store: _Rows) -> list[_Pa
     could go the other way round with the same hits (neither intermediate point holds a blot and the final one is on
     the board). The child's masks follow from the parent's, with no board built: the source empties if it held one
     checker, the landing point becomes mine, a blot hit there is gone.
+
+    ``flipped`` ``(N, 26)`` int8 and ``mix`` ``(N,)`` uint64 are the whole batch's positions (flipped) and their mixes,
+    ``masks`` its :data:`_Masks`; ``rows`` index the batch; the children built go to ``store``.
     """
     n = len(rows)
     mine, open_, blot, single = (np.tile(m[rows], 2) for m in masks)
@@ -326,11 +335,14 @@ def _plays_non_double(flipped, mix, rows, masks, dice, store: _Rows) -> list[_Pa
     return parts
 
 
-def _plays_double(flipped, mix, rows, masks, dice, store: _Rows) -> list[_Part]:
+def _plays_double(
+    flipped: np.ndarray, mix: np.ndarray, rows: np.ndarray, masks: _Masks, dice: np.ndarray, store: _Rows
+) -> list[_Part]:
     """Candidates of the rows ``rows`` ``(n,)`` rolling a double, after the maximum-usage rule.
 
     The die is played up to four times with non-increasing sources, which lists each multiset of checker moves once.
     After each move but the fourth, the children are built (flipped rows) to read how many checkers the source kept.
+    Arguments as :func:`_plays_non_double`'s.
     """
     n = len(rows)
     mine, open_, blot = (m[rows] for m in masks[:3])
@@ -377,7 +389,9 @@ def _plays_double(flipped, mix, rows, masks, dice, store: _Rows) -> list[_Part]:
 _MIN_HASH_BITS = 8  # fewer bits of hash left beside the parent and the index: de-duplicate exactly instead
 
 
-def _unique_plays(mix: np.ndarray, parent: np.ndarray, n: int, rows_of) -> np.ndarray:
+def _unique_plays(
+    mix: np.ndarray, parent: np.ndarray, n: int, rows_of: Callable[[np.ndarray], np.ndarray]
+) -> np.ndarray:
     """Indices of the first occurrence of each distinct ``(parent, position)``, ordered by parent, then by mix.
 
     Args:
