@@ -151,18 +151,45 @@ def test_position_keys_are_exact():
     assert len(unique_keys) == len(unique_rows)
 
 
-def test_hash_collisions_fall_back_to_exact_deduplication(monkeypatch):
-    # With a mixing function that maps everything to 0, every candidate collides: results must not change.
+@pytest.mark.parametrize("fallback", ["colliding hash", "no room for a hash"])
+def test_hash_collisions_fall_back_to_exact_deduplication(monkeypatch, fallback):
+    # With a mixing function that maps everything to 0, every candidate collides; with no bits left for the hash
+    # (an enormous batch), everything goes to the exact lexsort: results must not change.
     positions = make_positions(5000)[:200]
     dice = ROLLS[np.random.default_rng(5).integers(0, 21, len(positions))]
     expected = generate_plays(positions, dice)
-    monkeypatch.setattr(movegen, "_MIX", np.zeros(3, dtype=np.uint64))
+    if fallback == "colliding hash":
+        monkeypatch.setattr(movegen, "_HASH", movegen._hash_tables(np.zeros(2, dtype=np.uint64)))
+    else:
+        monkeypatch.setattr(movegen, "_MIN_HASH_BITS", 64)
     got = generate_plays(positions, dice)
     assert np.array_equal(got.parent, expected.parent)
     for i in range(len(positions)):
         assert {bytes(r) for r in got.afterstates[got.parent == i]} == {
             bytes(r) for r in expected.afterstates[expected.parent == i]
         }
+
+
+def _mix(positions: np.ndarray) -> np.ndarray:
+    """The documented order key: position_keys @ _MIX (mod 2**64), ``(M, 26)`` -> ``(M,)`` uint64."""
+    keys = position_keys(positions)
+    with np.errstate(over="ignore"):
+        return keys[:, 0] * movegen._MIX[0] + keys[:, 1] * movegen._MIX[1]
+
+
+def test_plays_of_a_position_are_ordered_by_the_mix_of_their_keys():
+    # The order callers see (ties in best-play selection go to the first row): by parent, then by the mix of the
+    # unflipped afterstate's keys, ascending.
+    positions = make_positions(5000)[::10]
+    block = np.repeat(positions, 21, axis=0)
+    plays = generate_plays(block, np.tile(ROLLS, (len(positions), 1)))
+    mix = _mix(flip(plays.afterstates))
+    same_parent = plays.parent[1:] == plays.parent[:-1]
+    assert same_parent.sum() > 10000
+    assert np.all(mix[1:][same_parent] > mix[:-1][same_parent])
+    weights, base, _ = movegen._HASH  # the incremental form: linear in the counts
+    with np.errstate(over="ignore"):
+        assert np.array_equal(block.astype(np.uint64) @ weights + base, _mix(block))
 
 
 @pytest.mark.parametrize("dice", [[[0, 3]], [[7, 1]], [[1, 2, 3]], [[2.5, 3]]])

@@ -5,20 +5,24 @@ opponent's bar). :func:`generate_plays` returns every distinct resulting positio
 already flipped so that the opponent is on roll, with the row of the position it came from.
 
 How it works (all steps are array operations over the whole batch; there is no Python loop over positions or
-checkers, only over the at most four dice of a roll):
+checkers, only over the at most four dice of a roll and the rounds of :func:`_expand`):
 
-1. :func:`_sources` lists the checkers that may move (bar first) and :func:`_apply_die` moves each by one die: landing
-   not blocked, bear-off only with every checker home, a higher die bearing off only from the highest point. Children
-   are built lazily (:class:`_Step`): a row of the parent plus the moves, with their keys updated incrementally.
-2. Non-doubles: in positions with no checker on the bar and two or more outside the home board, every play is a pair
-   of one high-die and one low-die move of the position itself, or one checker going on
-   (:func:`_plays_two_checkers_apart`); other positions expand both orders. Doubles expand the same die four times
-   with non-increasing sources, which lists each multiset of checker moves once.
-3. Maximum-usage and higher-die rules are a filter on the expanded candidates: per parent, keep the candidates of
-   the best rank (both dice > only the higher die > only the lower die > none; for doubles, the most dice used).
-4. Equal resulting positions of the same parent are merged: each row is packed exactly into two ``uint64`` keys
-   (:func:`position_keys`) and ``(parent, key)`` are de-duplicated with one value sort (:func:`_unique_rows`); only
-   the surviving rows are materialised, already flipped.
+1. Each position is summarised by 32-bit masks, bit ``p`` for index ``p``: my checkers, my single checkers, the points
+   not blocked, the opponent's blots. :func:`_legal` gives the sources one die can move from with a few bit
+   operations (the bar first; bearing off only with every checker home, a higher die only from the highest point) and
+   :func:`_moves` lists them, one entry per set bit, as move codes ``(source, landing, hit)``. A child's masks follow
+   from its parent's without building its board, except for doubles, whose children are built to read how many
+   checkers a source kept.
+2. Non-doubles expand every single-die move by the other die, high die first and low die first; the low-die-first
+   order skips the plays the other order lists (:func:`_plays_non_double`). Doubles play the die up to four times with
+   non-increasing sources, which lists each multiset of checker moves once (:func:`_plays_double`). The
+   maximum-usage and higher-die rules keep, per position, the candidates of the best rank (both dice > only the higher
+   die > only the lower die > none; for doubles, the most dice played).
+3. A candidate is a row already built (the position, or a child, flipped) plus one more move, and the mix of its
+   position's :func:`position_keys` (a hash, linear in the counts, so kept up to date with one addition per move).
+   One value sort of ``parent | mix | index`` orders the plays of each position by mix and brings equal ones together
+   (:func:`_unique_plays`); equal neighbours are confirmed on their rows, so the result is exact. Only the surviving
+   rows are built: one 26-byte gather and one addition each.
 
 The scalar twin :mod:`bgbot.rules.movegen_scalar` implements the same rules checker by checker and is the reference the
 tests compare against, together with GNU Backgammon (``gnubg_nn.moves``).
@@ -26,14 +30,13 @@ tests compare against, together with GNU Backgammon (``gnubg_nn.moves``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from bgbot.rules.board import PositionError, flip
+from bgbot.rules.board import PositionError
 from bgbot.rules.dice import DiceError
-
-_SOURCES = np.arange(1, 26, dtype=np.int8)  # (25,) source indices: points 1..24 and the bar (25)
 
 
 @dataclass(frozen=True)
@@ -80,33 +83,13 @@ def check_dice(dice: np.ndarray, n: int) -> np.ndarray:
 
 _SHIFT = np.array([0] + [4 + 5 * i for i in range(12)] + [5 * i for i in range(12)] + [60], dtype=np.uint64)
 _HALF = np.array([0] * 13 + [1] * 13, dtype=np.intp)  # which of the two key words holds each index
-_UNIT = np.uint64(1) << _SHIFT  # (26,) uint64: key increment for one more checker on each index
-_UNIT0 = np.where(_HALF == 0, _UNIT, np.uint64(0))  # (26,) key increments falling in word 0
-_UNIT1 = np.where(_HALF == 1, _UNIT, np.uint64(0))  # (26,) and in word 1
-
-
-def _key_delta_table() -> np.ndarray:
-    """``(2, 26 * 26 * 3)`` uint64: the change of each key word when a checker of mine leaves index ``src`` and index
-    ``dest`` gains ``inc`` (0 off, 1, or 2 when it hits a blot, which adds one to the opponent's bar, index 0)."""
-    grid = np.meshgrid(np.arange(26), np.arange(26), np.arange(3), indexing="ij")
-    src, dest, inc = grid[0].ravel(), grid[1].ravel(), grid[2].ravel().astype(np.uint64)
-    hit = (inc == 2).astype(np.uint64)
-    with np.errstate(over="ignore"):
-        word0 = _UNIT0[dest] * inc - _UNIT0[src] + hit
-        word1 = _UNIT1[dest] * inc - _UNIT1[src]
-    return np.stack([word0, word1])
-
-
-_KEY_DELTA = _key_delta_table()
-_MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9], dtype=np.uint64)
 
 
 def position_keys(positions: np.ndarray) -> np.ndarray:
     """Pack positions exactly into two integers each: ``(M, 26)`` int8 -> ``(M, 2)`` uint64.
 
     Points 1..24 take 5 bits each (count + 15, in 0..30), the two bars 4 bits each (0..15): 128 bits in all, so
-    equal keys mean equal positions. The packing is linear in the counts, so moving a checker changes the key by
-    adding and subtracting :data:`_UNIT` entries, which is how :func:`_apply_die` keeps keys up to date.
+    equal keys mean equal positions. The packing is linear in the counts.
     """
     counts = positions.astype(np.int64)
     counts[:, 1:25] += 15  # points: count + 15 in 0..30
@@ -115,310 +98,350 @@ def position_keys(positions: np.ndarray) -> np.ndarray:
     return np.stack([v[:, 0:13].sum(axis=1), v[:, 13:26].sum(axis=1)], axis=1)
 
 
-def _unique_rows(keys: np.ndarray, parent: np.ndarray) -> np.ndarray:
-    """Indices of the first occurrence of each distinct ``(parent, position)``, ordered by parent.
+# --- Checker moves as codes ----------------------------------------------------------------------------------------
+# A move of one checker is the code (src * 26 + dest) * 3 + inc: src 1..25 (25 = my bar), dest the landing index
+# (0 when borne off) and inc what dest gains (0 borne off, 1, 2 when hitting a blot, whose checker goes to index 0).
+# _NULL is "no move": every table indexed by code holds zeros there.
 
-    ``keys`` ``(M, 2)`` uint64 from :func:`position_keys`, ``parent`` ``(M,)`` int64 -> ``(K,)`` int64 indices.
+_NULL = 26 * 26 * 3
 
-    One plain ``np.sort`` of 64-bit words ``parent | hash of the key | candidate index`` (a value sort is several
-    times faster than an argsort). Equal hashes within a parent are confirmed against the exact keys; the few
-    candidates whose hash collides with a different position are de-duplicated exactly with a lexsort.
+
+def _code_table() -> np.ndarray:
+    """``(_NULL + 1, 26)`` int8: what each move adds to a position seen by the opponent (:func:`flip`'s layout:
+    column ``25 - i`` holds minus index ``i``)."""
+    out = np.zeros((_NULL + 1, 26), dtype=np.int8)
+    src, rest = np.divmod(np.arange(_NULL), 78)
+    dest, inc = np.divmod(rest, 3)
+    rows = np.arange(_NULL)
+    np.add.at(out, (rows, 25 - src), 1)
+    np.add.at(out, (rows, 25 - dest), -inc)
+    np.add.at(out, (rows, np.full(_NULL, 25)), (inc == 2).astype(np.int8))
+    return out
+
+
+_MOVE_ITEMS = _code_table().view("V26").reshape(-1)  # the rows as 26-byte items, for np.take
+
+# Source-and-die tables, index s * 8 + d (s the source 0..25, d the die 1..6): the landing index, the code of the move
+# when it hits nothing (a hit is that code + 1) and the landing index as a bit (0 when borne off).
+_SD = np.arange(26 * 8)
+_SD_DEST = np.maximum((_SD >> 3) - (_SD & 7), 0)
+_SD_CODE = (((_SD >> 3) * 26 + _SD_DEST) * 3 + (_SD_DEST > 0)).astype(np.int64)
+_SD_LAND = np.where(_SD_DEST > 0, np.int64(1) << _SD_DEST, 0).astype(np.int32)
+
+# --- Hashing -------------------------------------------------------------------------------------------------------
+# Plays are ordered and de-duplicated by ``mix = key0 * _MIX[0] + key1 * _MIX[1] (mod 2**64)`` of their
+# :func:`position_keys`. The packing is linear in the counts, so ``mix`` is too: it is ``position . weights + base``
+# and a move adds a constant per code. Each candidate's mix is kept up to date with one addition per move (numpy's
+# integer arrays wrap around silently, which is the arithmetic mod 2**64 wanted here).
+
+_MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F], dtype=np.uint64)
+
+
+def _hash_tables(mix: np.ndarray) -> tuple[np.ndarray, np.uint64, np.ndarray]:
+    """``(weights (26,) uint64, base, delta (_NULL + 1,) uint64)`` for the mixing constants ``mix`` ``(2,)``:
+    the mix of a position is ``sum(position * weights) + base`` and a move adds ``delta[code]`` (mod 2**64)."""
+    mask = (1 << 64) - 1
+    unit = [(1 << int(s)) * int(mix[h]) for s, h in zip(_SHIFT, _HALF)]
+    w = [(-u if i == 0 else u) & mask for i, u in enumerate(unit)]  # the opponent's bar is packed negated
+    base = sum(15 * unit[i] for i in range(1, 25)) & mask
+    delta = []
+    for code in range(_NULL):
+        s, t, c = code // 78, code // 3 % 26, code % 3
+        delta.append((-w[s] + c * w[t] - (c == 2) * w[0]) & mask)
+    return np.array(w, dtype=np.uint64), np.uint64(base), np.array(delta + [0], dtype=np.uint64)
+
+
+_HASH = _hash_tables(_MIX)
+
+
+# --- Bit masks -----------------------------------------------------------------------------------------------------
+# Bit p of an int32 mask stands for index p of a position (1..24 my points, 25 my bar).
+
+
+def _where(mask: np.ndarray) -> np.ndarray:
+    """Indices of the nonzero entries of a 1-D array, ``(K,)`` int64 (``np.flatnonzero`` without its wrappers: this
+    module calls it a hundred times per batch)."""
+    return mask.nonzero()[0]
+
+
+_BAR_BIT = 1 << 25
+_POINT_BITS = (1 << 25) - 2  # points 1..24
+_SOURCE_BITS = (1 << 26) - 2  # points 1..24 and the bar
+_OUTSIDE_BITS = (1 << 26) - (1 << 7)  # points 7..24 and the bar: a checker there is not home
+_HIGHEST = np.array([0] + [1 << (i.bit_length() - 1) for i in range(1, 128)], dtype=np.int32)  # highest bit of 0..127
+
+
+def _bitmask(cells: np.ndarray) -> np.ndarray:
+    """``(K, 32)`` bool -> ``(K,)`` int32 masks with bit ``p`` set where ``cells[:, p]`` (mask the top bits off
+    where ``cells`` is true on columns 26..31)."""
+    return np.packbits(cells.reshape(-1), bitorder="little").view("<i4")
+
+
+def _legal(mine: np.ndarray, open_from: np.ndarray, die_bit: np.ndarray) -> np.ndarray:
+    """The sources from which one checker can move by one die, as masks ``(K,)`` int32.
+
+    Args:
+        mine: ``(K,)`` int32, bit p set where I have a checker on index p (25 = bar).
+        open_from: ``(K,)`` int32, the points not blocked (at most one of the opponent's checkers) shifted up by the
+            die: bit s set where source s lands on an open point.
+        die_bit: ``(K,)`` int32, ``1 << die``.
+
+    A checker on the bar must enter first; bearing off needs every checker home, and a die higher than the highest
+    occupied point bears off from that point only.
+    """
+    src = np.where(mine >= _BAR_BIT, _BAR_BIT, mine)  # bit 25 is the highest: on the bar only the bar may move
+    legal = src & open_from
+    home = _where((mine & _OUTSIDE_BITS) == 0)
+    if len(home):
+        m, db = mine[home], die_bit[home]
+        legal[home] |= (m & db) | np.where(m < db, _HIGHEST[m & 127], 0)
+    return legal
+
+
+_DENSE = 4096  # masks left at which _expand lists the remaining bits in one dense pass instead of more rounds
+
+
+def _expand(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One entry per set bit: ``(K,)`` int32 masks -> ``(node (P,) int64, bit (P,) int32)``, ``bit`` a power of two.
+
+    Peels the lowest set bit off every mask at once, round after round; once at most :data:`_DENSE` masks still have
+    bits, their bits are unpacked and listed in one go (fewer numpy calls for small batches)."""
+    node = _where(masks)
+    b = masks[node]
+    nodes, bits = [], []
+    while len(node) > _DENSE:
+        low = b & -b
+        nodes.append(node)
+        bits.append(low)
+        b ^= low
+        keep = _where(b)
+        if len(keep) < len(node):
+            node, b = node[keep], b[keep]
+    if len(node):
+        at = np.unpackbits(b.astype("<i4", copy=False).view(np.uint8), bitorder="little").view(bool).nonzero()[0]
+        nodes.append(node[at >> 5])
+        bits.append(np.left_shift(1, at & 31, dtype=np.int32))
+    if not nodes:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32)
+    return np.concatenate(nodes), np.concatenate(bits)
+
+
+def _moves(masks: np.ndarray, hit_from: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every move of the sources in ``masks`` ``(K,)`` int32; ``hit_from`` ``(K,)`` int32 (:func:`_hit_from`) holds
+    the die in bits 27..29 and masks the sources whose landing point holds a blot of the opponent's.
+
+    Returns ``(node, source bit, sd, code)``, each ``(P,)``: the node each move starts from (int64), its source as a
+    bit (int32), its source-and-die index ``s * 8 + d`` (int64, for the ``_SD_*`` tables) and its code (int64).
+    """
+    node, src_bit = _expand(masks)
+    hits = hit_from[node]
+    # s * 8 + d, s the bit count below the source bit (s <= 25: s * 8 fits the uint8 count)
+    sd = np.add(np.bitwise_count(src_bit - 1) << 3, hits >> 27, dtype=np.int64)
+    code = _SD_CODE[sd] + ((hits & src_bit) != 0)  # a hit is the next code
+    return node, src_bit, sd, code
+
+
+def _hit_from(blot: np.ndarray, die: np.ndarray) -> np.ndarray:
+    """The blots ``(K,)`` int32 shifted up by the die ``(K,)`` int32 (bit s: source s lands on a blot), with the die
+    itself in bits 27..29, for :func:`_moves`."""
+    return ((blot << die) & _SOURCE_BITS) | (die << 27)
+
+
+class _Rows:
+    """Flipped rows ``(K, 26)`` int8 built along the way, addressed by one running index: the parents first, then
+    every block of children; :meth:`stack` concatenates them."""
+
+    def __init__(self, first: np.ndarray) -> None:
+        self.blocks = [first]
+        self.size = len(first)
+
+    def add(self, block: np.ndarray) -> np.ndarray:
+        """Append ``block`` ``(K, 26)`` int8; returns its running indices ``(K,)`` int64."""
+        start = self.size
+        self.blocks.append(block)
+        self.size += len(block)
+        return np.arange(start, self.size, dtype=np.int64)
+
+    def stack(self) -> np.ndarray:
+        """All rows so far, ``(R, 26)`` int8, in running-index order."""
+        return self.blocks[0] if len(self.blocks) == 1 else np.concatenate(self.blocks)
+
+
+def _child_rows(base: np.ndarray, rows: np.ndarray, code: np.ndarray) -> np.ndarray:
+    """``base[rows]`` ``(R, 26)`` int8 with the moves ``code`` ``(K,)`` applied: ``(K, 26)`` int8 flipped rows.
+
+    The rows are gathered as 26-byte items (``np.take`` of a void view copies each row in one go)."""
+    out = np.take(base.view("V26").reshape(-1), rows).view(np.int8).reshape(len(rows), 26)
+    out += np.take(_MOVE_ITEMS, code).view(np.int8).reshape(len(rows), 26)
+    return out
+
+
+# A candidate play is (parent row, row of `_Rows` it starts from, one more move code, mix of the result), each (K,).
+_Part = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+# The masks of the input positions, (N,) int32 each: mine, open points, the opponent's blots, my single checkers.
+_Masks = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _plays_non_double(
+    flipped: np.ndarray, mix: np.ndarray, rows: np.ndarray, masks: _Masks, dice: np.ndarray, store: _Rows
+) -> list[_Part]:
+    """Candidates of the rows ``rows`` ``(n,)`` whose dice ``(n, 2)`` differ, after the maximum-usage rules.
+
+    Each single-die move is expanded by the other die, high die first, then low die first (both orders in one set of
+    arrays: entry ``i < n`` is row ``i`` high die first, entry ``n + i`` low die first). The low-die-first order
+    skips plays that the high-die-first order also lists: a second move from a source that was already legal for the
+    high die in the position itself (the two moves then commute), and the moved checker going on when the same checker
+    could go the other way round with the same hits (neither intermediate point holds a blot and the final one is on
+    the board). The child's masks follow from the parent's, with no board built: the source empties if it held one
+    checker, the landing point becomes mine, a blot hit there is gone.
+
+    ``flipped`` ``(N, 26)`` int8 and ``mix`` ``(N,)`` uint64 are the whole batch's positions (flipped) and their mixes,
+    ``masks`` its :data:`_Masks`; ``rows`` index the batch; the children built go to ``store``.
+    """
+    n = len(rows)
+    mine, open_, blot, single = (np.tile(m[rows], 2) for m in masks)
+    hi = np.maximum(dice[:, 0], dice[:, 1]).astype(np.int32)
+    lo = np.minimum(dice[:, 0], dice[:, 1]).astype(np.int32)
+    die, other = np.concatenate([hi, lo]), np.concatenate([lo, hi])
+    legal = _legal(mine, open_ << die, np.int32(1) << die)
+    legal_hi = np.tile(legal[:n], 2)  # the high die's sources in the position itself
+    node, src, sd, code = _moves(legal, _hit_from(blot, die))
+    land = _SD_LAND[sd]
+    first_mix = np.tile(mix[rows], 2)[node] + _HASH[2][code]
+    other_node, blot_node, hi_node = other[node], blot[node], legal_hi[node]
+    child_mine = (mine[node] & ~(single[node] & src)) | land
+    second = _legal(child_mine, open_[node] << other_node, np.int32(1) << other_node)
+    # Low die first: drop what high die first lists. The same checker high die first: legal, no blot either way,
+    # lands on the board (not borne off).
+    low_first = node >= n
+    same = (hi_node & src) != 0
+    same &= (blot_node & ((src >> other_node) | land)) == 0
+    same &= (src >> (other_node + die[node])) > 1
+    second &= ~np.where(low_first, hi_node | np.where(same, land, 0), 0)
+    child_blot = blot_node & ~land
+    two, _, _, two_code = _moves(second, _hit_from(child_blot, other_node))
+    row = node % n  # (P,) the row among `rows` of each single move
+    has_two = np.zeros(n, dtype=bool)
+    has_two[row[two]] = True
+    parts = []
+    if len(two):
+        kids = store.add(_child_rows(flipped, rows[row], code))
+        parts.append((rows[row[two]], kids[0] + two, two_code, first_mix[two] + _HASH[2][two_code]))
+    # one die only: the high die if it can be played, else the low die
+    sel = _where(~has_two[row] & (~low_first | (hi_node == 0)))
+    parts.append((rows[row[sel]], rows[row[sel]], code[sel], first_mix[sel]))
+    none = _where(~has_two & (legal[:n] == 0) & (legal[n:] == 0))
+    parts.append((rows[none], rows[none], np.full(len(none), _NULL, np.int64), mix[rows[none]]))
+    return parts
+
+
+def _plays_double(
+    flipped: np.ndarray, mix: np.ndarray, rows: np.ndarray, masks: _Masks, dice: np.ndarray, store: _Rows
+) -> list[_Part]:
+    """Candidates of the rows ``rows`` ``(n,)`` rolling a double, after the maximum-usage rule.
+
+    The die is played up to four times with non-increasing sources, which lists each multiset of checker moves once.
+    After each move but the fourth, the children are built (flipped rows) to read how many checkers the source kept.
+    Arguments as :func:`_plays_non_double`'s.
+    """
+    n = len(rows)
+    mine, open_, blot = (m[rows] for m in masks[:3])
+    die = dice[:, 0].astype(np.int32)
+    die_bit = np.int32(1) << die
+    open_from = open_ << die
+    node_row = np.arange(n)  # row among `rows` of each node
+    node_at = rows  # the node's row in `store`
+    node_mix, node_mine = mix[rows], mine
+    node_hit = _hit_from(blot, die)  # sources whose landing point holds a blot
+    allowed = np.full(n, (1 << 26) - 1, dtype=np.int32)  # sources not above the previous one
+    base = flipped
+    best = np.zeros(n, dtype=np.int8)
+    levels = []
+    for used in range(1, 5):
+        legal = _legal(node_mine, open_from[node_row], die_bit[node_row]) & allowed
+        j, src, sd, code = _moves(legal, node_hit)
+        if not len(j):
+            break
+        row = node_row[j]
+        best[row] = used
+        child_mix = node_mix[j] + _HASH[2][code]
+        levels.append((row, node_at[j], code, child_mix))
+        if used < 4:
+            base = _child_rows(base, node_at[j] if used == 1 else j, code)
+            node_at = store.add(base)
+            # the source keeps its bit while a checker is left there (column 25 - s holds minus its count)
+            left = base.reshape(-1)[np.arange(25, 26 * len(j), 26) - (sd >> 3)]
+            node_mine = (node_mine[j] & ~np.where(left == 0, src, 0)) | _SD_LAND[sd]
+            node_hit = node_hit[j] & ~src  # a blot hit is gone
+            node_row, node_mix, allowed = row, child_mix, (src << 1) - 1
+    parts = []
+    for used, (row, at, code, child_mix) in enumerate(levels, start=1):
+        if used == len(levels):  # the most dice any row could play: every candidate is one
+            parts.append((rows[row], at, code, child_mix))
+            continue
+        sel = _where(best[row] == used)
+        parts.append((rows[row[sel]], at[sel], code[sel], child_mix[sel]))
+    none = _where(best == 0)
+    parts.append((rows[none], rows[none], np.full(len(none), _NULL, np.int64), mix[rows[none]]))
+    return parts
+
+
+_MIN_HASH_BITS = 8  # fewer bits of hash left beside the parent and the index: de-duplicate exactly instead
+
+
+def _unique_plays(
+    mix: np.ndarray, parent: np.ndarray, n: int, rows_of: Callable[[np.ndarray], np.ndarray]
+) -> np.ndarray:
+    """Indices of the first occurrence of each distinct ``(parent, position)``, ordered by parent, then by mix.
+
+    Args:
+        mix: ``(M,)`` uint64 mix of each candidate's position; ``parent`` ``(M,)`` int64 in ``0..n-1``.
+        rows_of: function of candidate indices ``(K,)`` -> their positions ``(K, 26)`` int8, to confirm equality.
+
+    One plain ``np.sort`` of 64-bit words ``parent | top bits of mix | candidate index`` (a value sort is several
+    times faster than an argsort). Equal words but for the index are confirmed against the positions; the few
+    candidates whose truncated mix collides with a different position's are de-duplicated exactly with a lexsort.
     """
     m = len(parent)
-    if m == 0:
-        return np.zeros(0, dtype=np.int64)
     idx_bits = max(int(m - 1).bit_length(), 1)
-    par_bits = max(int(parent.max()).bit_length(), 1)
+    par_bits = max(int(n - 1).bit_length(), 1)
     hash_bits = 64 - idx_bits - par_bits
-    if hash_bits < 8:  # enormous batch: exact lexsort
-        return _unique_exact(keys, parent)
-    with np.errstate(over="ignore"):
-        mix = keys[:, 0] * _MIX[0] + keys[:, 1] * _MIX[1]
-    word = (
-        (parent.astype(np.uint64) << np.uint64(64 - par_bits))
-        | ((mix >> np.uint64(64 - hash_bits)) << np.uint64(idx_bits))
-        | np.arange(m, dtype=np.uint64)
-    )
+    if hash_bits < _MIN_HASH_BITS:  # enormous batch: exact lexsort
+        return _unique_exact(position_keys(rows_of(np.arange(m))), parent)
+    word = parent.astype(np.uint64)
+    word <<= np.uint64(64 - par_bits)
+    word |= (mix >> np.uint64(64 - hash_bits)) << np.uint64(idx_bits)
+    word |= np.arange(m, dtype=np.uint64)
     word.sort()
     order = (word & np.uint64((1 << idx_bits) - 1)).astype(np.int64)
     group = word >> np.uint64(idx_bits)  # parent and hash
-    same_group = group[1:] == group[:-1]
-    pair = np.flatnonzero(same_group)  # neighbours with equal (parent, hash): compare their exact keys
-    a, b = keys[order[pair + 1]], keys[order[pair]]
-    same_key = (a[:, 0] == b[:, 0]) & (a[:, 1] == b[:, 1])
+    pair = _where(group[1:] == group[:-1])  # neighbours with equal (parent, hash): compare their positions
     first = np.ones(m, dtype=bool)
-    first[pair[same_key] + 1] = False
-    collide = np.zeros(m - 1, dtype=bool)
-    collide[pair[~same_key]] = True
-    if not collide.any():
+    if not len(pair):
+        return order
+    same = (rows_of(order[pair + 1]) == rows_of(order[pair])).all(axis=1)
+    first[pair[same] + 1] = False
+    if same.all():
         return order[first]
+    collide = np.zeros(m - 1, dtype=bool)
+    collide[pair[~same]] = True
     # A hash collision inside a parent: redo the groups concerned exactly.
     keep = np.zeros(m, dtype=bool)
     keep[order[first]] = True
     sub = order[np.isin(group, group[1:][collide])]
     keep[sub] = False
-    keep[sub[_unique_exact(keys[sub], parent[sub])]] = True
+    keep[sub[_unique_exact(position_keys(rows_of(sub)), parent[sub])]] = True
     return order[keep[order]]
 
 
 def _unique_exact(keys: np.ndarray, parent: np.ndarray) -> np.ndarray:
-    """Like :func:`_unique_rows`, exactly, with a three-key lexsort (the slow path for rare cases)."""
+    """Like :func:`_unique_plays`, exactly, for :func:`position_keys` ``(K, 2)`` uint64 (the slow path for rare
+    cases: a three-key lexsort)."""
     order = np.lexsort((keys[:, 1], keys[:, 0], parent))
     k0, k1, par = keys[order, 0], keys[order, 1], parent[order]
     first = np.ones(len(order), dtype=bool)
     first[1:] = (k0[1:] != k0[:-1]) | (k1[1:] != k1[:-1]) | (par[1:] != par[:-1])
     return order[first]
-
-
-@dataclass
-class _Move:
-    """One checker move per row: ``src`` ``(K,)`` the source index (25 = bar), ``dest`` ``(K,)`` the landing index
-    (0 when borne off), ``inc`` ``(K,)`` int8 what the landing index gains (1; 2 when hitting a blot, whose checker
-    goes to index 0; 0 when bearing off), ``hit`` ``(K,)`` bool."""
-
-    src: np.ndarray
-    dest: np.ndarray
-    inc: np.ndarray
-    hit: np.ndarray
-
-    def take(self, index: np.ndarray) -> _Move:
-        """The moves of rows ``index``."""
-        return _Move(self.src[index], self.dest[index], self.inc[index], self.hit[index])
-
-    def key_delta(self) -> tuple[np.ndarray, np.ndarray]:
-        """What the move adds to each of the two :func:`position_keys` words, ``(K,)`` uint64 each (mod 2**64).
-
-        One lookup in :data:`_KEY_DELTA` by (source, landing index, what it gains): a hit is exactly a gain of 2.
-        """
-        at = (self.src * 26 + self.dest) * 3 + self.inc
-        return _KEY_DELTA[0, at], _KEY_DELTA[1, at]
-
-
-@dataclass
-class _Step:
-    """Candidate positions, built lazily: rows ``row`` ``(K,)`` int64 of ``base`` ``(M, 26)`` int8 with the
-    :class:`_Move` s ``moves`` applied in order (none: the position itself); ``keys`` ``(K, 2)`` uint64 their
-    :func:`position_keys`."""
-
-    base: np.ndarray
-    row: np.ndarray
-    moves: tuple
-    keys: np.ndarray
-
-    @property
-    def last(self) -> _Move:
-        """The last move of each row."""
-        return self.moves[-1]
-
-    def children(self, select: np.ndarray | None = None, flipped: bool = False) -> np.ndarray:
-        """The resulting positions ``(K, 26)`` int8 (or of the rows ``select`` only).
-
-        With ``flipped`` they are returned as the opponent sees them (:func:`bgbot.rules.board.flip`), built from the
-        flipped base rows so that the large output is written once.
-        """
-        row = self.row if select is None else self.row[select]
-        out = np.take(flip(self.base) if flipped else self.base, row, axis=0)
-        flat = out.reshape(-1)
-        at = np.arange(0, flat.size, 26)
-        for move in self.moves:
-            m = move if select is None else move.take(select)
-            if flipped:  # flip(x)[i] == -x[25 - i]
-                flat[at + 25 - m.src] += 1
-                flat[at + 25 - m.dest] -= m.inc
-                flat[at + 25] += m.hit.astype(np.int8)
-            else:
-                flat[at + m.src] -= 1
-                flat[at + m.dest] += m.inc
-                flat[at] -= m.hit.astype(np.int8)
-        return out
-
-
-def _sources(positions, max_source=None, exclude=None) -> tuple[np.ndarray, np.ndarray]:
-    """Candidate ``(row, source)`` pairs, ``(P,)`` int64 each: a checker of mine that may move, bar first.
-
-    Args:
-        positions: ``(M, 26)`` int8, side on roll.
-        max_source: optional ``(M,)`` int8: only sources up to this index (doubles move checkers in
-            non-increasing order of source, which lists each multiset of checker moves once).
-        exclude: optional ``(M, 26)`` bool: sources not to move from (see :func:`_plays_non_double`).
-    """
-    movable = positions[:, 1:26] > 0  # (M, 25) my checkers on sources 1..25
-    on_bar = positions[:, 25] > 0  # (M,)
-    if on_bar.any():  # checkers on the bar enter first
-        movable[on_bar, :24] = False
-    if max_source is not None:
-        movable &= _SOURCES[None, :] <= max_source[:, None]
-    if exclude is not None:
-        movable &= ~exclude[:, 1:26]
-    rows, cols = np.divmod(np.flatnonzero(movable), 25)  # several times faster than a 2-D np.nonzero
-    return rows, cols + 1
-
-
-def _outside(positions: np.ndarray) -> np.ndarray:
-    """My checkers not yet home (points 7..24 and the bar), ``(M, 26)`` int8 -> ``(M,)`` int64."""
-    return np.maximum(positions[:, 7:26], 0).sum(axis=1)
-
-
-def _apply_die(positions, keys, die, sources, outside=None) -> _Step:
-    """Every way to move one checker by one die.
-
-    Args:
-        positions: ``(M, 26)`` int8, side on roll.
-        keys: ``(M, 2)`` uint64, :func:`position_keys` of ``positions``.
-        die: ``(M,)`` int8, the die each row plays (1..6).
-        sources: ``(rows, sources)`` from :func:`_sources`, the checkers that may move.
-        outside: optional ``(M,)`` :func:`_outside` of ``positions`` (computed when needed if not given).
-    """
-    rows, src = sources
-    t = src - die[rows]  # (P,) <= 0 means bearing off
-    # What lies on the landing point; meaningless (a cell of this or the previous row) where t <= 0, and unused there.
-    landing = positions.reshape(-1)[rows * 26 + t]
-    legal = (t >= 1) & (landing >= -1)
-    off = np.flatnonzero(t <= 0)
-    if len(off):  # bearing off: only with every checker home; a higher die only from the highest point
-        all_home = (_outside(positions) if outside is None else outside) == 0  # (M,)
-        off = off[all_home[rows[off]]]
-        bearing = np.take(positions, rows[off], axis=0)  # (B, 26) rows that may bear off
-        highest = 6 - np.argmax(bearing[:, 6:0:-1] > 0, axis=1)  # highest occupied home point
-        legal[off] = (t[off] == 0) | (src[off] == highest)
-    keep = np.flatnonzero(legal)
-    rows, src, t, landing = rows[keep], src[keep], t[keep], landing[keep]
-    lands = t >= 1
-    hit = lands & (landing == -1)
-    move = _Move(src, np.maximum(t, 0), lands.astype(np.int8) + hit, hit)
-    word0, word1 = move.key_delta()
-    child_keys = np.take(keys, rows, axis=0)  # (K, 2) uint64 copy
-    with np.errstate(over="ignore"):
-        child_keys[:, 0] += word0
-        child_keys[:, 1] += word1
-    return _Step(positions, rows, (move,), child_keys)
-
-
-def _no_play(positions, keys) -> _Step:
-    """The positions themselves as a :class:`_Step` that moves nothing (rank 0: no die can be played)."""
-    return _Step(positions, np.arange(len(positions), dtype=np.int64), (), keys)
-
-
-def _segment_pairs(n_a: np.ndarray, n_b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every pair of the ``n_a[i]`` and ``n_b[i]`` items of each row ``i``: ``(row, index in a, index in b)``, each
-    ``(sum(n_a * n_b),)`` int64, the indices into the row-sorted concatenations of the items."""
-    start_a = np.cumsum(n_a) - n_a
-    start_b = np.cumsum(n_b) - n_b
-    count = n_a * n_b
-    row = np.repeat(np.arange(len(count)), count)
-    local = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
-    width = n_b[row]
-    return row, start_a[row] + local // width, start_b[row] + local % width
-
-
-def _continue(positions, first: _Step, die) -> _Step:
-    """The checker each row of ``first`` (one move from ``positions``) just moved goes on by ``die`` ``(M,)``.
-
-    For positions where no checker is on the bar and at least two are outside the home board (so that neither die can
-    bear off): the landing point is blocked only if it was in ``positions``.
-    """
-    move = first.last
-    t = move.dest - die[first.row]
-    landing = positions.reshape(-1)[first.row * 26 + np.maximum(t, 1)]
-    ok = np.flatnonzero((t >= 1) & (landing >= -1))
-    hit = landing[ok] == -1
-    second = _Move(move.dest[ok], t[ok], (1 + hit).astype(np.int8), hit)
-    word0, word1 = second.key_delta()
-    keys = first.keys[ok]
-    with np.errstate(over="ignore"):
-        keys[:, 0] += word0
-        keys[:, 1] += word1
-    return _Step(positions, first.row[ok], (move.take(ok), second), keys)
-
-
-def _plays_two_checkers_apart(positions, keys, hi, lo, one_hi: _Step, one_lo: _Step) -> list[_Step]:
-    """Both dice played, for positions with no checker on the bar and at least two outside the home board.
-
-    Then one die's move cannot change which moves the other die has, except that (a) the same checker may go on
-    (:func:`_continue`, in both orders), (b) the other die may not move a checker from a point the first move
-    emptied, and (c) a checker landing where the first one hit a blot hits nothing. So every play is a high-die move
-    of the position with a low-die move of the position (all pairs, minus (b), corrected for (c)), or a checker going
-    on. The low-then-high order adds nothing else: those plays are also high-then-low.
-    """
-    n = len(positions)
-    pair_row, a, b = _segment_pairs(np.bincount(one_hi.row, minlength=n), np.bincount(one_lo.row, minlength=n))
-    first, second = one_hi.last.take(a), one_lo.last.take(b)
-    ok = np.flatnonzero(~((first.src == second.src) & (positions.reshape(-1)[pair_row * 26 + first.src] == 1)))
-    first, second, a, b, pair_row = first.take(ok), second.take(ok), a[ok], b[ok], pair_row[ok]
-    both_hit = first.hit & second.hit & (first.dest == second.dest)  # (c): the second lands on my checker
-    second = _Move(second.src, second.dest, second.inc - both_hit, second.hit & ~both_hit)
-    pair_keys = one_hi.keys[a]
-    with np.errstate(over="ignore"):
-        pair_keys += one_lo.keys[b]
-        pair_keys -= keys[pair_row]
-        pair_keys[:, 0] -= _UNIT0[second.dest] * both_hit + both_hit
-        pair_keys[:, 1] -= _UNIT1[second.dest] * both_hit
-    pairs = _Step(positions, pair_row, (first, second), pair_keys)
-    return [pairs, _continue(positions, one_hi, lo), _continue(positions, one_lo, hi)]
-
-
-def _restrict(step: _Step, rows: np.ndarray, base: np.ndarray, new_row: np.ndarray) -> _Step:
-    """The candidates of ``step`` whose row is in the mask ``rows`` ``(M,)``, on ``base`` (those rows' positions),
-    renumbered by ``new_row`` ``(M,)``."""
-    sel = np.flatnonzero(rows[step.row])
-    return _Step(base, new_row[step.row[sel]], tuple(m.take(sel) for m in step.moves), step.keys[sel])
-
-
-def _plays_non_double(positions, keys, dice, parent):
-    """Candidates and ranks for rows whose dice differ.
-
-    Rank: 3 both dice played, 2 only the higher die, 1 only the lower die, 0 none.
-    Returns a list of ``(step, parent (K,), rank)`` parts.
-
-    Most positions (no checker on the bar, two or more outside the home board) take the shortcut of
-    :func:`_plays_two_checkers_apart`. The others expand both orders, but the low-then-high order skips a second
-    checker move that was already legal in the starting position (other than the same checker going on): those plays
-    are the same as playing the high die first, which the first order lists.
-    """
-    hi = dice.max(axis=1)
-    lo = dice.min(axis=1)
-    sources = _sources(positions)  # the same checkers may move first whichever die goes first
-    one_hi = _apply_die(positions, keys, hi, sources)
-    one_lo = _apply_die(positions, keys, lo, sources)
-    parts = [(_no_play(positions, keys), parent, 0), (one_hi, parent[one_hi.row], 2), (one_lo, parent[one_lo.row], 1)]
-    outside = (np.maximum(positions[:, 7:25], 0)).sum(axis=1)  # (M,) my checkers on points 7..24
-    simple = (positions[:, 25] == 0) & (outside >= 2)  # (M,)
-    if simple.any():
-        idx = np.flatnonzero(simple)
-        sub_positions, sub_row = positions[idx], np.cumsum(simple) - 1  # (S, 26), row -> row among them
-        firsts = [_restrict(step, simple, sub_positions, sub_row) for step in (one_hi, one_lo)]
-        for step in _plays_two_checkers_apart(sub_positions, keys[idx], hi[idx], lo[idx], *firsts):
-            parts.append((step, parent[idx[step.row]], 3))
-    if (~simple).any():
-        rest_hi, rest_lo = (_restrict(step, ~simple, positions, np.arange(len(positions))) for step in (one_hi, one_lo))
-        children = rest_hi.children()
-        two_hi = _apply_die(children, rest_hi.keys, lo[rest_hi.row], _sources(children))
-        hi_legal = np.zeros((len(positions), 26), dtype=bool)  # (M, 26): high die playable from each source
-        hi_legal[rest_hi.row, rest_hi.last.src] = True
-        exclude = hi_legal[rest_lo.row]
-        goes_on = rest_lo.last.inc > 0  # the checker that moved is still on the board and may go on
-        exclude[np.flatnonzero(goes_on), rest_lo.last.dest[goes_on]] = False
-        children = rest_lo.children()
-        two_lo = _apply_die(children, rest_lo.keys, hi[rest_lo.row], _sources(children, exclude=exclude))
-        parts += [(two_hi, parent[rest_hi.row[two_hi.row]], 3), (two_lo, parent[rest_lo.row[two_lo.row]], 3)]
-    return parts
-
-
-def _plays_double(positions, keys, dice, parent):
-    """Candidates and ranks (number of dice played, 0..4) for rows rolling a double; same shape as above."""
-    parts = [(_no_play(positions, keys), parent, 0)]
-    cur, cur_keys, cur_par, cur_die = positions, keys, parent, dice[:, 0]
-    max_source = np.full(len(parent), 25, np.int8)
-    outside = _outside(positions)  # kept up to date move by move instead of recounted
-    for used in range(1, 5):
-        step = _apply_die(cur, cur_keys, cur_die, _sources(cur, max_source), outside)
-        move = step.last
-        cur_par, cur_die, max_source = cur_par[step.row], cur_die[step.row], move.src
-        outside = outside[step.row] - (move.src >= 7) + (move.dest >= 7)
-        parts.append((step, cur_par, used))
-        if used < 4:
-            cur, cur_keys = step.children(), step.keys
-    return parts
 
 
 def generate_plays(positions: np.ndarray, dice: np.ndarray) -> Plays:
@@ -431,7 +454,8 @@ def generate_plays(positions: np.ndarray, dice: np.ndarray) -> Plays:
 
     Returns:
         :class:`Plays`: afterstates ``(M, 26)`` int8 flipped to the opponent's view, parent ``(M,)`` int64
-        ascending. Each position has at least one row; with no legal play the row is the position itself, flipped.
+        ascending; the plays of one position are in a fixed order (by a hash of the afterstate). Each position has at
+        least one row; with no legal play the row is the position itself, flipped.
 
     Raises:
         DiceError: dice of the wrong shape or outside 1..6.
@@ -440,34 +464,40 @@ def generate_plays(positions: np.ndarray, dice: np.ndarray) -> Plays:
     positions = np.asarray(positions)
     if positions.ndim != 2 or positions.shape[1] != 26:
         raise PositionError(f"positions must have shape (N, 26), got {positions.shape}")
-    positions = np.ascontiguousarray(positions, dtype=np.int8)
+    positions = np.asarray(positions, dtype=np.int8)
     n = len(positions)
     dice = check_dice(dice, n)
-    index = np.arange(n, dtype=np.int64)
+    if n == 0:
+        return Plays(afterstates=np.zeros((0, 26), dtype=np.int8), parent=np.zeros(0, dtype=np.int64))
+    weights, base, _ = _HASH
+    mix = positions.astype(np.uint64) @ weights + base  # (N,) uint64, mod 2**64
+    padded = np.zeros((n, 32), dtype=np.int8)  # 32 columns: one row packs into one 32-bit mask
+    padded[:, :26] = positions
+    masks = (
+        _bitmask(padded > 0),  # mine: bit p where I have a checker on index p
+        _bitmask(padded >= -1) & _POINT_BITS,  # open: at most one of the opponent's checkers
+        _bitmask(padded == -1) & _POINT_BITS,  # blot: exactly one of the opponent's checkers
+        _bitmask(padded == 1),  # single: exactly one of mine
+    )
+    flipped = np.negative(positions[:, ::-1], order="C")
+    store = _Rows(flipped)
     is_double = dice[:, 0] == dice[:, 1]
-    keys = position_keys(positions)
-    parts = []
+    parts: list[_Part] = []
     for mask, expand in ((~is_double, _plays_non_double), (is_double, _plays_double)):
-        if mask.any():
-            parts += expand(positions[mask], keys[mask], dice[mask], index[mask])
-    best = np.zeros(n, dtype=np.int8)
-    for _, par, rank in parts:  # a part's rank is the same for all its rows
-        best = np.maximum(best, rank * (np.bincount(par, minlength=n) > 0)).astype(np.int8)
-    selected = [(step, np.flatnonzero(best[par] == rank)) for step, par, rank in parts]
-    kept = [(step, sel, par[sel]) for (step, sel), (_, par, _) in zip(selected, parts) if len(sel)]
-    cand_keys = np.concatenate([step.keys if len(sel) == len(step.keys) else step.keys[sel] for step, sel, _ in kept])
-    cand_par = np.concatenate([par for _, _, par in kept])
-    first = _unique_rows(cand_keys, cand_par)  # (M,) indices into the concatenated candidates, by parent
-    sizes = np.array([len(sel) for _, sel, _ in kept])
-    starts = np.cumsum(sizes) - sizes
-    part = np.repeat(np.arange(len(kept), dtype=np.int8), sizes)[first]  # (M,) the part each play comes from
-    by_part = np.argsort(part, kind="stable")  # output rows grouped by part
-    bounds = np.searchsorted(part[by_part], np.arange(len(kept) + 1))
-    out = np.empty((len(first), 26), dtype=np.int8)
-    for p, (step, sel, _) in enumerate(kept):
-        mine = by_part[bounds[p] : bounds[p + 1]]
-        out[mine] = step.children(sel[first[mine] - starts[p]], flipped=True)
-    return Plays(afterstates=out, parent=cand_par[first])
+        rows = _where(mask)
+        if len(rows):
+            parts += expand(flipped, mix, rows, masks, dice[rows], store)
+    parent = np.concatenate([p[0] for p in parts])
+    at = np.concatenate([p[1] for p in parts])
+    code = np.concatenate([p[2] for p in parts])
+    cand_mix = np.concatenate([p[3] for p in parts])
+    table = store.stack()
+
+    def rows_of(i: np.ndarray) -> np.ndarray:
+        return _child_rows(table, at[i], code[i])
+
+    first = _unique_plays(cand_mix, parent, n, rows_of)
+    return Plays(afterstates=rows_of(first), parent=parent[first])
 
 
 def generate_all_rolls(positions: np.ndarray) -> tuple[Plays, np.ndarray]:
