@@ -460,7 +460,8 @@ def _pack(rows: np.ndarray) -> np.ndarray:
     """Up to 32 rows ``(K, M)`` bool (``M`` a multiple of 8) -> ``(M,)`` uint32, bit k = row k.
 
     A byte of 8 rows at a time, 8 positions per operation: on the rows viewed as uint64 (each byte 0 or 1), a shift by
-    ``k < 8`` moves every byte's bit 0 to its bit k without crossing into the next byte."""
+    ``k < 8`` moves every byte's bit 0 to its bit k without crossing into the next byte. The 4 bytes of a position
+    are read as one little-endian uint32 (numpy's native order on the platforms bgbot runs on)."""
     k_rows, m = rows.shape
     out = np.zeros((m, 4), dtype=np.uint8)
     u = rows.view(np.uint8)
@@ -469,7 +470,7 @@ def _pack(rows: np.ndarray) -> np.ndarray:
         for k in range(1, min(8, k_rows - g)):
             byte |= u[g + k].view(np.uint64) << np.uint64(k)
         out[:, g // 8] = byte.view(np.uint8)
-    return out.view(_U)[:, 0]
+    return out.view("<u4")[:, 0].astype(_U, copy=False)
 
 
 def _masks(a: np.ndarray) -> dict[str, np.ndarray]:
