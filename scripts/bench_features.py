@@ -1,6 +1,6 @@
 """Benchmark the encoding-v2 inputs: v1 encoding, the GNU Backgammon-class features and encode_v2, per position.
 
-Positions: afterstates (every legal play, one random roll each) of the positions in
+Positions: afterstates (every legal play, one random roll each) of the 60,000 positions in
 ``models/candidates/gen2/ply2-targets/*.npz`` (self-play positions of the engine), ``--positions`` of them drawn at
 random; timed in batches of ``--batch`` (self-play evaluates about 8,000 afterstates a call). The reference, in the same
 run and on the same batches: the first vectorised features (``tests/features_reference.py``, kept verbatim to pin the
@@ -41,7 +41,6 @@ def afterstates(n: int, seed: int) -> np.ndarray:
         raise SystemExit(f"no position files in {TARGETS}")
     rng = np.random.default_rng(seed)
     positions = np.concatenate([np.load(f)["positions"] for f in files])
-    positions = positions[rng.permutation(len(positions))[: max(n // 10, 1000)]]
     after = generate_plays(positions, rng.integers(1, 7, (len(positions), 2))).afterstates
     while len(after) < n:
         after = np.concatenate([after, after])
