@@ -201,14 +201,20 @@ def _highest_bit(bits: np.ndarray) -> np.ndarray:
     return np.frexp(bits.astype(np.float64))[1] - 1
 
 
-def _expert_counts(x: np.ndarray) -> np.ndarray:
+def _expert_counts(x: np.ndarray, masks: tuple[np.ndarray, ...] | None = None) -> np.ndarray:
     """The race flag and the shot and escape counts as integers, ``(M, 26)`` int positions -> ``(M, 5)`` int32:
     race (0/1), my shots, the opponent's shots, my escapes, the opponent's escapes (rolls out of 36, each side from
-    its own numbering). The opponent's masks are mine bit-reversed: no flipped copy of the board."""
-    mine, theirs, mine2, theirs2 = _masks(x)
+    its own numbering). The opponent's masks are mine bit-reversed: no flipped copy of the board.
+
+    ``masks``, if given, are the positions' ``(mine, theirs, mine2, theirs2)`` of :func:`_masks` followed by the first
+    three bit-reversed (:func:`_reverse`), each ``(M,)`` int64, computed elsewhere (encoding v2's features have them)."""
+    if masks is None:
+        mine, theirs, mine2, theirs2 = _masks(x)
+        r_mine, r_theirs, r_mine2 = _reverse(mine), _reverse(theirs), _reverse(mine2)
+    else:
+        mine, theirs, mine2, theirs2, r_mine, r_theirs, r_mine2 = masks
     out = np.empty((len(x), 5), dtype=np.int32)
     out[:, 0] = _is_race(mine, theirs)
-    r_mine, r_theirs, r_mine2 = _reverse(mine), _reverse(theirs), _reverse(mine2)
     out[:, 1] = _shot_counts(x[:, BAR], mine, theirs, theirs2)
     out[:, 2] = _shot_counts(-x[:, 0], r_theirs, r_mine, r_mine2)  # the opponent's view: its checkers are "mine"
     out[:, 3] = _escape_counts(mine, theirs2)
@@ -320,9 +326,11 @@ SPARSE_ROWS.setflags(write=False)
 float32 rounding of the pip inputs)."""
 
 
-def sparse_encode(positions: np.ndarray) -> np.ndarray:
+def sparse_encode(positions: np.ndarray, masks: tuple[np.ndarray, ...] | None = None) -> np.ndarray:
     """The rows of :data:`SPARSE_ROWS` whose sum is each position's input vector: ``(M, 26)`` int8 positions from the
     side on roll -> ``(M, N_SLOTS)`` int32 in 0 .. N_SPARSE_ROWS - 1 (see the comment above :data:`N_SPARSE_ROWS`).
+    ``masks``: the positions' point-set masks if already computed (see :func:`_expert_counts`;
+    :func:`bgbot.evaluation.features.features_t_and_masks` gives them), else computed here.
 
     Raises:
         EncodingError: ``positions`` is not a 2-D integer array with 26 columns.
@@ -336,7 +344,7 @@ def sparse_encode(positions: np.ndarray) -> np.ndarray:
     tail = out[:, 26:]
     tail[:, 0] = NUM_CHECKERS - (spread + total) // 2  # checkers on the board: (|x| + x) / 2 mine, (|x| - x) / 2 theirs
     tail[:, 1] = NUM_CHECKERS - (spread - total) // 2
-    tail[:, 2:] = _expert_counts(x)
+    tail[:, 2:] = _expert_counts(x, masks)
     tail += _DENSE_TAIL
     return out
 

@@ -821,14 +821,46 @@ def gnubg_halves(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def features_t(positions: np.ndarray) -> np.ndarray:
     """:func:`features` feature-major: ``(N, 26)`` int8 -> ``(2 * N_SIDE, N)`` float32 (row k = column k of
     :func:`features`); its transpose is what a first layer multiplies, without a transposing copy."""
+    return features_t_and_masks(positions)[0]
+
+
+def features_t_and_masks(positions: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """:func:`features_t` and the point-set masks that :func:`bgbot.evaluation.encoding.sparse_encode` would compute
+    for the same positions (its ``masks`` argument, see :func:`_encoding_masks`), from the masks computed here: encoding
+    v2's two parts share one pass over the checkers."""
     n = len(positions)
     if n == 0:
-        return np.zeros((2 * N_SIDE, 0), dtype=np.float32)
+        empty = np.zeros(0, dtype=np.int64)
+        return np.zeros((2 * N_SIDE, 0), dtype=np.float32), (empty,) * 7
     a, h = _point_major(positions)
     ma = _masks(a)
     mb = {k: _swap(v, h) for k, v in ma.items()}
     f = _sides(a, ma, mb)  # (N_SIDE, 2H)
-    return np.concatenate([f[:, :n], f[:, h : h + n]])
+    return np.concatenate([f[:, :n], f[:, h : h + n]]), _encoding_masks(ma, h, n)
+
+
+def _encoding_masks(ma: dict[str, np.ndarray], h: int, n: int) -> tuple[np.ndarray, ...]:
+    """The masks of ``bgbot.evaluation.encoding._expert_counts`` (bit k = index k of the ``(N, 26)`` position, int64):
+    ``(mine, theirs, mine2, theirs2, r_mine, r_theirs, r_mine2)`` (``r_`` = bit-reversed over 26 bits, as the
+    opponent numbers them), from :func:`_masks` of a stacked batch (columns ``0..n-1`` the side on roll, ``h..h+n-1``
+    the opponent; gnubg index k of a side = its point k + 1, 24 its bar).
+
+    The side on roll's index k is the position's index k + 1; the opponent's index k is the position's 24 - k (its bar,
+    k = 24, the position's index 0). The reversed 24-bit masks ``rone | rmade`` (bit 23 - k = index k) shifted up by
+    one put index k < 24 at bit 24 - k; the bar goes to bit 0."""
+
+    def part(key: str, lo: int) -> np.ndarray:
+        return ma[key][lo : lo + n].astype(np.int64)
+
+    nz_me, nz_op, made_me, made_op = part("nz", 0), part("nz", h), part("made", 0), part("made", h)
+    rnz_me = part("rone", 0) | part("rmade", 0)
+    rnz_op = part("rone", h) | part("rmade", h)
+    mine, mine2, r_theirs = nz_me << 1, made_me << 1, nz_op << 1
+    theirs = (rnz_op << 1) | (nz_op >> 24)
+    theirs2 = (part("rmade", h) << 1) | (made_op >> 24)
+    r_mine = (rnz_me << 1) | (nz_me >> 24)
+    r_mine2 = (part("rmade", 0) << 1) | (made_me >> 24)
+    return mine, theirs, mine2, theirs2, r_mine, r_theirs, r_mine2
 
 
 def features(positions: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:

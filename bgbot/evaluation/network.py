@@ -180,6 +180,7 @@ class Evaluator:
         self._table: torch.Tensor | None = None
         self._table_key: tuple | None = None
         self._probe: torch.Tensor | None = None
+        self._dense_w: torch.Tensor | None = None
         self.check = check
 
     def _hidden_table(self) -> torch.Tensor:
@@ -204,6 +205,8 @@ class Evaluator:
                     "the network's first layer has NaN or infinite weights: its weights are damaged or training diverged"
                 )
             self._table, self._table_key = table, key
+            cols = list(self.dense_columns)
+            self._dense_w = w1.detach()[:, cols].T.contiguous() if cols else None  # (D, H), row-major for the product
         return self._table
 
     def _forward(self, x: np.ndarray) -> np.ndarray:
@@ -216,16 +219,14 @@ class Evaluator:
         ``encoding.DENSE_COLUMNS``, if any) -> ``(M, 5)`` float32 probabilities."""
         h = F.embedding_bag(torch.from_numpy(slots), table, mode="sum")  # (M, H) pre-activations, bias included
         if dense is not None:
-            w_dense = self.net.hidden.weight[:, list(self.dense_columns)]  # (H, D)
-            h.addmm_(torch.from_numpy(dense), w_dense.T)
+            h.addmm_(torch.from_numpy(dense), self._dense_w)  # (D, H) from _hidden_table, refreshed with it
         _IN_PLACE_ACTIVATIONS[self.net.config.activation](h)
         s = torch.addmm(self.net.out.bias, h, self.net.out.weight.T).sigmoid_()  # (M, 5) conditional probabilities
         return _cumulative(s.numpy())
 
     def evaluate(self, positions: np.ndarray) -> np.ndarray:
         """Probabilities ``(M, 5)`` float32 (win, wg, wbg, lg, lbg) for positions ``(M, 26)`` int8 (side on roll)."""
-        slots = encoding.sparse_encode(positions)  # (M, N_SLOTS) int32
-        dense = self.dense_inputs(positions) if self.dense_columns else None
+        slots, dense = self.inputs(positions)
         out = np.empty((len(slots), 5), dtype=np.float32)
         n = self.batch_size
         with torch.inference_mode(), np.errstate(invalid="ignore", over="ignore"):  # damaged weights: reported below
@@ -243,6 +244,13 @@ class Evaluator:
     def dense_inputs(self, positions: np.ndarray) -> np.ndarray:
         """The inputs of :attr:`dense_columns`, ``(M, 26)`` int8 -> ``(M, len(dense_columns))`` float32."""
         return encoding.dense_inputs(positions)
+
+    def inputs(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """Both parts of the inputs of positions ``(M, 26)`` int8: the sparse rows ``(M, encoding.N_SLOTS)`` int32
+        (:func:`bgbot.evaluation.encoding.sparse_encode`) and :meth:`dense_inputs` (``None`` without dense columns).
+        A subclass may compute them together."""
+        slots = encoding.sparse_encode(positions)
+        return slots, (self.dense_inputs(positions) if self.dense_columns else None)
 
     def equities(self, positions: np.ndarray) -> np.ndarray:
         """Cubeless money equity ``(M,)`` float32 of positions ``(M, 26)`` int8 for the side on roll."""

@@ -177,6 +177,12 @@ class EvaluatorV2(Evaluator):
         the feature-major array, which the product takes as it is)."""
         return features.features_t(positions).T
 
+    def inputs(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """The sparse rows of v1's inputs and the feature inputs (a transposed view), from one set of point masks
+        (:func:`bgbot.evaluation.features.features_t_and_masks` hands its masks to ``encoding.sparse_encode``)."""
+        f_t, masks = features.features_t_and_masks(positions)
+        return encoding.sparse_encode(positions, masks), f_t.T
+
 
 _EVALUATORS: dict[str, type[Evaluator]] = {encoding.ENCODING_VERSION: Evaluator, ENCODING_V2: EvaluatorV2}
 """Encoding version -> the sparse evaluator class for one net on it."""
@@ -212,8 +218,12 @@ class ClassEvaluator(Evaluator):
         order = np.argsort(cls, kind="stable")  # the batch by class: each class's rows one slice
         bounds = np.searchsorted(cls[order], np.arange(1, len(CLASSES) + 2))
         positions = positions[order]
-        slots = encoding.sparse_encode(positions)  # once for the whole batch, as the dense inputs below
-        dense: dict[type, np.ndarray] = {}
+        # the inputs once for the whole batch: the sparse rows (every encoding here starts with v1's) and each
+        # evaluator type's dense inputs, computed together by the first type that has dense columns
+        evs = [self._evaluators[name] for name in CLASSES]
+        first = next((ev for ev in evs if ev.dense_columns), evs[0])
+        slots, d0 = first.inputs(positions)
+        dense: dict[type, np.ndarray] = {} if d0 is None else {type(first): d0}
         sorted_out = np.empty((len(positions), 5), dtype=np.float32)
         n = self.batch_size
         with torch.inference_mode(), np.errstate(invalid="ignore", over="ignore"):  # damaged weights: reported below
