@@ -116,3 +116,23 @@ def test_equals_the_first_version_on_real_positions_and_afterstates(diverse):
 def test_equals_the_first_version_on_random_positions(pos):
     both = np.stack([pos, flip(pos)])
     np.testing.assert_array_equal(F.features(both), features_reference.features(both))
+
+
+def test_shared_masks_equal_the_v1_encodings_own(diverse):
+    """Encoding v2 hands the features' point masks to the v1 sparse encoding: they must be exactly the masks the v1
+    encoding computes itself (bars, empty boards, borne-off sides included), and its rows must not change."""
+    from bgbot.evaluation import encoding
+
+    x = np.concatenate([diverse, np.zeros((3, 26), dtype=np.int8)])  # and finished, empty boards
+    mine, theirs, mine2, theirs2 = encoding._masks(x)
+    own = (mine, theirs, mine2, theirs2, encoding._reverse(mine), encoding._reverse(theirs), encoding._reverse(mine2))
+    for n in (len(x), 1, 7):
+        f_t, masks = F.features_t_and_masks(x[:n])
+        np.testing.assert_array_equal(f_t, F.features_t(x[:n]))
+        assert len(masks) == 7
+        for k, (got, want) in enumerate(zip(masks, own)):
+            assert got.dtype == np.int64
+            np.testing.assert_array_equal(got, want[:n], err_msg=f"mask {k}")
+        np.testing.assert_array_equal(encoding.sparse_encode(x[:n], masks), encoding.sparse_encode(x[:n]))
+    f_t, masks = F.features_t_and_masks(x[:0])
+    assert f_t.shape == (2 * F.N_SIDE, 0) and all(m.shape == (0,) for m in masks)
