@@ -37,10 +37,10 @@ def ray_local(tmp_path_factory):
 @pytest.fixture(scope="module")
 def ev():
     from bgbot.evaluation.checkpoint import load
-    from bgbot.evaluation.network import Evaluator
+    from bgbot.evaluation.specialists import evaluator_for
 
     net, _ = load(ro.__file__.rsplit("/arena/", 1)[0] + "/data/default_model.pt")
-    return Evaluator(net)
+    return evaluator_for(net)
 
 
 def _strip(results: dict) -> dict:
