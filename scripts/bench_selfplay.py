@@ -41,13 +41,12 @@ import torch
 from threadpoolctl import threadpool_limits
 
 from bgbot.api import DEFAULT_MODEL
-from bgbot.evaluation import bearoff, checkpoint
+from bgbot.evaluation import bearoff, checkpoint, encoding
 from bgbot.evaluation.evaluator import set_class_dispatch
 from bgbot.evaluation.network import set_threads
-from bgbot.evaluation.specialists import evaluator_for
+from bgbot.evaluation.specialists import ClassNets, evaluator_for
 from bgbot_training.config import TrainConfig
 from bgbot_training.selfplay import SelfPlay
-from bgbot_training.train import td_loss
 
 WARMUP_PLIES = 120
 """Plies played off the clock before self-play is timed: all games in flight start together, and for the first ~50
@@ -140,7 +139,11 @@ def training_speed(model: str, config: TrainConfig, games: int, seed: int = 1) -
         positions, targets = sp.step(evaluator)
         if len(positions):
             net.train()
-            loss = td_loss(net, positions, targets)
+            if isinstance(net, ClassNets):  # as bgbot_training.train.td_loss (not imported: older installs lack it)
+                loss = net.loss(positions, targets)
+            else:
+                out = net(torch.from_numpy(encoding.encode(positions)))
+                loss = torch.nn.functional.mse_loss(out, torch.from_numpy(targets))
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
