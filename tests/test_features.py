@@ -1,13 +1,23 @@
-"""GNU Backgammon-class features: the vectorised code against its scalar twin, hand-counted values, symmetry."""
+"""GNU Backgammon-class features: the vectorised code against its scalar twin and against the first vectorised
+version (kept verbatim in tests/features_reference.py: trained v2 nets depend on the exact values), hand-counted values,
+symmetry."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from bgbot.evaluation import features as F
 from bgbot.rules.board import flip, starting_position
+from bgbot.rules.movegen import generate_plays
+from tests import features_reference
 from tests.positions import make_positions, position
+from tests.test_properties import positions as any_position
+
+TARGETS = Path(__file__).resolve().parent.parent / "models" / "candidates" / "gen2" / "ply2-targets"
 
 
 @pytest.fixture(scope="module")
@@ -74,3 +84,35 @@ def test_flip_swaps_the_halves(diverse):
     a, b = F.features(diverse), F.features(flip(diverse))
     np.testing.assert_array_equal(a[:, : F.N_SIDE], b[:, F.N_SIDE :])
     np.testing.assert_array_equal(a[:, F.N_SIDE :], b[:, : F.N_SIDE])
+
+
+def test_equals_the_first_version_on_real_positions_and_afterstates(diverse):
+    """Self-play positions of the engine (the gen2 target files), afterstates of their legal plays (one random roll
+    each), and the diverse set (bar-heavy, bear-offs, closed boards): every value bit for bit as first shipped."""
+    files = sorted(TARGETS.glob("*.npz"))
+    assert len(files) >= 10
+    rng = np.random.default_rng(3)
+    real = np.concatenate([np.load(f)["positions"] for f in files[::3]])  # 20,000 positions
+    after = generate_plays(real[:3000], rng.integers(1, 7, (3000, 2))).afterstates
+    x = np.concatenate([real, after, diverse])
+    mine, theirs = F.gnubg_halves(x)
+    assert (mine[:, 24] == 1).sum() > 500 and (mine[:, 24] >= 2).sum() > 500 and (mine.sum(axis=1) < 15).sum() > 500
+    new, ref = F.features(x), features_reference.features(x)
+    assert new.dtype == np.float32 and new.shape == (len(x), 2 * F.N_SIDE)
+    for k in range(2 * F.N_SIDE):
+        np.testing.assert_array_equal(new[:, k], ref[:, k], err_msg=F.NAMES[k % F.N_SIDE])
+    np.testing.assert_array_equal(F.features_t(x), ref.T)
+    for n in (1, 2, 3, 5, 8, 13):  # batches that are not a multiple of the packing width
+        np.testing.assert_array_equal(F.features(x[-n:]), ref[-n:])
+    assert F.features(x[:0]).shape == (0, 2 * F.N_SIDE) and F.features_t(x[:0]).shape == (2 * F.N_SIDE, 0)
+    out = np.full((50, 60), -1.0, dtype=np.float32)
+    assert F.features(x[:50], out=out[:, 5:55]) is not None
+    np.testing.assert_array_equal(out[:, 5:55], ref[:50])
+    assert (out[:, :5] == -1).all() and (out[:, 55:] == -1).all()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(any_position())
+def test_equals_the_first_version_on_random_positions(pos):
+    both = np.stack([pos, flip(pos)])
+    np.testing.assert_array_equal(F.features(both), features_reference.features(both))

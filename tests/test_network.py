@@ -72,6 +72,9 @@ def test_evaluator_refuses_specialist_nets_and_names_evaluator_for():
     with pytest.raises(NetworkConfigError, match="specialist nets.*evaluator_for"):
         Evaluator(nets)  # type: ignore[arg-type]
     assert isinstance(specialists.evaluator_for(nets), specialists.ClassEvaluator)
+    v2 = ValueNet(NetConfig(n_inputs=specialists.N_V2, n_hidden=4, encoding_version=specialists.ENCODING_V2))
+    assert type(specialists.evaluator_for(v2)) is specialists.EvaluatorV2  # one net on v2: its own sparse evaluator
+    assert type(specialists.evaluator_for(ValueNet(NetConfig(n_hidden=4)))) is Evaluator
 
 
 def test_flip_probabilities_and_equity():

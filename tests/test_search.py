@@ -100,7 +100,7 @@ def test_distinct_rows_are_exact(monkeypatch, collide):
     replies, _ = generate_all_rolls(make_positions(12, seed=9))
     x = np.concatenate([replies.afterstates, replies.afterstates[::3]])  # many repeats
     if collide:
-        monkeypatch.setattr(search, "_MIX", np.zeros(2, dtype=np.uint64))
+        monkeypatch.setattr(search, "_MIX", np.zeros(4, dtype=np.uint64))
     first, inverse = search._distinct(x)
     np.testing.assert_array_equal(x[first][inverse], x)
     assert len(first) == len(np.unique(x, axis=0)) < len(x)

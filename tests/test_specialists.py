@@ -101,3 +101,35 @@ def test_loss_trains_each_class_on_its_own_rows(positions):
     assert loss.item() < 0.5 * first
     for k, v in nets.nets["race"].state_dict().items():  # no race rows: the race net is untouched
         assert torch.equal(v, race_before[k])
+
+
+def test_sparse_evaluator_equals_the_dense_nets(positions):
+    """ClassEvaluator (v1 inputs through the sparse first layer, the 50 features as dense columns) computes what each
+    class's ValueNet computes on encode_v2's dense inputs, within float32 rounding; also after a weight change."""
+    gen2 = Path(MODEL).parent / "candidates" / "gen2" / "fit-best.pt"
+    nets, _ = checkpoint.load(str(gen2))
+    torch.manual_seed(2)
+    mixed = specialists.ClassNets({**nets.configs(), "race": NetConfig(encoding_version="tesauro196+expert7/v1")})
+    for net in (nets, mixed):  # all three on v2; race on v1
+        ev = specialists.evaluator_for(net, batch_size=777)
+        cls = specialists.classify(positions)
+        cls[cls == specialists.OVER] = specialists.RACE
+        assert all((cls == c).sum() > 100 for c in (1, 2, 3))
+
+        def dense(net=net, cls=cls) -> np.ndarray:
+            out = np.empty((len(positions), 5), dtype=np.float32)
+            with torch.no_grad():
+                for code, name in enumerate(specialists.CLASSES, start=1):
+                    sub = net.net(name)
+                    enc = specialists.ENCODERS[sub.config.encoding_version][0]
+                    out[cls == code] = sub(torch.from_numpy(enc(positions[cls == code]))).numpy()
+            return out
+
+        before = ev.evaluate(positions)
+        np.testing.assert_allclose(before, dense(), rtol=0, atol=2e-6)
+        with torch.no_grad():
+            net.net("contact").hidden.weight[:, 210] += 0.5  # a feature input's weight
+            net.net("race").hidden.weight[:, 5] += 0.5  # a sparse input's weight
+        after = ev.evaluate(positions)
+        assert np.abs(after - before).max() > 1e-3
+        np.testing.assert_allclose(after, dense(), rtol=0, atol=2e-6)

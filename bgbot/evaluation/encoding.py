@@ -229,8 +229,11 @@ def _is_race(mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
     return (mine < (theirs & -theirs)) | (theirs == 0)
 
 
-def encode(positions: np.ndarray) -> np.ndarray:
+def encode(positions: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Network inputs, ``(M, 26)`` int8 positions from the side on roll -> ``(M, N_FEATURES)`` float32.
+
+    ``out``, if given, is a ``(M, N_FEATURES)`` float32 array (a view into a wider input matrix is fine) that receives
+    the inputs and is returned.
 
     Raises:
         EncodingError: ``positions`` is not a 2-D integer array with 26 columns.
@@ -240,7 +243,8 @@ def encode(positions: np.ndarray) -> np.ndarray:
         raise EncodingError(f"positions are (M, 26) integer arrays, got shape {x.shape} dtype {x.dtype}")
     mine = x.astype(np.int16)
     theirs = flip(mine)
-    out = np.empty((len(x), N_FEATURES), dtype=np.float32)
+    if out is None:
+        out = np.empty((len(x), N_FEATURES), dtype=np.float32)
     _tesauro_side(mine, out[:, :N_TESAURO_SIDE])
     _tesauro_side(theirs, out[:, N_TESAURO_SIDE : 2 * N_TESAURO_SIDE])
     # pip counts / 100 (board.pip_counts): exact integer sums in float32, then one division, alike for both sides

@@ -94,7 +94,7 @@ def classified_probabilities(evaluator: PositionEvaluator, positions: np.ndarray
     exact = (codes == classes.BEAROFF_TS) | (codes == classes.BEAROFF_OS)
     net = ~(over | exact)
     if net.all():
-        return constrain_probabilities(evaluator.evaluate(positions), possible_outcomes(positions, ext)), codes
+        return constrain_probabilities(_evaluate(evaluator, positions, codes), possible_outcomes(positions, ext)), codes
     out = np.empty((len(positions), 5), dtype=np.float32)
     if over.any():
         out[over] = terminal_probabilities(game_result(positions[over]))
@@ -102,8 +102,17 @@ def classified_probabilities(evaluator: PositionEvaluator, positions: np.ndarray
         out[exact] = bearoff.bearoff_probabilities(positions[exact], codes[exact] == classes.BEAROFF_TS)
     if net.any():
         rows = positions[net]
-        out[net] = constrain_probabilities(evaluator.evaluate(rows), possible_outcomes(positions, ext)[net])
+        out[net] = constrain_probabilities(
+            _evaluate(evaluator, rows, codes[net]), possible_outcomes(positions, ext)[net]
+        )
     return out, codes
+
+
+def _evaluate(evaluator: PositionEvaluator, positions: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """``evaluator.evaluate(positions)``, handing the class codes to an evaluator that takes them (the specialists'
+    ``evaluate_classified``) instead of letting it classify again."""
+    by_class = getattr(evaluator, "evaluate_classified", None)
+    return by_class(positions, codes) if by_class is not None else evaluator.evaluate(positions)
 
 
 def _legacy_probabilities(evaluator: PositionEvaluator, positions: np.ndarray, over_mask: np.ndarray) -> np.ndarray:

@@ -376,257 +376,437 @@ def _hits_scalar(a: list[int], b: list[int]) -> tuple[float, float, float]:
 
 
 # --- vectorised -------------------------------------------------------------------------------------------------
+#
+# Layout: checkers point-major, ``(25, M)`` int8 (row k = index k of every position: each row a contiguous vector), both
+# sides stacked (``M = 2N``: the side on roll's view, then the opponent's), so every step is a short chain of cheap
+# operations on ``(M,)`` vectors. Point sets are ``(M,)`` uint32 bitmasks (bit k = index k). The other side's masks are
+# the same masks with the halves swapped (and bit-reversed for "its points in our numbering"). Values are built as
+# small integers and divided once (a float32 quotient of two integers below 2**24 is the float64 quotient rounded to
+# float32: double rounding is innocuous for division when 53 >= 2 * 24 + 2) or read from float32 tables computed in
+# float64, so every value equals the plain definitions'.
 
-_IDX = np.arange(25, dtype=np.int32)  # (25,)
-_BITS = (1 << np.arange(25, dtype=np.int32)).astype(np.float64)
-
-
-def _mask(cond: np.ndarray) -> np.ndarray:
-    """Rows of ``(N, 25)`` bool -> ``(N,)`` int32 with bit k = column k (a float matmul packs them exactly)."""
-    return (cond.astype(np.float64) @ _BITS).astype(np.int32)
-
-
-def _top(bits: np.ndarray) -> np.ndarray:
-    """Index of the highest set bit of ``(...)`` int32 values < 2**53, -1 for 0."""
-    return np.frexp(bits.astype(np.float64))[1].astype(np.int32) - 1
+_U = np.uint32
+_FULL24, _FULL25 = _U((1 << 24) - 1), _U((1 << 25) - 1)
 
 
-def _last(cond: np.ndarray) -> np.ndarray:
-    """Last column where ``(N, C)`` bool is true, -1 where none: ``(N,)`` int32."""
-    c = cond.shape[1]
-    idx = c - 1 - np.argmax(cond[:, ::-1], axis=1)
-    return np.where(cond.any(axis=1), idx, -1)
+def _popcount_index_sum() -> np.ndarray:
+    """``(4096,)`` int16: sum of the bit positions set in a 12-bit mask."""
+    return np.array([sum(i for i in range(12) if m >> i & 1) for m in range(4096)], dtype=np.int16)
 
 
-def _escapes(blocked: np.ndarray, n: np.ndarray, table: np.ndarray = ESCAPES) -> np.ndarray:
-    """Escapes of a checker on index ``n`` (broadcastable int32) past ``blocked`` (int32 bitmask of the other side's
-    made points in ITS numbering, bit x = its index x): bit i of the window = its index 24 + i - n."""
-    n = np.asarray(n)
-    m = np.clip(n, 0, 12)
-    af = (blocked >> np.clip(24 - n, 0, 24)) & ((1 << m) - 1)
-    return table[af]
+_BITSUM12 = _popcount_index_sum()
+_ESC8 = ESCAPES.astype(np.int8)  # (4096,) escapes <= 36
+_ESC_F = (ESCAPES / 36.0).astype(np.float32)
+_ESC1_F = (ESCAPES1 / 36.0).astype(np.float32)
+_MOB = np.stack([(i - 5) * ESCAPES for i in range(25)]).astype(np.int16)  # (25, 4096) weighted escapes, rows 6..24 used
+_CONTAIN_F = ((36 - np.arange(37)) / 36.0).astype(np.float32)  # by the minimum escapes 0..36
+_CONTAIN2_F = (((36 - np.arange(37)) / 36.0) ** 2).astype(np.float32)
+
+
+def _forward_table() -> np.ndarray:
+    """``(4096,)`` float32: forward_anchor by the 12-bit made-point mask of indices 12..23 (the anchor search)."""
+    out = np.empty(4096, dtype=np.float32)
+    for m in range(4096):
+        home = [j for j in range(6) if m >> (6 + j) & 1]  # indices 18..23: the lowest
+        outer = [j for j in range(6) if m >> j & 1]  # indices 12..17: the highest
+        fwd = 24 - (18 + home[0]) if home else (24 - (12 + outer[-1]) if outer else 0)
+        out[m] = 2.0 if fwd == 0 else fwd / 6.0
+    return out
+
+
+_FORWARD = _forward_table()
+_ENTER_F = np.concatenate([np.zeros((64, 1)), ENTER_LOSS / (36.0 * 49.0 / 6.0)], axis=1).astype(np.float32).ravel()
+"""``(64 * 3,)`` float32 by ``closed * 3 + min(bar, 2)``: enter (0 with no checker on the bar)."""
+_ENTER2_F = np.array([(36 - (bin(c).count("1") - 6) ** 2) / 36.0 for c in range(64)], dtype=np.float32)
+_BACKBONE_W = np.array(
+    [sum(int(_CONNECT[y + 1]) for y in range(11) if m >> y & 1) for m in range(2048)], dtype=np.int16
+)  # (2048,) connectivity of the 11 points below the front point: bit y = distance y + 1
+_BACKBONE_F = np.array(
+    [[1.0 - w / (c * 11.0) if c > 0 else 0.0 for w in range(128)] for c in range(24)], dtype=np.float32
+).ravel()  # (24 * 128,) by cnt * 128 + w
+_BACKG_F = np.array(
+    [[(t - 3) / 4.0 if k > 1 else 0.0 for t in range(16)] for k in range(3)], dtype=np.float32
+).ravel()  # (3 * 16,) by min(anchors, 2) * 16 + checkers
+_BACKG1_F = np.array([[t / 8.0 if k == 1 else 0.0 for t in range(16)] for k in range(3)], dtype=np.float32).ravel()
+_NON_DOUBLES = tuple((d1, d2) for d2 in range(1, 7) for d1 in range(1, d2))  # 15 rolls, weight 2
+_DIVIDE = {  # column -> denominator of its integer numerator
+    "off1": 5.0,
+    "off2": 5.0,
+    "off3": 5.0,
+    "break_contact": 167.0,
+    "back_chequer": 24.0,
+    "back_anchor": 24.0,
+    "piploss": 12.0 * 36.0,
+    "p1": 36.0,
+    "p2": 36.0,
+    "mobility": 3600.0,
+    "moment2": 400.0,
+    "timing": 100.0,
+    "freepip": 100.0,
+}
+
+
+def _top(x: np.ndarray) -> np.ndarray:
+    """Highest set bit of ``(M,)`` uint32 masks below 2**24 (exact in float32: its exponent), -1 for 0: int32."""
+    return np.maximum((x.astype(np.float32).view(np.int32) >> 23) - 127, -1)
+
+
+def _top25(x: np.ndarray) -> np.ndarray:
+    """Highest set bit of ``(M,)`` uint32 masks below 2**25, -1 for 0: int32."""
+    return np.where(x >> 24 != 0, 24, _top(x & _FULL24))
+
+
+def _pack(rows: np.ndarray) -> np.ndarray:
+    """Up to 32 rows ``(K, M)`` bool (``M`` a multiple of 8) -> ``(M,)`` uint32, bit k = row k.
+
+    A byte of 8 rows at a time, 8 positions per operation: on the rows viewed as uint64 (each byte 0 or 1), a shift by
+    ``k < 8`` moves every byte's bit 0 to its bit k without crossing into the next byte. The 4 bytes of a position
+    are read as one little-endian uint32 (numpy's native order on the platforms bgbot runs on)."""
+    k_rows, m = rows.shape
+    out = np.zeros((m, 4), dtype=np.uint8)
+    u = rows.view(np.uint8)
+    for g in range(0, k_rows, 8):
+        byte = u[g].view(np.uint64).copy()
+        for k in range(1, min(8, k_rows - g)):
+            byte |= u[g + k].view(np.uint64) << np.uint64(k)
+        out[:, g // 8] = byte.view(np.uint8)
+    return out.view("<u4")[:, 0].astype(_U, copy=False)
+
+
+def _masks(a: np.ndarray) -> dict[str, np.ndarray]:
+    """Point-set masks of checkers ``(25, M)`` int8 (index-major, ``M`` a multiple of 8): each ``(M,)`` uint32.
+
+    ``nz`` (>= 1, bit 24 the bar), ``one`` (exactly 1), ``made`` (>= 2), ``two6`` (exactly 2, indices 0..5), and
+    ``rone``/``rmade``: ``one``/``made`` of indices 0..23 bit-reversed (bit 23 - k = index k), i.e. as the other side
+    numbers them.
+    """
+    nz, one, made = a > 0, a == 1, a >= 2
+    return {
+        "nz": _pack(nz),
+        "one": _pack(one),
+        "made": _pack(made),
+        "two6": _pack(a[:6] == 2),
+        "rone": _pack(np.ascontiguousarray(one[23::-1])),
+        "rmade": _pack(np.ascontiguousarray(made[23::-1])),
+    }
+
+
+def _swap(x: np.ndarray, n: int) -> np.ndarray:
+    """``(2n, ...)`` -> its halves swapped (the other side's view of a stacked batch)."""
+    return np.concatenate([x[n:], x[:n]])
+
+
+def _point_major(positions: np.ndarray) -> tuple[np.ndarray, int]:
+    """Positions ``(N, 26)`` int8 -> both sides' checkers ``(25, 2H)`` int8 in gnubg's layout (index k = point k + 1,
+    24 = the bar) and ``H``: ``N`` rounded up to a multiple of 4 (padding columns are empty boards). Columns ``0..N-1``
+    the side on roll, ``H..H+N-1`` the opponent."""
+    pt = np.ascontiguousarray(np.asarray(positions, dtype=np.int8).T)  # (26, N)
+    n = pt.shape[1]
+    h = -(-n // 4) * 4
+    a = np.zeros((25, 2 * h), dtype=np.int8) if h != n else np.empty((25, 2 * h), dtype=np.int8)
+    np.maximum(pt[1:26], 0, out=a[:, :n])
+    np.negative(pt[24::-1], out=a[:, h : h + n])
+    np.maximum(a[:, h : h + n], 0, out=a[:, h : h + n])
+    return a, h
+
+
+def _sides(a: np.ndarray, ma: dict[str, np.ndarray], mb: dict[str, np.ndarray]) -> np.ndarray:
+    """The ``N_SIDE`` features ``(N_SIDE, M)`` float32 of sides ``a`` ``(25, M)`` int8 (index-major, gnubg layout),
+    given ``a``'s masks ``ma`` and the other side's ``mb`` (:func:`_masks`)."""
+    m = a.shape[1]
+    out = np.empty((N_SIDE, m), dtype=np.float32)
+    num = np.empty((N_SIDE, m), dtype=np.int16)  # integer numerators of the _DIVIDE columns
+    # Suffix sums over indices: s0[k] = sum_{i >= k} a_i, t0[k] = sum_{j >= k} s0[j] = sum_{i >= k} (i - k + 1) a_i,
+    # u0[k] = sum_{j >= k} t0[j] = sum_{i >= k} (i - k + 1)(i - k + 2) / 2 a_i (zero rows past the end): every
+    # weighted count below is a combination of them at one index.
+    s0 = np.zeros((27, m), dtype=np.int8)
+    t0 = np.zeros((27, m), dtype=np.int16)
+    u0 = np.zeros((27, m), dtype=np.int16)
+    for k in range(24, -1, -1):
+        np.add(s0[k + 1], a[k], out=s0[k])
+        np.add(t0[k + 1], s0[k], out=t0[k])
+        np.add(u0[k + 1], t0[k], out=u0[k])
+    s0f, t0f, u0f = s0.ravel(), t0.ravel(), u0.ravel()
+    total = s0[0].astype(np.int16)
+    off = 15 - total
+    np.minimum(off, 5, out=num[COL["off1"]])
+    np.clip(off - 5, 0, 5, out=num[COL["off2"]])
+    np.clip(off - 10, 0, 5, out=num[COL["off3"]])
+    made, nz = ma["made"], ma["nz"]
+    their_back = _top25(mb["nz"])  # the other side's rearmost index in its numbering: ob = 23 - their_back
+    ob = 23 - their_back  # -1..24
+    cols = np.arange(m)
+    # break contact: sum over i >= k = ob + 1 of (i - k + 2) a_i; free pips: sum over i < ob of (i + 1) a_i, i.e.
+    # t0[0] less sum over i >= ob' of (i + 1) a_i = t0[ob'] + ob' s0[ob']
+    k1 = (ob + 1) * m + cols
+    num[COL["break_contact"]] = t0f.take(k1) + s0f.take(k1)
+    ob0 = np.maximum(ob, 0)
+    k0 = ob0 * m + cols
+    num[COL["freepip"]] = t0[0] - t0f.take(k0) - ob0.astype(np.int16) * s0f.take(k0)
+    # timing: every checker on 6..24 counts i pips, less 2 checkers of each point 12..23 above ob made by us
+    above = made & (_FULL24 << np.clip(ob + 1, 0, 24).astype(_U)) & _U(0xFFF000)
+    hi = (above >> _U(12)).astype(np.intp)
+    t = 6 * s0[6].astype(np.int16) + t0[7] - 2 * (_BITSUM12.take(hi) + 12 * np.bitwise_count(hi).astype(np.int16))
+    no = s0[6] - 2 * np.bitwise_count(above).astype(np.int16)
+    for i in range(5, -1, -1):  # the home board, highest point first: spares fill the gaps
+        e = a[i] - np.int16(2)
+        e *= (no + e) >= 0
+        no += e
+        if i:
+            t += e * np.int16(i)
+    np.maximum(t, 0, out=num[COL["timing"]])
+    back = _top25(nz)
+    num[COL["back_chequer"]] = back
+    num[COL["back_anchor"]] = _top(made & _FULL24)  # made points never lie behind the rearmost checker
+    out[COL["forward_anchor"]] = _FORWARD.take(((made >> _U(12)) & _U(4095)).astype(np.intp))
+    _hits(a, ma, mb, num)
+    # escapes of the other side's rearmost checker (index their_back in its numbering) past our points
+    n_esc = np.clip(their_back, 0, 12).astype(_U)
+    win = ((made >> np.clip(24 - their_back, 0, 24).astype(_U)) & ((_U(1) << n_esc) - _U(1))).astype(np.intp)
+    out[COL["backescapes"]] = _ESC_F.take(win)
+    out[COL["backrescapes"]] = _ESC1_F.take(win)
+    # containment: the least escapes from indices 15..23 (and 15..their_back); runs[k] = least over 15..14 + k
+    runs = np.empty((11, m), dtype=np.int8)
+    runs[0] = 36
+    for k, pt in enumerate(range(15, 25), start=1):
+        np.minimum(runs[k - 1], _ESC8.take(((made >> _U(24 - pt)) & _U(4095)).astype(np.intp)), out=runs[k])
+    ai = runs.ravel().take(np.clip(their_back - 14, 0, 10) * m + cols).astype(np.intp)
+    ci = runs[9].astype(np.intp)
+    out[COL["acontain"]], out[COL["acontain2"]] = _CONTAIN_F.take(ai), _CONTAIN2_F.take(ai)
+    out[COL["contain"]], out[COL["contain2"]] = _CONTAIN_F.take(ci), _CONTAIN2_F.take(ci)
+    # mobility: checkers on 6..24 weighted by (i - 5) and their escapes past the other side's points
+    bmade = mb["made"]
+    mob = num[COL["mobility"]]
+    mob[:] = 0
+    for i in range(6, 25):
+        w = ((bmade >> _U(24 - i)) & _U((1 << min(i, 12)) - 1)).astype(np.intp)
+        mob += _MOB[i].take(w) * a[i]
+    # second moment behind the mean (integer ceilings): with k = mean + 1, sum over i >= k of a_i (i - k + 1)^2 is
+    # 2 u0[k] - t0[k]; the sum of i a_i is t0[1]
+    tot = total.astype(np.int32)
+    mean = np.where(tot > 0, -(-t0[1].astype(np.int32) // np.maximum(tot, 1)), 0)
+    km = (mean + 1) * m + cols
+    j2 = s0f.take(km).astype(np.int32)
+    sq = 2 * u0f.take(km).astype(np.int32) - t0f.take(km)
+    num[COL["moment2"]] = np.where(j2 > 0, -(-sq // np.maximum(j2, 1)), 0)
+    # entering
+    closed = (bmade & _U(63)).astype(np.intp)
+    out[COL["enter"]] = _ENTER_F.take(closed * 3 + np.minimum(a[24], 2))
+    out[COL["enter2"]] = _ENTER2_F.take(closed)
+    # backbone: connectivity of our points 1..23 behind the most advanced one; in the reversed mask (bit 23 - i =
+    # index i) the 11 indices below the front point pa are bits 24 - pa .. 34 - pa (bit y: distance y + 1)
+    pa = _top(made & _U(0xFFFFFE))
+    rpts = ma["rmade"] & _U(0x7FFFFF)
+    window = ((rpts >> (24 - np.maximum(pa, 0)).astype(_U)) & _U(0x7FF)).astype(np.intp)
+    below = np.maximum(np.bitwise_count(rpts).astype(np.intp) - 1, 0)
+    out[COL["backbone"]] = _BACKBONE_F.take(below * 128 + _BACKBONE_W.take(window))
+    # back games: anchors in the other side's home board and our checkers there and on the bar
+    kb = np.minimum(np.bitwise_count((made >> _U(18)) & _U(63)), 2).astype(np.intp) * 16 + s0[18]
+    out[COL["backg"]] = _BACKG_F.take(kb)
+    out[COL["backg1"]] = _BACKG1_F.take(kb)
+    for name, den in _DIVIDE.items():
+        np.divide(num[COL[name]], np.float32(den), out=out[COL[name]])
+    return out
+
+
+def _two_on_bar_table() -> np.ndarray:
+    """``(64, 3)`` int16 by the other side's blots on our indices 18..23 (bit 6 - d = index 24 - d): (pips, p1, p2)
+    numerators with two or more of our checkers on the bar (only direct shots from the bar count)."""
+    out = np.zeros((64, 3), dtype=np.int16)
+    for code in range(64):
+        for d1 in range(1, 7):
+            for d2 in range(d1, 7):
+                dice = (d1,) if d1 == d2 else (d1, d2)
+                hits = [d for d in dice if code >> (6 - d) & 1]
+                w = 1 if d1 == d2 else 2
+                out[code] += (max((25 - d for d in hits), default=0) * w, (len(hits) > 0) * w, (len(hits) > 1) * w)
+    return out
+
+
+_TWO_ON_BAR = _two_on_bar_table()
+
+
+def _hits(a: np.ndarray, ma: dict[str, np.ndarray], mb: dict[str, np.ndarray], num: np.ndarray) -> None:
+    """Numerators of piploss (pips x rolls out of 36), p1 and p2 (rolls out of 36) into ``num`` (see
+    :func:`_hits_scalar`; the rules are restated here on bitmasks).
+
+    Masks in OUR numbering: ``hit`` our checkers that may hit (home points with exactly two excluded), ``blots`` the
+    other side's blots we may aim at (not on our 1- and 2-points while we have fewer than three home points), ``blot_all``
+    all its blots, ``open_`` points it has not made (the bar, bit 24, open).
+    """
+    hit = ma["nz"] & ~ma["two6"]
+    blot_all = mb["rone"]
+    n_board = np.bitwise_count(ma["nz"] & _U(63))
+    blots = np.where(n_board > 2, blot_all, blot_all & _U(~3 & 0xFFFFFF))
+    open_ = ~mb["rmade"] & _FULL25
+    bar = a[24]
+    low_blot = blots & (~blots + _U(1))  # the lowest blot's bit (0 for none)
+    some = (blots != 0) & (hit >= (low_blot << _U(1)))  # a hitter above the lowest blot: else nothing can hit
+    pips, one, two = num[COL["piploss"]], num[COL["p1"]], num[COL["p2"]]
+    pips[:] = 0
+    one[:] = 0
+    two[:] = 0
+    rows = np.flatnonzero(some & (bar == 0))
+    if len(rows):
+        pips[rows], one[rows], two[rows] = _off_bar(
+            hit[rows], blots[rows], blot_all[rows], open_[rows], ma["one"][rows]
+        )
+    rows = np.flatnonzero(some & (bar == 1))
+    if len(rows):
+        pips[rows], one[rows], two[rows] = _one_on_bar(hit[rows], blots[rows], blot_all[rows], open_[rows])
+    rows = np.flatnonzero(some & (bar > 1))
+    if len(rows):
+        t = _TWO_ON_BAR[((blots[rows] >> _U(18)) & _U(63)).astype(np.intp)]
+        pips[rows], one[rows], two[rows] = t[:, 0], t[:, 1], t[:, 2]
+
+
+class _Shifts(dict):
+    """``mask << d`` (``d > 0``) or ``mask >> -d`` on demand, each computed once."""
+
+    def __init__(self, mask: np.ndarray) -> None:
+        super().__init__()
+        self.mask = mask
+
+    def __missing__(self, d: int) -> np.ndarray:
+        v = self.mask << _U(d) if d >= 0 else self.mask >> _U(-d)
+        self[d] = v
+        return v
+
+
+_HIT_DISTANCES = sorted({d1 + d2 for d1, d2 in _NON_DOUBLES} | {k * d for d in range(1, 7) for k in range(1, 5)})
+"""Distances a roll hits at: the dice, their sums, and a double's 2, 3 and 4 steps (1..12, 15, 16, 18, 20, 24)."""
+
+
+def _off_bar(hit, blots, blot_all, open_, single):
+    """No checker on the bar: (pips, p1, p2) numerators ``(R,)`` from ``(R,)`` uint32 masks.
+
+    For a roll ``d1 d2`` the blots hit are those ``d1`` or ``d2`` below a hitter, or ``d1 + d2`` below one with the
+    point ``d1`` or ``d2`` above the blot open (doubles: ``k d`` below with every point ``j d`` above open); the pips
+    lost are those of the highest blot hit (its index + 1). Two checkers are hit when the two direct shots' highest
+    hitters differ (or are one point with company), when a double's direct shot has two hitters, or when a
+    combination's highest hitter passes a blot on the way. "The highest bit of ``x`` lies in ``y`` (a subset)" is
+    ``y > x ^ y``.
+    """
+    bl, ol, al = _Shifts(blots), _Shifts(open_), _Shifts(blot_all)
+    hb = {s: hit & bl[s] for s in _HIT_DISTANCES}  # bit j: a hitter on j, a blot s below
+    direct = {d: hb[d] >> _U(d) for d in range(1, 7)}  # blots hit directly by a d
+    ex = {d: hb[d].astype(np.float32).view(np.int32) >> 23 for d in range(1, 7)}  # 127 + its highest hitter, or 0
+    hits = {d: ex[d] > 0 for d in range(1, 7)}
+    company = {}  # the highest hitter of a direct d has company (not alone on its point)
+    for d in range(1, 7):
+        lone = hb[d] & single
+        company[d] = lone <= (hb[d] ^ lone)
+    r = len(hit)
+    exp = [np.zeros(r, dtype=np.int32) for _ in range(2)]  # sums of the float exponent fields of the hit sets
+    cnt = [np.zeros(r, dtype=np.int16) for _ in range(2)]  # rolls hitting (non-doubles, doubles)
+    cnt2 = [np.zeros(r, dtype=np.int16) for _ in range(2)]  # rolls hitting two
+
+    def tally(h: np.ndarray, two: np.ndarray, k: int) -> None:
+        exp[k] += h.astype(np.float32).view(np.int32) >> 23  # 127 + highest bit, 0 for none
+        np.add(cnt[k], h != 0, out=cnt[k])
+        np.add(cnt2[k], two, out=cnt2[k])
+
+    for d1, d2 in _NON_DOUBLES:
+        s = d1 + d2
+        c = hb[s] & (ol[d1] | ol[d2])  # combination hitters
+        h = direct[d1] | direct[d2] | (c >> _U(s))
+        two = hits[d1] & hits[d2] & ((ex[d1] != ex[d2]) | company[d1])  # two direct shots, two checkers
+        way = c & (al[d1] | al[d2])
+        two |= way > (c ^ way)
+        tally(h, two, 0)
+    for d in range(1, 7):
+        x = hb[d]
+        h = direct[d]
+        two = (x & (x - _U(1))) != 0
+        need, on_way = ol[d], al[d]
+        for k in range(2, 5):
+            if k > 2:
+                need = need & ol[(k - 1) * d]
+                on_way = on_way | al[(k - 1) * d]
+            c = hb[k * d] & need
+            h = h | (c >> _U(k * d))
+            way = c & on_way
+            two |= way > (c ^ way)
+        tally(h, two, 1)
+    n1 = 2 * cnt[0] + cnt[1]
+    pips = 2 * exp[0] + exp[1] - 126 * n1.astype(np.int32)  # sum of weight x (highest bit + 1) over hitting rolls
+    return pips, n1, 2 * cnt2[0] + cnt2[1]
+
+
+def _bits(mask: np.ndarray) -> np.ndarray:
+    """``(R,)`` uint32 -> ``(32, R)`` bool, row k = bit k."""
+    return np.unpackbits(mask.view(np.uint8).reshape(-1, 4), axis=1, bitorder="little").T.astype(bool)
+
+
+_ND1 = np.array([d1 for d1, _ in _NON_DOUBLES])  # (15,) the smaller die of each non-double
+_ND2 = np.array([d2 for _, d2 in _NON_DOUBLES])
+_D = np.arange(1, 7)  # (6,) the doubles' die
+
+
+def _rowsum(x: np.ndarray) -> np.ndarray:
+    """``(K, R)`` -> ``(R,)`` int16, a loop of row additions (numpy's reductions over axis 0 are slow on these)."""
+    out = x[0].astype(np.int16)
+    for k in range(1, len(x)):
+        out += x[k]
+    return out
+
+
+def _one_on_bar(hit, blots, blot_all, open_):
+    """One checker on the bar: (pips, p1, p2) numerators ``(R,)`` from ``(R,)`` uint32 masks, all rolls at once
+    (``(15, R)`` non-doubles, ``(6, R)`` doubles: few rows have one checker on the bar).
+
+    Direct shots from the bar (blots on 24 - d); a direct shot elsewhere (the highest hitter, the first die that has
+    one) when the other die enters; combinations from the bar (every intermediate open, a second checker when one of
+    them is a blot).
+    """
+    r = len(hit)
+    bb, bo, ba = _bits(blots), _bits(open_), _bits(blot_all)
+    xs = (hit & _U(0xFFFFFE)) & (blots << _D.astype(_U)[:, None])  # (6, R) direct hitters off the bar, by die
+    xnz = xs != 0
+    top = np.maximum(_top(xs) - _D[:, None] + 1, 0).astype(np.int16)  # pips lost to the direct shot elsewhere
+    # non-doubles
+    e1, e2 = 24 - _ND1, 24 - _ND2
+    b1, b2, o1, o2 = bb[e1], bb[e2], bo[e1], bo[e2]
+    also0 = xnz[_ND1 - 1] & o2
+    also1 = xnz[_ND2 - 1] & ~also0 & o1
+    b3 = bb[24 - _ND1 - _ND2] & (o1 | o2)
+    c = b1.astype(np.int8) + b2 + also0 + also1
+    pp = np.maximum(b1 * (25 - _ND1)[:, None].astype(np.int16), b2 * (25 - _ND2)[:, None].astype(np.int16))
+    pp = np.maximum(pp, also0 * top[_ND1 - 1])
+    pp = np.maximum(pp, also1 * top[_ND2 - 1])
+    pp = np.maximum(pp, b3 * (25 - _ND1 - _ND2)[:, None].astype(np.int16))
+    n1 = (c > 0) | b3
+    n2 = (c > 1) | (b3 & (ba[e1] | ba[e2]))
+    # doubles
+    b = bb[24 - _D]
+    also0 = xnz & bo[24 - _D]
+    ppd = np.maximum(b * (25 - _D)[:, None].astype(np.int16), also0 * top)
+    n1d = b | also0
+    n2d = b & also0
+    need = np.ones((6, r), dtype=bool)
+    on_way = np.zeros((6, r), dtype=bool)
+    for k in range(2, 5):
+        need &= bo[24 - (k - 1) * _D]
+        on_way |= ba[24 - (k - 1) * _D]
+        bk = bb[24 - k * _D] & need
+        ppd = np.maximum(ppd, bk * (25 - k * _D)[:, None].astype(np.int16))
+        n1d |= bk
+        n2d |= bk & on_way
+    pips = 2 * _rowsum(pp) + _rowsum(ppd)
+    return pips, 2 * _rowsum(n1) + _rowsum(n1d), 2 * _rowsum(n2) + _rowsum(n2d)
 
 
 def side_features(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The ``N_SIDE`` features of one side for a batch: ``a`` ``(N, 25)`` its checkers, ``b`` ``(N, 25)`` the other
     side's, each in its owner's numbering (index k = point k + 1, 24 = bar), non-negative ints -> ``(N, N_SIDE)``
     float32. See the module docstring; :func:`side_features_scalar` is the reference."""
-    a = a.astype(np.int32)
-    b = b.astype(np.int32)
     n = len(a)
-    f = np.zeros((n, N_SIDE), dtype=np.float64)
-    total = a.sum(axis=1)
-    off = 15 - total
-    f[:, 0] = np.minimum(off, 5) / 5
-    f[:, 1] = np.clip(off - 5, 0, 5) / 5
-    f[:, 2] = np.clip(off - 10, 0, 5) / 5
-    ob = 23 - _last(b > 0)  # (N,)
-    idx = _IDX[None, :]
-    f[:, COL["break_contact"]] = (a * (idx + 1 - ob[:, None]) * (idx > ob[:, None])).sum(axis=1) / 167.0
-    f[:, COL["freepip"]] = (a * (idx + 1) * (idx < ob[:, None])).sum(axis=1) / 100.0
-    # timing
-    outfield = (idx >= 12) & (idx <= 23) & (idx > ob[:, None])  # (N, 25) the "first loop" points
-    excess = np.where(a > 2, a - 2, np.where(a == 1, 1, 0))
-    counted = np.where(outfield, excess, np.where((idx >= 6) & (idx <= 23), a, 0))
-    t = 24 * a[:, 24] + (counted * idx).sum(axis=1)
-    no = a[:, 24] + counted.sum(axis=1)
-    for i in range(5, -1, -1):
-        ai = a[:, i]
-        over = ai > 2
-        t = t + np.where(over, i * (ai - 2), 0)
-        no = no + np.where(over, ai - 2, 0)
-        need = 2 - ai
-        fill = (ai < 2) & (no >= need)
-        t = t - np.where(fill, i * need, 0)
-        no = no - np.where(fill, need, 0)
-    f[:, COL["timing"]] = np.maximum(t, 0) / 100.0
-    back = _last(a > 0)
-    f[:, COL["back_chequer"]] = back / 24.0
-    start = np.where(back == 24, 23, back)
-    made = a >= 2
-    anchor = _last(made[:, :24] & (_IDX[None, :24] <= start[:, None]))
-    f[:, COL["back_anchor"]] = anchor / 24.0
-    in_home = made[:, 18:24] & (_IDX[None, 18:24] <= anchor[:, None])  # (N, 6) indices 18..23
-    first = 18 + np.argmax(in_home, axis=1)
-    outer = _last(made[:, 12:18])  # (N,) 0..5 -> index 12..17
-    fwd = np.where(in_home.any(axis=1), 24 - first, np.where(outer >= 0, 24 - (12 + outer), 0))
-    f[:, COL["forward_anchor"]] = np.where(fwd == 0, 2.0, fwd / 6.0)
-    f[:, COL["piploss"]], f[:, COL["p1"]], f[:, COL["p2"]] = _hits(a, b)
-    a_made = _mask(made)
-    back_n = 23 - ob
-    f[:, COL["backescapes"]] = _escapes(a_made, back_n) / 36.0
-    f[:, COL["backrescapes"]] = _escapes(a_made, back_n, ESCAPES1) / 36.0
-    pts = np.arange(15, 25, dtype=np.int32)  # (10,)
-    esc = _escapes(a_made[:, None], pts[None, :])  # (N, 10) escapes from indices 15..24
-    acont = np.where(pts[None, :] < (24 - ob)[:, None], esc, 36).min(axis=1)
-    f[:, COL["acontain"]] = (36 - acont) / 36.0
-    f[:, COL["acontain2"]] = f[:, COL["acontain"]] ** 2
-    f[:, COL["contain"]] = (36 - esc[:, :9].min(axis=1)) / 36.0
-    f[:, COL["contain2"]] = f[:, COL["contain"]] ** 2
-    mob_pts = np.arange(6, 25, dtype=np.int32)
-    mob_esc = _escapes(_mask(b >= 2)[:, None], mob_pts[None, :])  # (N, 19)
-    f[:, COL["mobility"]] = ((mob_pts - 5)[None, :] * a[:, 6:25] * mob_esc).sum(axis=1) / 3600.0
-    s = (a * idx).sum(axis=1)
-    mean = np.where(total > 0, -(-s // np.maximum(total, 1)), 0)
-    behind = idx > mean[:, None]
-    j2 = (a * behind).sum(axis=1)
-    k = (a * behind * (idx - mean[:, None]) ** 2).sum(axis=1)
-    f[:, COL["moment2"]] = np.where(j2 > 0, -(-k // np.maximum(j2, 1)), 0) / 400.0
-    closed_bits = b[:, :6] > 1
-    closed = (closed_bits * (1 << np.arange(6))).sum(axis=1)
-    loss = ENTER_LOSS[closed, (a[:, 24] > 1).astype(np.int32)]
-    f[:, COL["enter"]] = np.where(a[:, 24] > 0, loss / (36.0 * 49.0 / 6.0), 0.0)
-    nc = closed_bits.sum(axis=1)
-    f[:, COL["enter2"]] = (36 - (nc - 6) ** 2) / 36.0
-    pts23 = made[:, 1:24]  # (N, 23) indices 1..23
-    pa = _last(pts23) + 1  # (N,) highest made point in 1..23, 0 if none
-    others = pts23 & (_IDX[None, 1:24] < pa[:, None])  # (N, 23)
-    cnt = others.sum(axis=1)
-    dist = np.clip(pa[:, None] - _IDX[None, 1:24], 0, 24)
-    w = (others * _CONNECT[dist]).sum(axis=1)
-    f[:, COL["backbone"]] = np.where(cnt > 0, 1.0 - w / (np.maximum(cnt, 1) * 11.0), 0.0)
-    n_ac = made[:, 18:24].sum(axis=1)
-    tot = a[:, 18:25].sum(axis=1)
-    f[:, COL["backg"]] = np.where(n_ac > 1, (tot - 3) / 4.0, 0.0)
-    f[:, COL["backg1"]] = np.where(n_ac == 1, tot / 8.0, 0.0)
-    return f.astype(np.float32)
-
-
-def _hits(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(piploss, p1, p2) ``(N,)`` each, vectorised over positions and the 21 rolls (see :func:`_hits_scalar`).
-
-    Bitmasks in OUR numbering (bit x = our index x): the other side's blot on its index i is on our index 23 - i, its
-    made point on its index i blocks our index 23 - i.
-    """
-    n = len(a)
-    rev = b[:, 23::-1]  # (N, 24) the other side's counts at our indices 0..23
-    n_board = (a[:, :6] > 0).sum(axis=1)
-    low_ok = np.where(n_board > 2, 0, 2)  # blots considered from our index 0 (or 2)
-    blot_ok = (rev == 1) & (_IDX[None, :24] >= low_ok[:, None])
-    blots = _mask(np.pad(blot_ok, ((0, 0), (0, 1))))
-    all_blots = _mask(np.pad(rev == 1, ((0, 0), (0, 1))))
-    open_ = _mask(np.pad(rev <= 1, ((0, 0), (0, 1)), constant_values=True))
-    hitters = _mask((a > 0) & ~((_IDX[None, :] < 6) & (a == 2)))
-    a_hit = np.zeros((len(WAYS), n), dtype=np.int32)
-    for r, (all_req, inter, faces, pips) in enumerate(WAYS):
-        h = hitters & (blots << pips)  # bit j: hitter on j, blot on j - pips
-        if faces > 1:
-            ok = [open_ << (pips - m) for m in inter]  # bit j: our index j - pips + m open
-            if all_req:
-                for o in ok:
-                    h &= o
-            else:
-                h &= ok[0] | ok[1]
-        a_hit[r] = h & ((1 << 25) - 1)
-    bar = a[:, 24]
-    n_pips = np.zeros((21, n), dtype=np.int32)
-    n_ch = np.zeros((21, n), dtype=np.int32)
-    some = (a_hit != 0).any(axis=0)  # (N,) rows without any hit keep zeros
-    for case, fn in ((bar == 0, _rolls_off_bar), (bar == 1, _rolls_one_on_bar), (bar >= 2, _rolls_two_on_bar)):
-        rows = np.flatnonzero(case & some)
-        if len(rows):
-            n_pips[:, rows], n_ch[:, rows] = fn(a_hit[:, rows], a[rows], b[rows], all_blots[rows])
-    w = ROLL_WEIGHT[:, None]
-    piploss = (n_pips * w).sum(axis=0) / (12.0 * 36.0)
-    p1 = ((n_ch > 0) * w).sum(axis=0) / 36.0
-    p2 = ((n_ch > 1) * w).sum(axis=0) / 36.0
-    return piploss, p1, p2
-
-
-def _rolls_off_bar(
-    a_hit: np.ndarray, a: np.ndarray, b: np.ndarray, all_blots: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Rolls when the side has no checker on the bar: ``(nPips, nChequers)`` ``(21, N)`` per roll, from the ways' hitter masks ``(39, N)``."""
-    n = len(a)
-    double = ROLL_DOUBLE[:, None]
-    n_pips = np.zeros((21, n), dtype=np.int32)
-    n_ch = np.zeros((21, n), dtype=np.int32)
-    # not on the bar
-    used = np.full((21, n), -1, dtype=np.int32)
-    p0, c0 = n_pips, n_ch
-    a_pad = np.concatenate([a, np.zeros((n, 1), dtype=np.int32)], axis=1)  # index -1 -> 0
-    for slot in range(4):
-        r = ROLL_WAYS[:, slot]  # (21,)
-        exists = (r >= 0)[:, None]
-        hits = np.where(exists, a_hit[np.maximum(r, 0)], 0)  # (21, N)
-        pips = WAY_PIPS[np.maximum(r, 0)][:, None]
-        direct = WAY_DIRECT[np.maximum(r, 0)][:, None]
-        # direct: the highest bit among 1..23
-        k = _top(hits & 0xFFFFFE)
-        found = direct & (k >= 1)
-        a_k = np.take_along_axis(a_pad, np.where(found, k, -1).T, axis=1).T  # (21, N)
-        c0 = c0 + (found & ((used != k) | (a_k > 1)))
-        used = np.where(found, k, used)
-        p0 = np.where(found, np.maximum(p0, k - pips + 1), p0)
-        c0 = c0 + (found & double & ((hits & ~(1 << np.maximum(k, 0))) != 0))
-        # combination shots
-        ind = ~direct & (hits != 0)
-        kk = _top(hits)
-        c0 = np.where(ind, np.maximum(c0, 1), c0)
-        p0 = np.where(ind, np.maximum(p0, kk - pips + 1), p0)
-        # a blot on the way: bit kk - m of all_blots for an intermediate m, i.e. bit 24 - m after a shift
-        on_way = ((all_blots << np.clip(24 - kk, 0, 25)) & _WAY_INTER_MASK[np.maximum(r, 0)][:, None]) != 0
-        c0 = c0 + (ind & on_way)
-    return p0, c0
-
-
-def _rolls_one_on_bar(
-    a_hit: np.ndarray, a: np.ndarray, b: np.ndarray, all_blots: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Rolls with one checker on the bar: ``(nPips, nChequers)`` ``(21, N)`` per roll, from the ways' hitter masks ``(39, N)``."""
-    n = len(a)
-    n_pips = np.zeros((21, n), dtype=np.int32)
-    n_ch = np.zeros((21, n), dtype=np.int32)
-    # one on the bar
-    p1_, c1 = np.zeros_like(n_pips), np.zeros_like(n_ch)
-    entered = np.zeros((21, n), dtype=bool)
-    rev_closed = b[:, :6] > 1  # (N, 6) the other side's home points, entering die d blocked when [d - 1]
-    for slot in range(4):
-        r = ROLL_WAYS[:, slot]
-        exists = (r >= 0)[:, None]
-        hits = np.where(exists, a_hit[np.maximum(r, 0)], 0)
-        pips = WAY_PIPS[np.maximum(r, 0)][:, None]
-        direct = WAY_DIRECT[np.maximum(r, 0)][:, None]
-        from_bar = ((hits >> 24) & 1) == 1
-        dbar = direct & from_bar
-        c1 = c1 + dbar
-        p1_ = np.where(dbar, np.maximum(p1_, 25 - pips), p1_)
-        k = _top(hits & 0xFFFFFE)
-        if slot < 2:
-            other_way = ROLL_WAYS[:, 1 - slot]
-            other = np.where(ROLL_DOUBLE, WAY_PIPS[np.maximum(ROLL_WAYS[:, 0], 0)], WAY_PIPS[other_way])  # (21,)
-            enters = ~rev_closed[:, other - 1].T  # (21, N)
-        else:
-            enters = np.zeros((21, n), dtype=bool)
-        also = direct & (k >= 1) & ~entered & enters
-        c1 = c1 + also
-        p1_ = np.where(also, np.maximum(p1_, k - pips + 1), p1_)
-        entered = entered | also
-        ind = ~direct & from_bar
-        c1 = np.where(ind, np.maximum(c1, 1), c1)
-        p1_ = np.where(ind, np.maximum(p1_, 25 - pips), p1_)
-        on_way = (all_blots & _WAY_INTER_MASK[np.maximum(r, 0)][:, None]) != 0  # landing 24 - m from the bar
-        c1 = c1 + (ind & on_way)
-    return p1_, c1
-
-
-def _rolls_two_on_bar(
-    a_hit: np.ndarray, a: np.ndarray, b: np.ndarray, all_blots: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Rolls with two or more checkers on the bar: ``(nPips, nChequers)`` ``(21, N)`` per roll, from the ways' hitter masks ``(39, N)``."""
-    n = len(a)
-    n_pips = np.zeros((21, n), dtype=np.int32)
-    n_ch = np.zeros((21, n), dtype=np.int32)
-    # two or more on the bar
-    p2_, c2 = np.zeros_like(n_pips), np.zeros_like(n_ch)
-    for slot in range(2):
-        r = ROLL_WAYS[:, slot]
-        hits = a_hit[r]
-        pips = WAY_PIPS[r][:, None]
-        dbar = WAY_DIRECT[r][:, None] & (((hits >> 24) & 1) == 1)
-        c2 = c2 + dbar
-        p2_ = np.where(dbar, np.maximum(p2_, 25 - pips), p2_)
-    return p2_, c2
+    m = -(-n // 8) * 8
+    at = np.zeros((25, m), dtype=np.int8)
+    bt = np.zeros((25, m), dtype=np.int8)
+    at[:, :n] = np.asarray(a).T
+    bt[:, :n] = np.asarray(b).T
+    return np.ascontiguousarray(_sides(at, _masks(at), _masks(bt))[:, :n].T)
 
 
 def gnubg_halves(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -638,8 +818,35 @@ def gnubg_halves(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mine, theirs
 
 
-def features(positions: np.ndarray) -> np.ndarray:
+def features_t(positions: np.ndarray) -> np.ndarray:
+    """:func:`features` feature-major: ``(N, 26)`` int8 -> ``(2 * N_SIDE, N)`` float32 (row k = column k of
+    :func:`features`); its transpose is what a first layer multiplies, without a transposing copy."""
+    n = len(positions)
+    if n == 0:
+        return np.zeros((2 * N_SIDE, 0), dtype=np.float32)
+    a, h = _point_major(positions)
+    ma = _masks(a)
+    mb = {k: _swap(v, h) for k, v in ma.items()}
+    f = _sides(a, ma, mb)  # (N_SIDE, 2H)
+    return np.concatenate([f[:, :n], f[:, h : h + n]])
+
+
+def features(positions: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Both sides' features, ``(N, 26)`` int8 (side on roll) -> ``(N, 2 * N_SIDE)`` float32: the side on roll's, then
-    the opponent's (so encoding ``board.flip(x)`` swaps the halves)."""
-    mine, theirs = gnubg_halves(positions)
-    return np.concatenate([side_features(mine, theirs), side_features(theirs, mine)], axis=1)
+    the opponent's (so encoding ``board.flip(x)`` swaps the halves).
+
+    ``out``, if given, is a ``(N, 2 * N_SIDE)`` float32 array (a view into a wider input matrix is fine) that receives
+    the features and is returned. Both sides are computed in one pass (:func:`_sides` on the stacked batch).
+    """
+    n = len(positions)
+    if out is None:
+        out = np.empty((n, 2 * N_SIDE), dtype=np.float32)
+    if n == 0:
+        return out
+    a, h = _point_major(positions)
+    ma = _masks(a)
+    mb = {k: _swap(v, h) for k, v in ma.items()}
+    f = _sides(a, ma, mb)  # (N_SIDE, 2H)
+    out[:, :N_SIDE] = f[:, :n].T
+    out[:, N_SIDE:] = f[:, h : h + n].T
+    return out

@@ -161,15 +161,24 @@ class Evaluator:
     Does not look at finished games: see the module docstring.
     """
 
+    encoding_version = encoding.ENCODING_VERSION
+    """The encoding whose nets this evaluator serves: its inputs ``0 .. encoding.N_FEATURES - 1`` are the sparse rows,
+    the rest :attr:`dense_columns` (a subclass for a wider encoding overrides these and :meth:`dense_inputs`)."""
+
+    @property
+    def dense_columns(self) -> tuple[int, ...]:
+        """Input columns outside the sparse rows, in the order :meth:`dense_inputs` returns them."""
+        return encoding.DENSE_COLUMNS
+
     def __init__(self, net: ValueNet, batch_size: int = 65536, check: bool = True) -> None:
         if getattr(net, "is_class_nets", False):
             raise NetworkConfigError(
                 "Evaluator takes one ValueNet and this net holds specialist nets (one per position class): evaluate "
                 "it through bgbot.evaluation.specialists.evaluator_for"
             )
-        if net.config.encoding_version != encoding.ENCODING_VERSION:
+        if net.config.encoding_version != self.encoding_version:
             raise NetworkConfigError(
-                f"net expects encoding {net.config.encoding_version!r}, this code has {encoding.ENCODING_VERSION!r}"
+                f"net expects encoding {net.config.encoding_version!r}, this evaluator has {self.encoding_version!r}"
             )
         self.net = net
         self.batch_size = batch_size
@@ -212,7 +221,7 @@ class Evaluator:
         ``encoding.DENSE_COLUMNS``, if any) -> ``(M, 5)`` float32 probabilities."""
         h = F.embedding_bag(torch.from_numpy(slots), table, mode="sum")  # (M, H) pre-activations, bias included
         if dense is not None:
-            w_dense = self.net.hidden.weight[:, list(encoding.DENSE_COLUMNS)]  # (H, D)
+            w_dense = self.net.hidden.weight[:, list(self.dense_columns)]  # (H, D)
             h.addmm_(torch.from_numpy(dense), w_dense.T)
         _IN_PLACE_ACTIVATIONS[self.net.config.activation](h)
         s = torch.addmm(self.net.out.bias, h, self.net.out.weight.T).sigmoid_()  # (M, 5) conditional probabilities
@@ -221,7 +230,7 @@ class Evaluator:
     def evaluate(self, positions: np.ndarray) -> np.ndarray:
         """Probabilities ``(M, 5)`` float32 (win, wg, wbg, lg, lbg) for positions ``(M, 26)`` int8 (side on roll)."""
         slots = encoding.sparse_encode(positions)  # (M, N_SLOTS) int32
-        dense = encoding.dense_inputs(positions) if encoding.DENSE_COLUMNS else None
+        dense = self.dense_inputs(positions) if self.dense_columns else None
         out = np.empty((len(slots), 5), dtype=np.float32)
         n = self.batch_size
         with torch.inference_mode(), np.errstate(invalid="ignore", over="ignore"):  # damaged weights: reported below
@@ -235,6 +244,10 @@ class Evaluator:
                 f"of {len(out)} positions: its weights are damaged or training diverged"
             )
         return out
+
+    def dense_inputs(self, positions: np.ndarray) -> np.ndarray:
+        """The inputs of :attr:`dense_columns`, ``(M, 26)`` int8 -> ``(M, len(dense_columns))`` float32."""
+        return encoding.dense_inputs(positions)
 
     def equities(self, positions: np.ndarray) -> np.ndarray:
         """Cubeless money equity ``(M,)`` float32 of positions ``(M, 26)`` int8 for the side on roll."""

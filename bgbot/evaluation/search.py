@@ -24,7 +24,7 @@ from bgbot.errors import BgbotError
 from bgbot.evaluation.evaluator import PositionEvaluator, afterstate_probabilities
 from bgbot.evaluation.selection import segment_argmax
 from bgbot.rules.board import game_result
-from bgbot.rules.movegen import ROLL_WEIGHTS, Plays, generate_all_rolls, generate_plays, position_keys
+from bgbot.rules.movegen import ROLL_WEIGHTS, Plays, generate_all_rolls, generate_plays
 from bgbot.rules.outcomes import equity, flip_probabilities
 
 FILTER_KEEP = 8
@@ -75,29 +75,41 @@ def afterstate_values(evaluator: PositionEvaluator, afterstates: np.ndarray, pli
     return out
 
 
-_MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F], dtype=np.uint64)
+_MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0x27D4EB2F165667C5], dtype=np.uint64)
+
+
+def _row_words(positions: np.ndarray) -> np.ndarray:
+    """``(M, 26)`` int8 -> ``(M, 4)`` uint64: each row's 26 bytes, zero-padded to 32, read as four words (one copy;
+    equal words mean equal positions)."""
+    buf = np.zeros((len(positions), 32), dtype=np.uint8)
+    buf[:, :26] = np.ascontiguousarray(positions, dtype=np.int8).view(np.uint8)
+    return buf.view(np.uint64)
 
 
 def _distinct(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct rows of ``positions`` ``(M, 26)`` int8: ``(first, inverse)``, ``first`` ``(U,)`` int64 the row of each
     distinct position, ``inverse`` ``(M,)`` int64 with ``positions == positions[first][inverse]``.
 
-    Exact: rows are packed into :func:`bgbot.rules.movegen.position_keys` (two words that determine the position),
-    sorted by a 64-bit mix of them, and rows with equal mixes are confirmed equal by their keys (on a mix collision
-    of different positions, an exact ``np.unique`` over the keys is used instead).
+    Exact: each row's bytes are read as four 64-bit words (:func:`_row_words`), rows are sorted by a 64-bit mix of
+    them, and rows with equal mixes are confirmed equal word by word (on a mix collision of different positions, an
+    exact ``np.unique`` over the words is used instead).
     """
     m = len(positions)
-    keys = position_keys(positions)  # (M, 2) uint64
-    with np.errstate(over="ignore"):
-        mix = keys[:, 0] * _MIX[0] + keys[:, 1] * _MIX[1]
+    words = _row_words(positions)  # (M, 4) uint64
+    with np.errstate(over="ignore"):  # a multiply-xorshift mix of the words (splitmix64's finaliser per step)
+        mix = np.zeros(m, dtype=np.uint64)
+        for j in range(4):
+            mix += words[:, j]
+            mix *= _MIX[j]
+            mix ^= mix >> np.uint64(31)
     order = np.argsort(mix)
-    sorted_mix, sorted_keys = mix[order], keys[order]
+    sorted_mix = mix[order]
     new = np.empty(m, dtype=bool)
     new[:1] = True
     np.not_equal(sorted_mix[1:], sorted_mix[:-1], out=new[1:])
     same = np.flatnonzero(~new[1:])
-    if (sorted_keys[same + 1] != sorted_keys[same]).any():  # a collision of two different positions: do it exactly
-        _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    if len(same) and (words[order[same + 1]] != words[order[same]]).any():  # a collision: do it exactly
+        _, first, inverse = np.unique(words, axis=0, return_index=True, return_inverse=True)
         return first.astype(np.int64), inverse.reshape(-1).astype(np.int64)
     inverse = np.empty(m, dtype=np.int64)
     inverse[order] = np.cumsum(new) - 1

@@ -9,8 +9,9 @@ known here are in :data:`ENCODERS`:
 * ``"tesauro196+expert7+gnubg50/v2"`` (253 inputs): v1 followed by the 25 GNU Backgammon-class features of each side
   (:func:`bgbot.evaluation.features.features`: the side on roll's, then the opponent's).
 
-:class:`ClassEvaluator` classifies a batch once and sends each class's rows to its net (numpy matrix products, as
-:class:`bgbot.evaluation.network.Evaluator`). use :func:`evaluator_for` to get the right evaluator for any loaded net.
+:class:`ClassEvaluator` classifies a batch once and sends each class's rows to its net's sparse evaluator
+(:class:`bgbot.evaluation.network.Evaluator` for v1, :class:`EvaluatorV2` for v2). Use :func:`evaluator_for` to get the
+right evaluator for any loaded net.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from torch import nn
 
 from bgbot.errors import BgbotError
 from bgbot.evaluation import classes, encoding, features
-from bgbot.evaluation.network import ACTIVATIONS, EvaluationError, Evaluator, NetConfig, ValueNet
+from bgbot.evaluation.network import EvaluationError, Evaluator, NetConfig, ValueNet
 from bgbot.rules.outcomes import equity
 
 ENCODING_V2 = "tesauro196+expert7+gnubg50/v2"
@@ -34,10 +35,10 @@ N_V2 = encoding.N_FEATURES + 2 * features.N_SIDE
 def encode_v2(positions: np.ndarray) -> np.ndarray:
     """Encoding v2, ``(M, 26)`` int8 (side on roll) -> ``(M, 253)`` float32: v1's 203 inputs, then
     :func:`bgbot.evaluation.features.features`. Raises :class:`bgbot.evaluation.encoding.EncodingError` on bad input."""
-    x = encoding.encode(positions)
-    if len(x) == 0:
-        return np.zeros((0, N_V2), dtype=np.float32)
-    return np.concatenate([x, features.features(positions)], axis=1)
+    x = np.empty((len(np.asarray(positions)), N_V2), dtype=np.float32)
+    encoding.encode(positions, out=x[:, : encoding.N_FEATURES])
+    features.features(positions, out=x[:, encoding.N_FEATURES :])
+    return x
 
 
 ENCODERS: dict[str, tuple[Callable[[np.ndarray], np.ndarray], int]] = {
@@ -155,31 +156,30 @@ def fresh(n_hidden: int = 128, activation: str = "sigmoid", encoding_version: st
     return ClassNets({name: cfg for name in CLASSES})
 
 
-_ACT = {
-    "sigmoid": lambda h: torch.from_numpy(h).sigmoid_(),
-    "tanh": lambda h: torch.from_numpy(h).tanh_(),
-    "relu": lambda h: torch.from_numpy(h).relu_(),
-}
-assert set(_ACT) == set(ACTIVATIONS)
+_V2_DENSE = tuple(range(encoding.N_FEATURES, N_V2))
 
 
-def _forward(net: ValueNet, x: np.ndarray) -> np.ndarray:
-    """``(M, n_inputs)`` float32 -> ``(M, 5)`` float32, what :meth:`ValueNet.forward` computes (numpy products)."""
-    w1, b1 = net.hidden.weight.detach().numpy(), net.hidden.bias.detach().numpy()
-    w2, b2 = net.out.weight.detach().numpy(), net.out.bias.detach().numpy()
-    h = x @ w1.T
-    h += b1
-    _ACT[net.config.activation](h)
-    s = h @ w2.T
-    s += b2
-    _ACT["sigmoid"](s)
-    out = np.empty_like(s)
-    out[:, 0] = s[:, 0]
-    out[:, 1] = s[:, 0] * s[:, 1]
-    out[:, 2] = out[:, 1] * s[:, 2]
-    out[:, 3] = (1.0 - s[:, 0]) * s[:, 3]
-    out[:, 4] = out[:, 3] * s[:, 4]
-    return out
+class EvaluatorV2(Evaluator):
+    """:class:`bgbot.evaluation.network.Evaluator` for one net on encoding v2: v1's 203 inputs through the sparse first
+    layer (an embedding-bag over ``encoding.sparse_encode``), the 50 feature inputs (columns 203..252) as a dense
+    ``(M, 50) @ (50, H)`` product added to it. Equal to the dense product over :func:`encode_v2` within float32
+    rounding (``tests/test_specialists.py``)."""
+
+    encoding_version = ENCODING_V2
+
+    @property
+    def dense_columns(self) -> tuple[int, ...]:
+        """The feature inputs' columns, 203..252."""
+        return _V2_DENSE
+
+    def dense_inputs(self, positions: np.ndarray) -> np.ndarray:
+        """The feature inputs ``(M, 50)`` float32 (:func:`bgbot.evaluation.features.features`; a transposed view of
+        the feature-major array, which the product takes as it is)."""
+        return features.features_t(positions).T
+
+
+_EVALUATORS: dict[str, type[Evaluator]] = {encoding.ENCODING_VERSION: Evaluator, ENCODING_V2: EvaluatorV2}
+"""Encoding version -> the sparse evaluator class for one net on it."""
 
 
 class ClassEvaluator(Evaluator):
@@ -193,23 +193,44 @@ class ClassEvaluator(Evaluator):
         self.class_nets = net
         self.batch_size = batch_size
         self.check = check
+        self._evaluators = {
+            name: _EVALUATORS[net.net(name).config.encoding_version](net.net(name), batch_size, check=False)
+            for name in CLASSES
+        }
 
     def evaluate(self, positions: np.ndarray) -> np.ndarray:
         """Probabilities ``(M, 5)`` float32 (win, wg, wbg, lg, lbg) for positions ``(M, 26)`` int8 (side on roll)."""
         positions = np.asarray(positions)
-        cls = classify(positions)
+        return self.evaluate_classified(positions, classes.classify_batch(np.asarray(positions, dtype=np.int8)))
+
+    def evaluate_classified(self, positions: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        """:meth:`evaluate` given the positions' :func:`bgbot.evaluation.classes.classify_batch` codes ``(M,)`` int8
+        (the dispatch in ``bgbot.evaluation.evaluator`` has them already)."""
+        positions = np.asarray(positions)
+        cls = _FROM_CLASSES[codes]
         cls[cls == OVER] = RACE
-        out = np.empty((len(positions), 5), dtype=np.float32)
-        for code, name in enumerate(CLASSES, start=1):
-            rows = np.flatnonzero(cls == code)
-            if len(rows) == 0:
-                continue
-            net = self.class_nets.net(name)
-            enc = ENCODERS[net.config.encoding_version][0]
-            with np.errstate(invalid="ignore", over="ignore"):  # damaged weights: reported below
-                for i in range(0, len(rows), self.batch_size):
-                    r = rows[i : i + self.batch_size]
-                    out[r] = _forward(net, enc(positions[r]))
+        order = np.argsort(cls, kind="stable")  # the batch by class: each class's rows one slice
+        bounds = np.searchsorted(cls[order], np.arange(1, len(CLASSES) + 2))
+        positions = positions[order]
+        slots = encoding.sparse_encode(positions)  # once for the whole batch, as the dense inputs below
+        dense: dict[type, np.ndarray] = {}
+        sorted_out = np.empty((len(positions), 5), dtype=np.float32)
+        n = self.batch_size
+        with torch.inference_mode(), np.errstate(invalid="ignore", over="ignore"):  # damaged weights: reported below
+            for k, name in enumerate(CLASSES):
+                lo, hi = int(bounds[k]), int(bounds[k + 1])
+                if lo == hi:
+                    continue
+                ev = self._evaluators[name]
+                if ev.dense_columns and type(ev) not in dense:
+                    dense[type(ev)] = ev.dense_inputs(positions)
+                d = dense.get(type(ev))
+                table = ev._hidden_table()
+                for i in range(lo, hi, n):
+                    j = min(i + n, hi)
+                    sorted_out[i:j] = ev._forward_sparse(slots[i:j], table, None if d is None else d[i:j])
+        out = np.empty_like(sorted_out)
+        out[order] = sorted_out
         if self.check and not np.isfinite(out).all():
             raise EvaluationError(
                 f"the specialist nets gave NaN or infinite probabilities for "
@@ -224,7 +245,8 @@ class ClassEvaluator(Evaluator):
 
 def evaluator_for(net: ValueNet | ClassNets, batch_size: int = 65536, check: bool = True) -> Evaluator:
     """The evaluator of a loaded net (:func:`bgbot.evaluation.checkpoint.load`): a :class:`ClassEvaluator` for
-    specialist nets (checkpoint format 2), a plain :class:`bgbot.evaluation.network.Evaluator` for one net."""
+    specialist nets (checkpoint format 2), the sparse evaluator of its encoding for one net (:class:`EvaluatorV2` for
+    v2, :class:`bgbot.evaluation.network.Evaluator` otherwise: it refuses an encoding it does not serve)."""
     if isinstance(net, ClassNets):
         return ClassEvaluator(net, batch_size, check)
-    return Evaluator(net, batch_size, check)
+    return _EVALUATORS.get(net.config.encoding_version, Evaluator)(net, batch_size, check)
