@@ -38,7 +38,7 @@ from bgbot.errors import BgbotError
 from bgbot.evaluation import bearoff, checkpoint, evaluator
 from bgbot.evaluation.classes import CLASS_NAMES, cube_efficiencies, cube_efficiency
 from bgbot.evaluation.network import ValueNet, set_threads
-from bgbot.evaluation.specialists import evaluator_for
+from bgbot.evaluation.specialists import ClassNets, evaluator_for
 from bgbot.formats.plays import LegalPlay, as_context, as_position, legal_plays
 from bgbot.rules.outcomes import equity, flip_probabilities
 from bgbot.rules.state import CubeState, MatchState
@@ -149,7 +149,9 @@ class RankedPlay(LegalPlay):
 class Bot:
     """A value network ready to answer requests; see the module docstring."""
 
-    def __init__(self, net: ValueNet, meta: checkpoint.CheckpointMeta | None = None, path: str | None = None):
+    def __init__(
+        self, net: ValueNet | ClassNets, meta: checkpoint.CheckpointMeta | None = None, path: str | None = None
+    ):
         self.net = net
         self.meta = meta
         self.path = path

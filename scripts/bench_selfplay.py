@@ -44,7 +44,7 @@ from bgbot.api import DEFAULT_MODEL
 from bgbot.evaluation import bearoff, checkpoint, encoding
 from bgbot.evaluation.evaluator import set_class_dispatch
 from bgbot.evaluation.network import set_threads
-from bgbot.evaluation.specialists import evaluator_for
+from bgbot.evaluation.specialists import ClassNets, evaluator_for
 from bgbot_training.config import TrainConfig
 from bgbot_training.selfplay import SelfPlay
 
@@ -139,8 +139,11 @@ def training_speed(model: str, config: TrainConfig, games: int, seed: int = 1) -
         positions, targets = sp.step(evaluator)
         if len(positions):
             net.train()
-            out = net(torch.from_numpy(encoding.encode(positions)))
-            loss = torch.nn.functional.mse_loss(out, torch.from_numpy(targets))
+            if isinstance(net, ClassNets):  # as bgbot_training.train.td_loss (not imported: older installs lack it)
+                loss = net.loss(positions, targets)
+            else:
+                out = net(torch.from_numpy(encoding.encode(positions)))
+                loss = torch.nn.functional.mse_loss(out, torch.from_numpy(targets))
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()

@@ -37,10 +37,10 @@ def ray_local(tmp_path_factory):
 @pytest.fixture(scope="module")
 def ev():
     from bgbot.evaluation.checkpoint import load
-    from bgbot.evaluation.network import Evaluator
+    from bgbot.evaluation.specialists import evaluator_for
 
     net, _ = load(ro.__file__.rsplit("/arena/", 1)[0] + "/data/default_model.pt")
-    return Evaluator(net)
+    return evaluator_for(net)
 
 
 def _strip(results: dict) -> dict:
@@ -130,3 +130,19 @@ def test_rollout_targets_stage_on_ray_equals_the_local_run(ray_local, tmp_path):
     local = stages.load_npz(tmp_path / "local" / "part-0000.npz")
     on_ray = stages.load_npz(tmp_path / "ray" / "part-0000.npz")
     assert np.array_equal(local["targets"], on_ray["targets"]) and local["targets"].shape == (4, 5)
+
+
+def test_selfplay_actor_rebuilds_specialist_nets():
+    """An actor's net comes from :func:`training.distributed.net_config_of`: one net or specialist nets alike."""
+    import torch
+
+    from bgbot.evaluation import specialists
+    from training import distributed as td
+
+    nets = specialists.fresh(n_hidden=4)
+    actor = td._SelfPlayActor(None, td.net_config_of(nets), games=2, seed=1)  # the plain class: no Ray needed
+    assert isinstance(actor.net, specialists.ClassNets) and isinstance(actor.evaluator, specialists.ClassEvaluator)
+    assert actor.net.configs() == nets.configs()
+    actor.net.load_state_dict({k: torch.from_numpy(v) for k, v in td.weights_of(nets).items()})  # as _sync does
+    pos, tgt = actor.selfplay.step(actor.evaluator)
+    assert pos.shape == (2, 26) and tgt.shape == (2, 5)

@@ -9,6 +9,7 @@ import torch
 from bgbot.evaluation import encoding, network
 from bgbot.evaluation.network import Evaluator, NetConfig, NetworkConfigError, ValueNet
 from bgbot.rules import board, outcomes
+from tests.shipped_values import BGBOT_1
 from tests.test_encoding import _random_positions
 
 
@@ -64,6 +65,18 @@ def test_evaluator_rejects_other_encoding():
         Evaluator(ValueNet(NetConfig(encoding_version="tesauro198/v0")))
 
 
+def test_evaluator_refuses_specialist_nets_and_names_evaluator_for():
+    from bgbot.evaluation import specialists
+
+    nets = specialists.fresh(n_hidden=4)
+    with pytest.raises(NetworkConfigError, match="specialist nets.*evaluator_for"):
+        Evaluator(nets)  # type: ignore[arg-type]
+    assert isinstance(specialists.evaluator_for(nets), specialists.ClassEvaluator)
+    v2 = ValueNet(NetConfig(n_inputs=specialists.N_V2, n_hidden=4, encoding_version=specialists.ENCODING_V2))
+    assert type(specialists.evaluator_for(v2)) is specialists.EvaluatorV2  # one net on v2: its own sparse evaluator
+    assert type(specialists.evaluator_for(ValueNet(NetConfig(n_hidden=4)))) is Evaluator
+
+
 def test_flip_probabilities_and_equity():
     p = np.array([[0.6, 0.2, 0.05, 0.1, 0.01], [1.0, 1.0, 1.0, 0.0, 0.0]], dtype=np.float32)
     q = outcomes.flip_probabilities(p)
@@ -86,14 +99,15 @@ def test_set_threads():
 
 
 def test_sparse_evaluator_equals_dense_product_and_follows_weight_updates():
-    """The embedding-bag first layer gives the dense product's outputs within float32 rounding, for the shipped model
-    and for a net whose weights then change in place (an optimiser step): the cached table is rebuilt."""
-    from bgbot.api import DEFAULT_MODEL
+    """The embedding-bag first layer gives the dense product's outputs within float32 rounding, for a trained one-net
+    model (bgbot-1, the previous shipped generation) and for a net whose weights then change in place (an optimiser
+    step): the cached table is rebuilt."""
     from bgbot.evaluation import checkpoint
     from tests.test_movegen import selfplay_positions
 
     x = np.concatenate([_random_positions(1000, seed=12), selfplay_positions()[:2000]])
-    net, _ = checkpoint.load(DEFAULT_MODEL)
+    net, _ = checkpoint.load(BGBOT_1)
+    assert isinstance(net, ValueNet)
     ev = Evaluator(net)
     with torch.no_grad():
         dense = net(torch.from_numpy(encoding.encode(x))).numpy()

@@ -12,9 +12,10 @@ import pytest
 from bgbot.arena import rollout as ro
 from bgbot.cli import main
 from bgbot.evaluation.checkpoint import load
-from bgbot.evaluation.network import Evaluator
+from bgbot.evaluation.specialists import evaluator_for
 from bgbot.rules.board import starting_position
 from bgbot.rules.movegen import generate_all_rolls
+from tests.shipped_values import BGBOT_1
 
 MODEL = Path(__file__).resolve().parents[1] / "bgbot" / "data" / "default_model.pt"
 
@@ -22,7 +23,7 @@ MODEL = Path(__file__).resolve().parents[1] / "bgbot" / "data" / "default_model.
 @pytest.fixture(scope="module")
 def ev():
     net, _ = load(MODEL)
-    return Evaluator(net)
+    return evaluator_for(net)
 
 
 def test_quasi_random_dice_stratify_the_first_two_rolls():
@@ -118,8 +119,18 @@ def _bearoffs(n: int, seed: int) -> list[tuple[tuple[int, ...], tuple[int, ...]]
     return out
 
 
+@pytest.fixture(scope="module")
+def ev_bgbot1():
+    """bgbot-1's evaluator: fixed weights, not the shipped model's."""
+    return evaluator_for(load(BGBOT_1)[0])
+
+
 @pytest.mark.parametrize("vr", [True, False])
-def test_bearoff_rollouts_agree_with_the_exact_values(ev, vr):
+def test_bearoff_rollouts_agree_with_the_exact_values(ev_bgbot1, vr):
+    """The exact values are those of perfect play; the rollout values the net's own play (no databases). With variance
+    reduction the standard errors get small enough to show where a net's bear-off play falls short of perfect (a
+    specialists candidate of issue 12 was 5.1 SE off in one case): so a fixed net, bgbot-1, close enough at 3 SE."""
+    ev = ev_bgbot1
     cases = _bearoffs(20, seed=1)
     positions = np.array([_position(m, t) for m, t in cases])
     exact = np.array([2 * _win(m, t) - 1 for m, t in cases])

@@ -127,6 +127,21 @@ def test_fit_single_net_and_v1_specialists(ply0_targets, tmp_path, capsys):
     assert "--arch single needs a single net: --init holds specialist nets" in capsys.readouterr().err
 
 
+def test_encoded_targets_give_the_nets_own_loss(ply0_targets):
+    # the fit encodes every position once; its loss over any rows equals the nets' loss computed from the boards
+    z = stages.load_npz(ply0_targets / "part-00000.npz")
+    pos, tg = z["positions"], z["targets"] + np.float32(0.01)
+    net, _ = checkpoint.load(MODEL)
+    rows = np.array([3, 0, 17, 3, 9, 12])
+    for model in (
+        stages._SingleFit(net),
+        specialists.from_single(net),
+        specialists.from_single(net, net.config.encoding_version),
+    ):
+        got = float(stages.EncodedTargets(model, pos, tg).loss(rows))
+        assert got == pytest.approx(float(model.loss(pos[rows], tg[rows])), rel=1e-6) and got > 0
+
+
 def test_rollout_kind_and_missing_inputs_say_why(tmp_path, capsys):
     args = ["targets", "--model", MODEL, "--positions", str(tmp_path), "--out", str(tmp_path / "o"), "--quiet"]
     assert cli.main([*args, "--kind", "ply2"]) == 2

@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+import torch
 from scipy import stats as scipy_stats
 
 from bgbot.arena.benchmark import benchmark as arena_benchmark
@@ -228,3 +229,25 @@ def test_full_disk_is_a_clean_error_and_latest_stays_intact(tmp_path, capsys):
         assert not [p for p in run.iterdir() if p.name.endswith(".tmp")]  # no temporary file left behind
     finally:
         subprocess.run(["umount", str(run)], check=False)
+
+
+def test_td_from_a_specialists_checkpoint_trains_it_and_refuses_a_mismatched_resume(tmp_path):
+    """``bgbot train`` (the td stage) continues specialist nets (a format-2 checkpoint, as the default model may be)
+    with ``specialists = true`` and ``init_from``; the wrong kind of run is refused with a clear error."""
+    from bgbot.evaluation import specialists
+
+    torch.manual_seed(0)
+    init = checkpoint.save(tmp_path / "init.pt", specialists.fresh(n_hidden=4), games_trained=0, training_config={})
+    base = dataclasses.replace(TrainConfig.load("tiny"), games=24, games_in_flight=8, checkpoint_every=24, eval_every=0)
+    config = dataclasses.replace(base, n_hidden=4, specialists=True, init_from=str(init))
+    state = train(config, tmp_path / "run", progress=False)
+    nets, meta = checkpoint.load(tmp_path / "run" / "latest.pt")
+    assert state.games_trained == meta.games_trained == 24 and meta.format_version == 2
+    assert isinstance(nets, specialists.ClassNets) and nets.config.encoding_version == specialists.ENCODING_V2
+    start, _ = checkpoint.load(init)
+    assert not torch.equal(nets.net("contact").out.bias, start.net("contact").out.bias)  # type: ignore[union-attr]
+    one_net = dataclasses.replace(config, specialists=False, init_from="", games=48)
+    with pytest.raises(RunError, match="holds specialist nets and the config trains one net"):
+        train(one_net, tmp_path / "run", resume=True, progress=False)
+    with pytest.raises(ConfigError, match="init_from .* set specialists = true"):
+        dataclasses.replace(base, init_from=str(init))

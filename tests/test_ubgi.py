@@ -16,7 +16,7 @@ from bgbot.formats.positionid import decode, encode
 from bgbot.protocols.ubgi import Engine
 from bgbot.rules.board import flip
 
-MODEL = str(Path(__file__).resolve().parents[1] / "models" / "bgbot-1.pt")
+MODEL = str(Path(__file__).resolve().parents[1] / "bgbot" / "data" / "default_model.pt")  # what "bgbot ubgi" plays
 
 START = "4HPwATDgc/ABMA"
 BGBOT = [sys.executable, "-m", "bgbot.cli"]

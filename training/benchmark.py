@@ -7,7 +7,7 @@ from pathlib import Path
 
 from bgbot.arena.benchmark import benchmark, plot_progress
 from bgbot.evaluation.network import ValueNet
-from bgbot.evaluation.specialists import evaluator_for
+from bgbot.evaluation.specialists import ClassNets, evaluator_for
 
 from .config import TrainConfig
 
@@ -21,7 +21,7 @@ def pubeval_benchmark(config: TrainConfig, run_dir: str | Path):
     """
     run_dir = Path(run_dir)
 
-    def evaluate(net: ValueNet, games_trained: int) -> dict:
+    def evaluate(net: ValueNet | ClassNets, games_trained: int) -> dict:
         record = benchmark(evaluator_for(net), "pubeval", games=config.eval_games, seed=config.seed)
         log = run_dir / "eval.jsonl"
         past = [json.loads(s) for s in log.read_text().splitlines()] if log.exists() else []

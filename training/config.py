@@ -95,6 +95,11 @@ class TrainConfig:
             raise ConfigError(f"td_lambda must be in [0, 1), got {self.td_lambda!r}")
         if not (0 < self.lr <= 1 and 0 < self.lr_final <= 1):
             raise ConfigError(f"learning rates must be in (0, 1], got {self.lr!r}, {self.lr_final!r}")
+        if self.init_from and not self.specialists:
+            raise ConfigError(
+                f"init_from = {self.init_from!r} starts specialist nets: set specialists = true with it (a one-net run "
+                "starts from random weights)"
+            )
 
     def to_dict(self) -> dict:
         """The fields as a plain dict (stored in checkpoints)."""

@@ -19,7 +19,31 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["WeightStore", "SelfPlayActor", "make_actors", "run_learner"]
+__all__ = ["WeightStore", "SelfPlayActor", "make_actors", "run_learner", "net_config_of", "build_net"]
+
+
+def net_config_of(net) -> dict:
+    """What an actor needs to rebuild ``net``'s shape (JSON-able): a :class:`bgbot.evaluation.network.ValueNet`'s
+    config dict, or ``{"classes": {name: config dict}}`` for :class:`bgbot.evaluation.specialists.ClassNets`."""
+    from bgbot.evaluation.specialists import ClassNets
+
+    if isinstance(net, ClassNets):
+        return {"classes": {name: cfg.to_dict() for name, cfg in net.configs().items()}}
+    return net.config.to_dict()
+
+
+def build_net(net_config: dict):
+    """A net of the shape :func:`net_config_of` describes (fresh weights: the store's come later).
+
+    Raises:
+        bgbot.evaluation.network.NetworkConfigError, bgbot.evaluation.specialists.ClassNetsError: a bad description.
+    """
+    from bgbot.evaluation.network import NetConfig, ValueNet
+    from bgbot.evaluation.specialists import ClassNets
+
+    if "classes" in net_config:
+        return ClassNets({name: NetConfig.from_dict(cfg) for name, cfg in net_config["classes"].items()})
+    return ValueNet(NetConfig.from_dict(net_config))
 
 
 def _ray():
@@ -52,14 +76,14 @@ class _SelfPlayActor:
     def __init__(self, store, net_config: dict, games: int, seed: int, td_lambda: float = 0.0, horizon: int = 1):
         import torch
 
-        from bgbot.evaluation.network import Evaluator, NetConfig, ValueNet
+        from bgbot.evaluation.specialists import evaluator_for
 
         from .selfplay import SelfPlay
 
         torch.set_num_threads(1)
         self.store = store
-        self.net = ValueNet(NetConfig.from_dict(net_config))
-        self.evaluator = Evaluator(self.net)
+        self.net = build_net(net_config)
+        self.evaluator = evaluator_for(self.net)
         self.selfplay = SelfPlay(games, np.random.default_rng(seed), td_lambda, horizon)
         self.version = 0
 
@@ -90,7 +114,8 @@ def WeightStore():
 
 
 def SelfPlayActor(store, net_config: dict, games: int, seed: int, td_lambda: float = 0.0, horizon: int = 1):
-    """A new self-play actor (one CPU) reading weights from ``store``."""
+    """A new self-play actor (one CPU) reading weights from ``store``; ``net_config`` from :func:`net_config_of` (one
+    net or specialist nets)."""
     return _ray().remote(num_cpus=1)(_SelfPlayActor).remote(store, net_config, games, seed, td_lambda, horizon)
 
 

@@ -36,12 +36,12 @@ from tqdm import tqdm
 from bgbot.errors import BgbotError
 from bgbot.evaluation import checkpoint, encoding
 from bgbot.evaluation.network import EvaluationError, NetConfig, ValueNet, set_threads
-from bgbot.evaluation.specialists import evaluator_for
+from bgbot.evaluation.specialists import ClassNets, evaluator_for
 
 from .config import TrainConfig
 from .selfplay import SelfPlay
 
-EvaluateFn = Callable[[ValueNet, int], dict]
+EvaluateFn = Callable[[ValueNet | ClassNets, int], dict]
 """``evaluate(net, games_trained) -> record``; the record holds at least ``ppg``, ``ci_low``, ``ci_high``."""
 
 
@@ -86,6 +86,12 @@ def _start(config: TrainConfig, run_dir: Path, resume: bool, force: bool = False
         raise RunError(f"nothing to resume: {latest} does not exist (start the run without --resume)")
     if resume:
         net, meta = checkpoint.load(latest)
+        if isinstance(net, ClassNets) != config.specialists:
+            held, wanted = ("specialist nets", "one net") if isinstance(net, ClassNets) else ("one net", "specialists")
+            raise RunError(
+                f"{latest} holds {held} and the config trains {wanted} (specialists = "
+                f"{str(config.specialists).lower()}): resume it with the config it was started with"
+            )
         if net.config.n_hidden != config.n_hidden or net.config.activation != config.activation:
             raise RunError(
                 f"{latest} holds a net {net.config} that does not match the config (n_hidden "
@@ -113,13 +119,23 @@ def _start(config: TrainConfig, run_dir: Path, resume: bool, force: bool = False
 
         if config.init_from:
             base, _ = checkpoint.load(config.init_from)
-            nets = base if getattr(base, "is_class_nets", False) else specialists.from_single(base)
+            nets = base if isinstance(base, ClassNets) else specialists.from_single(base)
         else:
             nets = specialists.fresh(config.n_hidden, config.activation)
         nets.train()
         return nets, torch.optim.Adam(nets.parameters(), lr=config.lr), 0
     net = ValueNet(NetConfig(n_inputs=encoding.N_FEATURES, n_hidden=config.n_hidden, activation=config.activation))
     return net, torch.optim.Adam(net.parameters(), lr=config.lr), 0
+
+
+def td_loss(net: ValueNet | ClassNets, positions: np.ndarray, targets: np.ndarray) -> torch.Tensor:
+    """The TD step's loss (autograd on): mean squared error of ``net``'s probabilities of ``positions`` ``(K, 26)``
+    int8 against ``targets`` ``(K, 5)`` float32; specialist nets send each position through its class's net
+    (:meth:`bgbot.evaluation.specialists.ClassNets.loss`), one net reads encoding v1."""
+    if isinstance(net, ClassNets):
+        return net.loss(positions, targets)
+    out = net(torch.from_numpy(encoding.encode(positions)))
+    return torch.nn.functional.mse_loss(out, torch.from_numpy(targets))
 
 
 def _append_jsonl(path: Path, record: dict) -> None:
@@ -233,11 +249,7 @@ def train(
             for group in opt.param_groups:
                 group["lr"] = _learning_rate(config, games)
             net.train()
-            if getattr(net, "is_class_nets", False):
-                loss = net.loss(positions, targets)
-            else:
-                out = net(torch.from_numpy(encoding.encode(positions)))
-                loss = torch.nn.functional.mse_loss(out, torch.from_numpy(targets))
+            loss = td_loss(net, positions, targets)
             if not torch.isfinite(loss):
                 raise RunError(f"training diverged at {games} games: the loss is {loss.item()}; {kept()}")
             opt.zero_grad(set_to_none=True)

@@ -46,7 +46,8 @@ def benchmark(
 
     Args:
         candidate: a checkpoint path, a :class:`bgbot.evaluation.evaluator.PositionEvaluator` (e.g.
-            ``bgbot.evaluation.network.Evaluator(net)``; pickled to the workers when ``workers > 1``) or a :class:`Player`.
+            ``bgbot.evaluation.specialists.evaluator_for(net)``; pickled to the workers when ``workers > 1``) or a
+            :class:`Player`.
         opponent: a player spec (``pubeval``, ``gnubg:0``, ``models/x.pt``, ...).
         games: even, >= 2. seed: the dice. workers: processes. plies: the candidate's lookahead.
 

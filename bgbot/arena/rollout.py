@@ -438,10 +438,10 @@ def _evaluator(spec) -> PositionEvaluator:
         return spec
     if spec not in _EVALUATORS:
         from bgbot.evaluation.checkpoint import load
-        from bgbot.evaluation.network import Evaluator
+        from bgbot.evaluation.specialists import evaluator_for
 
         net, _ = load(spec)
-        _EVALUATORS[spec] = Evaluator(net)
+        _EVALUATORS[spec] = evaluator_for(net)
     return _EVALUATORS[spec]
 
 

@@ -110,7 +110,7 @@ SANITY_POSITIONS = (
 )
 
 
-def sanity_check(net: ValueNet, origin: str = "the network") -> None:
+def sanity_check(net: ValueNet | ClassNets, origin: str = "the network") -> None:
     """Refuse a net whose weights are not all finite, or whose outputs on a few positions are not finite, consistent
     cumulative probabilities (0 <= wbg <= wg <= w <= 1 and 0 <= lbg <= lg <= 1 - w).
 
@@ -229,8 +229,14 @@ def write_atomic(path: Path, payload: dict) -> None:
         os.close(dir_fd)
 
 
-def load(path: str | Path, *, expected_encoding: str = encoding.ENCODING_VERSION) -> tuple[ValueNet, CheckpointMeta]:
+def load(
+    path: str | Path, *, expected_encoding: str = encoding.ENCODING_VERSION
+) -> tuple[ValueNet | ClassNets, CheckpointMeta]:
     """Rebuild the net saved at ``path`` on CPU (in eval mode) and return it with its metadata.
+
+    The net is a :class:`ValueNet` (format 1) or :class:`bgbot.evaluation.specialists.ClassNets` (format 2, specialist
+    nets, what the default model may be): evaluate either through :func:`bgbot.evaluation.specialists.evaluator_for`
+    (:class:`bgbot.evaluation.network.Evaluator` takes one net only).
 
     Raises:
         CheckpointError: no file at ``path``; a corrupt or truncated file; a file that is not a bgbot checkpoint; a

@@ -171,6 +171,11 @@ class Evaluator:
         return encoding.DENSE_COLUMNS
 
     def __init__(self, net: ValueNet, batch_size: int = 65536, check: bool = True) -> None:
+        if getattr(net, "is_class_nets", False):
+            raise NetworkConfigError(
+                "Evaluator takes one ValueNet and this net holds specialist nets (one per position class): evaluate "
+                "it through bgbot.evaluation.specialists.evaluator_for"
+            )
         if net.config.encoding_version != self.encoding_version:
             raise NetworkConfigError(
                 f"net expects encoding {net.config.encoding_version!r}, this evaluator has {self.encoding_version!r}"

@@ -255,7 +255,8 @@ class ClassEvaluator(Evaluator):
 
 def evaluator_for(net: ValueNet | ClassNets, batch_size: int = 65536, check: bool = True) -> Evaluator:
     """The evaluator of a loaded net (:func:`bgbot.evaluation.checkpoint.load`): a :class:`ClassEvaluator` for
-    specialist nets (checkpoint format 2), a plain :class:`bgbot.evaluation.network.Evaluator` for one net."""
+    specialist nets (checkpoint format 2), the sparse evaluator of its encoding for one net (:class:`EvaluatorV2` for
+    v2, :class:`bgbot.evaluation.network.Evaluator` otherwise: it refuses an encoding it does not serve)."""
     if isinstance(net, ClassNets):
         return ClassEvaluator(net, batch_size, check)
-    return Evaluator(net, batch_size, check)
+    return _EVALUATORS.get(net.config.encoding_version, Evaluator)(net, batch_size, check)
