@@ -224,7 +224,8 @@ class Evaluator:
         ``encoding.DENSE_COLUMNS``, if any) -> ``(M, 5)`` float32 probabilities."""
         h = F.embedding_bag(torch.from_numpy(slots), table, mode="sum")  # (M, H) pre-activations, bias included
         if dense is not None:
-            h.addmm_(torch.from_numpy(dense), self._dense_w)  # (D, H) from _hidden_table, refreshed with it
+            assert self._dense_w is not None  # built by _hidden_table with the table
+            h.addmm_(torch.from_numpy(dense), self._dense_w)  # (D, H), refreshed with the table
         _IN_PLACE_ACTIVATIONS[self.net.config.activation](h)
         s = torch.addmm(self.net.out.bias, h, self.net.out.weight.T).sigmoid_()  # (M, 5) conditional probabilities
         return _cumulative(s.numpy())
