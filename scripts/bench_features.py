@@ -5,6 +5,8 @@ Positions: afterstates (every legal play, one random roll each) of the 60,000 po
 random; timed in batches of ``--batch`` (self-play evaluates about 8,000 afterstates a call). The reference, in the same
 run and on the same batches: the first vectorised features (``tests/features_reference.py``, kept verbatim to pin the
 values) and v1's ``encoding.encode``; the JSON also says whether the features equal the reference's exactly.
+``sparse_inputs_v2`` is what the v2 evaluators compute (the features and v1's sparse rows sharing one set of point
+masks), ``sparse_inputs_v2_vs_separate`` its time over that of ``sparse_encode_v1`` and ``features`` called apart.
 Times are CPU seconds of this process (``time.process_time``), the best of ``--repeat`` interleaved runs, numpy on
 one thread.
 
@@ -47,6 +49,13 @@ def afterstates(n: int, seed: int) -> np.ndarray:
     return after[np.sort(rng.choice(len(after), n, replace=False))]
 
 
+def sparse_inputs_v2(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """What the v2 evaluators compute (``EvaluatorV2.inputs``): the features and v1's sparse rows from one set of point
+    masks."""
+    f_t, masks = features.features_t_and_masks(x)
+    return encoding.sparse_encode(x, masks), f_t
+
+
 def best_time(fn: Callable[[np.ndarray], object], x: np.ndarray, batch: int) -> float:
     """CPU seconds of ``fn`` over ``x`` in batches of ``batch`` rows."""
     t0 = time.process_time()
@@ -68,6 +77,7 @@ def main() -> None:
         "sparse_encode_v1": encoding.sparse_encode,
         "features": features.features,
         "encode_v2": encode_v2,
+        "sparse_inputs_v2": sparse_inputs_v2,
         "features_reference": features_reference.features,
     }
     runs: dict[str, list[float]] = {k: [] for k in fns}
@@ -92,6 +102,9 @@ def main() -> None:
                 "ms_per_46000": {k: round(v * 46000 / 1000, 1) for k, v in us.items()},
                 "features_speedup_vs_reference": round(us["features_reference"] / us["features"], 2),
                 "features_vs_encode_v1": round(us["features"] / us["encode_v1"], 2),
+                "sparse_inputs_v2_vs_separate": round(
+                    us["sparse_inputs_v2"] / (us["sparse_encode_v1"] + us["features"]), 3
+                ),
                 "features_equal_reference": equal,
             },
             indent=1,
