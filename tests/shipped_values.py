@@ -27,13 +27,11 @@ SHIPPED: dict[str, dict] = {
         "stage": "td",
         "win_rate_vs_random": 0.95,  # at least, 0-ply over 1,000 duplicate games (seed 11)
     },
-    # A stand-in for the specialists model of issue 12 (runs/exp/spec-v2-cos/best.pt, not committed): remove this
-    # entry when the final model ships.
-    "a6ff44538123d57c45ac093488f55e492781516e6d0c9e08bf388482c6b7438a": {
-        "name": "specialists stand-in (spec-v2-cos)",
+    "061db00ec653d0d25f0225e057cba328d692ca7d889de576a990cca689b6f4d1": {
+        "name": "bgbot-2",
         "format_version": 2,
         "encoding_version": "tesauro196+expert7+gnubg50/v2",
-        "games_trained": 0,
+        "games_trained": 0,  # fitted to 2-ply targets (training stage "fit"), started from bgbot-1's 400,005 TD games
         "stage": "fit",
         "win_rate_vs_random": 0.95,
     },

@@ -138,7 +138,7 @@ def test_encoded_targets_give_the_nets_own_loss(ply0_targets):
         specialists.from_single(net),
         specialists.from_single(net, net.config.encoding_version),
     ):
-        got = float(stages.EncodedTargets(model, pos, tg).loss(rows))
+        got = float(stages.EncodedTargets(model, pos, tg).loss(rows).detach())
         assert got == pytest.approx(float(model.loss(pos[rows], tg[rows])), rel=1e-6) and got > 0
 
 
