@@ -139,7 +139,7 @@ def test_encoded_targets_give_the_nets_own_loss(ply0_targets):
         specialists.from_single(net, net.config.encoding_version),
     ):
         got = float(stages.EncodedTargets(model, pos, tg).loss(rows).detach())
-        assert got == pytest.approx(float(model.loss(pos[rows], tg[rows])), rel=1e-6) and got > 0
+        assert got == pytest.approx(float(model.loss(pos[rows], tg[rows]).detach()), rel=1e-6) and got > 0
 
 
 def test_rollout_kind_and_missing_inputs_say_why(tmp_path, capsys):
