@@ -142,6 +142,24 @@ def test_encoded_targets_give_the_nets_own_loss(ply0_targets):
         assert got == pytest.approx(float(model.loss(pos[rows], tg[rows]).detach()), rel=1e-6) and got > 0
 
 
+def test_targets_of_tagged_parts_and_badly_named_ones(sampled, tmp_path, capsys):
+    # parts gathered from several samples keep a tag (part-A1-00003.npz); their targets keep the name and the positions
+    import shutil
+
+    src = tmp_path / "gathered"
+    src.mkdir()
+    shutil.copy(sampled / "part-00001.npz", src / "part-A1-00001.npz")
+    argv = ["targets", "--model", MODEL, "--positions", str(src), "--kind", "ply0", "--quiet"]
+    assert cli.main([*argv, "--out", str(tmp_path / "t")]) == 0
+    z = stages.load_npz(tmp_path / "t" / "part-A1-00001.npz")
+    np.testing.assert_array_equal(z["positions"], stages.load_npz(sampled / "part-00001.npz")["positions"])
+    assert stages._part_number(src / "part-A1-00001.npz") != stages._part_number(src / "part-B1-00001.npz")
+    assert stages._part_number(src / "part-00001.npz") == 1
+    shutil.copy(sampled / "part-00001.npz", src / "part-A1-x.npz")
+    assert cli.main([*argv, "--out", str(tmp_path / "t2")]) == 2
+    assert "part-A1-x.npz': a part is named part-NNNNN.npz or part-TAG-NNNNN.npz" in capsys.readouterr().err
+
+
 def test_rollout_kind_and_missing_inputs_say_why(tmp_path, capsys):
     args = ["targets", "--model", MODEL, "--positions", str(tmp_path), "--out", str(tmp_path / "o"), "--quiet"]
     assert cli.main([*args, "--kind", "ply2"]) == 2

@@ -32,6 +32,7 @@ import json
 import math
 import sys
 import time
+import zlib
 from pathlib import Path
 from typing import cast
 
@@ -197,6 +198,24 @@ def ply_targets(evaluator, positions: np.ndarray, plies: int) -> np.ndarray:
     return flip_probabilities(search.afterstate_values(evaluator, positions, plies))
 
 
+def _part_number(path: Path) -> int:
+    """The number that seeds a part's rollout dice: ``NNNNN`` of ``part-NNNNN.npz``; for ``part-TAG-NNNNN.npz`` (parts
+    gathered from several samples, e.g. ``part-A1-00003.npz``) ``NNNNN`` plus a multiple of 100,000 from a CRC-32 of
+    ``TAG``, so that equal numbers under different tags get different dice.
+
+    Raises:
+        StageError: the name does not end in ``-NNNNN``.
+    """
+    fields = path.stem.split("-")[1:]
+    try:
+        number = int(fields[-1])
+    except (IndexError, ValueError):
+        raise StageError(f"{str(path)!r}: a part is named part-NNNNN.npz or part-TAG-NNNNN.npz") from None
+    if len(fields) > 1:
+        number += 100_000 * (zlib.crc32("-".join(fields[:-1]).encode()) % 10_000 + 1)
+    return number
+
+
 def run_targets(args: argparse.Namespace) -> dict:
     if args.kind not in TARGET_KINDS:
         raise StageError(f"--kind is one of {TARGET_KINDS}, got {args.kind!r}")
@@ -232,7 +251,7 @@ def run_targets(args: argparse.Namespace) -> dict:
         data = load_npz(path)
         pos = data["positions"]
         t0, c0 = time.perf_counter(), time.process_time()
-        part = int(path.stem.split("-")[1])
+        part = _part_number(path)
         tg = np.concatenate(
             [compute(evaluator, pos[i : i + args.chunk], part * 1000 + i) for i in range(0, len(pos), args.chunk)]
         ).astype(np.float32)
