@@ -41,30 +41,31 @@ import torch
 from threadpoolctl import threadpool_limits
 
 from bgbot.api import DEFAULT_MODEL
-from bgbot.evaluation import bearoff, checkpoint, encoding
+from bgbot.evaluation import bearoff, checkpoint
 from bgbot.evaluation.evaluator import set_class_dispatch
 from bgbot.evaluation.network import set_threads
-from bgbot.evaluation.specialists import ClassNets, evaluator_for
+from bgbot.evaluation.specialists import evaluator_for
 from bgbot_training.config import TrainConfig
 from bgbot_training.selfplay import SelfPlay
+from bgbot_training.train import td_loss
 
 WARMUP_PLIES = 120
 """Plies played off the clock before self-play is timed: all games in flight start together, and for the first ~50
 plies none finishes; a long run (training plays 400,000 games) sees only the steady state."""
 
 
-def selfplay_speed(model: str, games: int, games_in_flight: int, seed: int = 1) -> float:
-    """Games per CPU second of 0-ply self-play of ``model`` without learning, in the steady state (after
-    :data:`WARMUP_PLIES`)."""
+def selfplay_speed(model: str, games: int, games_in_flight: int, seed: int = 1, clock=time.process_time) -> float:
+    """Games per second of ``clock`` (CPU seconds by default) of 0-ply self-play of ``model`` without learning, in the
+    steady state (after :data:`WARMUP_PLIES`)."""
     net, _ = checkpoint.load(model)
     evaluator = evaluator_for(net)
     sp = SelfPlay(games_in_flight, np.random.default_rng(seed))
     for _ in range(WARMUP_PLIES):
         sp.step(evaluator)
-    start, t0 = sp.games_finished, time.process_time()
+    start, t0 = sp.games_finished, clock()
     while sp.games_finished - start < games:
         sp.step(evaluator)
-    return (sp.games_finished - start) / (time.process_time() - t0)
+    return (sp.games_finished - start) / (clock() - t0)
 
 
 def _play(side: list[int], other: list[int], steps) -> None:
@@ -139,11 +140,7 @@ def training_speed(model: str, config: TrainConfig, games: int, seed: int = 1) -
         positions, targets = sp.step(evaluator)
         if len(positions):
             net.train()
-            if isinstance(net, ClassNets):  # as bgbot_training.train.td_loss (not imported: older installs lack it)
-                loss = net.loss(positions, targets)
-            else:
-                out = net(torch.from_numpy(encoding.encode(positions)))
-                loss = torch.nn.functional.mse_loss(out, torch.from_numpy(targets))
+            loss = td_loss(net, positions, targets)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
@@ -161,15 +158,7 @@ def _selfplay_worker(args: tuple) -> float:
     model, games, games_in_flight, seed = args
     set_threads()
     with threadpool_limits(1):
-        net, _ = checkpoint.load(model)
-        evaluator = evaluator_for(net)
-        sp = SelfPlay(games_in_flight, np.random.default_rng(seed))
-        for _ in range(WARMUP_PLIES):
-            sp.step(evaluator)
-        start, t0 = sp.games_finished, time.perf_counter()
-        while sp.games_finished - start < games:
-            sp.step(evaluator)
-        return (sp.games_finished - start) / (time.perf_counter() - t0)
+        return selfplay_speed(model, games, games_in_flight, seed, clock=time.perf_counter)
 
 
 def two_core_speed(model: str, games: int, games_in_flight: int) -> float:

@@ -13,6 +13,7 @@ from bgbot.arena import chouette as ch
 from bgbot.arena.players import Player
 from bgbot.cli import main
 from bgbot.rules.movegen import generate_plays
+from tests.positions import position
 
 MODEL = str(Path(__file__).resolve().parents[1] / "models" / "bgbot-1.pt")
 
@@ -56,21 +57,12 @@ class Dice:
         return np.array(self.rolls.pop(0), dtype=np.int8)
 
 
-def _pos(mine: dict, theirs: dict) -> np.ndarray:
-    p = np.zeros(26, dtype=np.int8)
-    for k, n in mine.items():
-        p[k] = n
-    for k, n in theirs.items():
-        p[k] = -n
-    return p
-
-
 # The box on roll with two checkers on its 1-point, the team all on its own 6-point: the box's 2-1 wins a gammon.
-BOX_GAMMON = _pos({1: 2}, {19: 15})
+BOX_GAMMON = position({1: 2}, {19: 15})
 # The team on roll, the same the other way round: the team's 2-1 wins a gammon.
 TEAM_GAMMON = BOX_GAMMON
 # The box on roll with three checkers on its 1-point (2-1 leaves one); the team on its 6, 5 and 1 points.
-BOX_THREE = _pos({1: 3}, {19: 2, 20: 2, 24: 11})
+BOX_THREE = position({1: 3}, {19: 2, 20: 2, 24: 11})
 
 
 def _chouette(players, rules, dice, order):

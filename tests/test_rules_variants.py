@@ -20,25 +20,16 @@ from bgbot.cli import main
 from bgbot.formats import matfile, positionid
 from bgbot.rules.board import starting_position
 from bgbot.rules.state import CubeState, MatchState
+from tests.positions import position
 
 MODEL = str(Path(__file__).resolve().parents[1] / "models" / "bgbot-1.pt")
 GNUBG = "/usr/games/gnubg"
 ONE = np.zeros(1, dtype=np.int64)
 
 
-def _position(mine: dict, theirs: dict) -> np.ndarray:
-    """A position from the side on roll: ``mine`` {my point: n}, ``theirs`` {my point: n} of the opponent's."""
-    p = np.zeros(26, dtype=np.int8)
-    for k, n in mine.items():
-        p[k] = n
-    for k, n in theirs.items():
-        p[k] = -n
-    return p
-
-
 # The side on roll bears off its last two checkers with 2-1; the opponent has none off.
-GAMMON = _position({1: 2}, {19: 15})  # opponent all on its own 6-point: a gammon
-BACKGAMMON = _position({1: 2}, {19: 14, 3: 1})  # one opponent checker in my home board: a backgammon
+GAMMON = position({1: 2}, {19: 15})  # opponent all on its own 6-point: a gammon
+BACKGAMMON = position({1: 2}, {19: 14, 3: 1})  # one opponent checker in my home board: a backgammon
 
 
 def _fixed(*rolls):
