@@ -133,20 +133,49 @@ def _shot_counts(k: np.ndarray, mine: np.ndarray, theirs: np.ndarray, theirs2: n
     return out
 
 
+_FREE_DISTANCES = sorted({a + b for a, b in _NON_DOUBLES} | {k * d for d in range(1, 7) for k in range(1, 5)})
+"""Distances a roll hits at with no checker on the bar: the dice, their sums, a double's 2, 3 and 4 steps."""
+_FREE_PATHS = sorted(set(range(1, 7)) | {k * d for d in range(1, 7) for k in (2, 3)})
+"""Distances of the landing points a combination passes: a die, a double's 2 and 3 steps."""
+
+
 def _shot_counts_free(others: np.ndarray, blots: np.ndarray, opened: np.ndarray) -> np.ndarray:
     """:func:`_shot_counts_general` for positions with no checker of the side on roll on the bar, from int32 bitmasks
     of its checkers on points, the opponent's blots and the points open to it: a blot at t is hit by a roll (a, b) from
     t + a, t + b, or t + a + b through an open t + a or t + b; by a double d from t + i*d (i <= 4) with t + d ..
-    t + (i-1)*d open."""
-    a, b, d = _I32_A, _I32_B, _I32_D
-    plain = blots & ((others >> a) | (others >> b) | ((others >> (a + b)) & ((opened >> a) | (opened >> b))))
-    reach = others >> d  # (6, M)
-    path_open = opened >> d
-    for i in range(2, 5):
-        reach |= (others >> (i * d)) & path_open
-        path_open &= opened >> (i * d)
-    doubles = blots & reach
-    return (plain != 0).sum(axis=0, dtype=np.int32) * 2 + (doubles != 0).sum(axis=0, dtype=np.int32)
+    t + (i-1)*d open.
+
+    Only the positions with a checker above the lowest blot can hit; for those, one pass per roll over ``(R,)``
+    vectors: ``hit[s]``, the blots with a checker ``s`` pips behind, for each distance ``s`` a roll hits at."""
+    out = np.zeros(len(others), dtype=np.int32)
+    lowest = blots & -blots
+    rows = np.flatnonzero((blots != 0) & (others > lowest))  # no point holds both sides' checkers
+    if len(rows) == 0:
+        return out
+    others, blots, opened = others[rows], blots[rows], opened[rows]
+    hit = {s: (others >> s) & blots for s in _FREE_DISTANCES}
+    path = {s: opened >> s for s in _FREE_PATHS}
+    direct = {d: hit[d] != 0 for d in range(1, 7)}
+    plain = np.zeros(len(rows), dtype=np.int8)  # non-doubles that hit
+    for a, b in _NON_DOUBLES:
+        combo = path[a] | path[b]
+        combo &= hit[a + b]
+        any_hit = combo != 0
+        any_hit |= direct[a]
+        any_hit |= direct[b]
+        plain += any_hit
+    doubles = np.zeros(len(rows), dtype=np.int8)
+    for d in range(1, 7):
+        on_path = path[d]
+        reach = hit[2 * d] & on_path
+        for i in (3, 4):
+            on_path = on_path & path[(i - 1) * d]
+            reach |= hit[i * d] & on_path
+        any_hit = reach != 0
+        any_hit |= direct[d]
+        doubles += any_hit
+    out[rows] = 2 * plain.astype(np.int32) + doubles
+    return out
 
 
 def _shot_counts_general(k: np.ndarray, mine: np.ndarray, theirs: np.ndarray, theirs2: np.ndarray) -> np.ndarray:

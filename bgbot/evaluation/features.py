@@ -399,6 +399,7 @@ _ESC8 = ESCAPES.astype(np.int8)  # (4096,) escapes <= 36
 _ESC_F = (ESCAPES / 36.0).astype(np.float32)
 _ESC1_F = (ESCAPES1 / 36.0).astype(np.float32)
 _MOB = np.stack([(i - 5) * ESCAPES for i in range(25)]).astype(np.int16)  # (25, 4096) weighted escapes, rows 6..24 used
+_MOB_W = np.arange(1, 20, dtype=np.int16)  # (19,) mobility's weights i - 5 of indices i = 6..24
 _CONTAIN_F = ((36 - np.arange(37)) / 36.0).astype(np.float32)  # by the minimum escapes 0..36
 _CONTAIN2_F = (((36 - np.arange(37)) / 36.0) ** 2).astype(np.float32)
 
@@ -510,9 +511,23 @@ def _point_major(positions: np.ndarray) -> tuple[np.ndarray, int]:
     return a, h
 
 
-def _sides(a: np.ndarray, ma: dict[str, np.ndarray], mb: dict[str, np.ndarray]) -> np.ndarray:
+def _escapes_by_index(made: np.ndarray) -> np.ndarray:
+    """Escapes past the points ``made`` ``(M,)`` uint32 (bit k = index k of the side that holds them) of a checker of
+    the other side on its index ``i = 6..24`` (the 12 points ahead of it, fewer near the end): ``(19, M)`` int8, row
+    ``i - 6``."""
+    out = np.empty((19, len(made)), dtype=np.int8)
+    for i in range(6, 25):
+        np.take(_ESC8, ((made >> _U(24 - i)) & _U((1 << min(i, 12)) - 1)).astype(np.intp), out=out[i - 6])
+    return out
+
+
+def _sides(
+    a: np.ndarray, ma: dict[str, np.ndarray], mb: dict[str, np.ndarray], half: int | None = None
+) -> np.ndarray:
     """The ``N_SIDE`` features ``(N_SIDE, M)`` float32 of sides ``a`` ``(25, M)`` int8 (index-major, gnubg layout),
-    given ``a``'s masks ``ma`` and the other side's ``mb`` (:func:`_masks`)."""
+    given ``a``'s masks ``ma`` and the other side's ``mb`` (:func:`_masks`). ``half``: when the batch is stacked (the
+    other side of column ``c`` is column ``c + half`` modulo ``M``, as :func:`_point_major` lays it out), ``half``, so
+    that what the sides share is computed once; else ``None``."""
     m = a.shape[1]
     out = np.empty((N_SIDE, m), dtype=np.float32)
     num = np.empty((N_SIDE, m), dtype=np.int16)  # integer numerators of the _DIVIDE columns
@@ -565,22 +580,23 @@ def _sides(a: np.ndarray, ma: dict[str, np.ndarray], mb: dict[str, np.ndarray]) 
     win = ((made >> np.clip(24 - their_back, 0, 24).astype(_U)) & ((_U(1) << n_esc) - _U(1))).astype(np.intp)
     out[COL["backescapes"]] = _ESC_F.take(win)
     out[COL["backrescapes"]] = _ESC1_F.take(win)
+    # escapes past our points of a checker of the other side on its index i = 6..24 (row i - 6; its window of up to
+    # 12 points ahead): the containment of the other side's checkers (rows 15..24) and, the halves of a stacked batch
+    # swapped, the other side's mobility
+    esc = _escapes_by_index(made)  # (19, m) int8
     # containment: the least escapes from indices 15..23 (and 15..their_back); runs[k] = least over 15..14 + k
     runs = np.empty((11, m), dtype=np.int8)
     runs[0] = 36
-    for k, pt in enumerate(range(15, 25), start=1):
-        np.minimum(runs[k - 1], _ESC8.take(((made >> _U(24 - pt)) & _U(4095)).astype(np.intp)), out=runs[k])
+    for k in range(1, 11):
+        np.minimum(runs[k - 1], esc[k + 8], out=runs[k])
     ai = runs.ravel().take(np.clip(their_back - 14, 0, 10) * m + cols).astype(np.intp)
     ci = runs[9].astype(np.intp)
     out[COL["acontain"]], out[COL["acontain2"]] = _CONTAIN_F.take(ai), _CONTAIN2_F.take(ai)
     out[COL["contain"]], out[COL["contain2"]] = _CONTAIN_F.take(ci), _CONTAIN2_F.take(ci)
     # mobility: checkers on 6..24 weighted by (i - 5) and their escapes past the other side's points
-    bmade = mb["made"]
-    mob = num[COL["mobility"]]
-    mob[:] = 0
-    for i in range(6, 25):
-        w = ((bmade >> _U(24 - i)) & _U((1 << min(i, 12)) - 1)).astype(np.intp)
-        mob += _MOB[i].take(w) * a[i]
+    esc_b = _escapes_by_index(mb["made"]) if half is None else np.concatenate([esc[:, half:], esc[:, :half]], axis=1)
+    prod = np.multiply(a[6:25], esc_b, dtype=np.int16)  # (19, m): at most 15 * 36
+    np.einsum("i,ij->j", _MOB_W, prod, out=num[COL["mobility"]])  # at most 19 * 15 * 36: int16
     # second moment behind the mean (integer ceilings): with k = mean + 1, sum over i >= k of a_i (i - k + 1)^2 is
     # 2 u0[k] - t0[k]; the sum of i a_i is t0[1]
     tot = total.astype(np.int32)
@@ -590,7 +606,7 @@ def _sides(a: np.ndarray, ma: dict[str, np.ndarray], mb: dict[str, np.ndarray]) 
     sq = 2 * u0f.take(km).astype(np.int32) - t0f.take(km)
     num[COL["moment2"]] = np.where(j2 > 0, -(-sq // np.maximum(j2, 1)), 0)
     # entering
-    closed = (bmade & _U(63)).astype(np.intp)
+    closed = (mb["made"] & _U(63)).astype(np.intp)
     out[COL["enter"]] = _ENTER_F.take(closed * 3 + np.minimum(a[24], 2))
     out[COL["enter2"]] = _ENTER2_F.take(closed)
     # backbone: connectivity of our points 1..23 behind the most advanced one; in the reversed mask (bit 23 - i =
@@ -835,7 +851,7 @@ def features_t_and_masks(positions: np.ndarray) -> tuple[np.ndarray, tuple[np.nd
     a, h = _point_major(positions)
     ma = _masks(a)
     mb = {k: _swap(v, h) for k, v in ma.items()}
-    f = _sides(a, ma, mb)  # (N_SIDE, 2H)
+    f = _sides(a, ma, mb, h)  # (N_SIDE, 2H)
     return np.concatenate([f[:, :n], f[:, h : h + n]]), _encoding_masks(ma, h, n)
 
 
@@ -878,7 +894,7 @@ def features(positions: np.ndarray, out: np.ndarray | None = None) -> np.ndarray
     a, h = _point_major(positions)
     ma = _masks(a)
     mb = {k: _swap(v, h) for k, v in ma.items()}
-    f = _sides(a, ma, mb)  # (N_SIDE, 2H)
+    f = _sides(a, ma, mb, h)  # (N_SIDE, 2H)
     out[:, :N_SIDE] = f[:, :n].T
     out[:, N_SIDE:] = f[:, h : h + n].T
     return out
