@@ -119,16 +119,14 @@ def _shot_counts(k: np.ndarray, mine: np.ndarray, theirs: np.ndarray, theirs2: n
     positions without a checker of the side on the bar by :func:`_shot_counts_free` (most of them), the others by
     :func:`_shot_counts_general`. Arguments as :func:`_shot_counts_general`'s."""
     k = np.asarray(k)
+    i32 = np.int32  # every mask fits in 26 bits
+    theirs2 = theirs2.astype(i32)
+    others = mine.astype(i32) & _PTS
+    blots, opened = theirs.astype(i32) & ~theirs2 & _PTS, ~theirs2 & _PTS
     on_bar = np.flatnonzero(k)
-    others = mine & _PTS
-    blots, opened = theirs & ~theirs2 & _PTS, ~theirs2 & _PTS
     if len(on_bar) == 0:
-        return _shot_counts_free(others.astype(np.int32), blots.astype(np.int32), opened.astype(np.int32))
-    free = np.flatnonzero(k == 0)
-    out = np.empty(len(k), dtype=np.int32)
-    out[free] = _shot_counts_free(
-        others[free].astype(np.int32), blots[free].astype(np.int32), opened[free].astype(np.int32)
-    )
+        return _shot_counts_free(others, blots, opened)
+    out = _shot_counts_free(others, blots, opened, k == 0)
     out[on_bar] = _shot_counts_general(k[on_bar], mine[on_bar], theirs[on_bar], theirs2[on_bar])
     return out
 
@@ -139,17 +137,21 @@ _FREE_PATHS = sorted(set(range(1, 7)) | {k * d for d in range(1, 7) for k in (2,
 """Distances of the landing points a combination passes: a die, a double's 2 and 3 steps."""
 
 
-def _shot_counts_free(others: np.ndarray, blots: np.ndarray, opened: np.ndarray) -> np.ndarray:
+def _shot_counts_free(
+    others: np.ndarray, blots: np.ndarray, opened: np.ndarray, free: np.ndarray | None = None
+) -> np.ndarray:
     """:func:`_shot_counts_general` for positions with no checker of the side on roll on the bar, from int32 bitmasks
     of its checkers on points, the opponent's blots and the points open to it: a blot at t is hit by a roll (a, b) from
     t + a, t + b, or t + a + b through an open t + a or t + b; by a double d from t + i*d (i <= 4) with t + d ..
     t + (i-1)*d open.
 
-    Only the positions with a checker above the lowest blot can hit; for those, one pass per roll over ``(R,)``
-    vectors: ``hit[s]``, the blots with a checker ``s`` pips behind, for each distance ``s`` a roll hits at."""
+    ``free``, if given, ``(M,)`` bool: only those positions are counted (the others get 0). Only the positions with a
+    checker above the lowest blot can hit; for those, one pass per roll over ``(R,)`` vectors: ``hit[s]``, the blots
+    with a checker ``s`` pips behind, for each distance ``s`` a roll hits at."""
     out = np.zeros(len(others), dtype=np.int32)
     lowest = blots & -blots
-    rows = np.flatnonzero((blots != 0) & (others > lowest))  # no point holds both sides' checkers
+    can = (blots != 0) & (others > lowest)  # no point holds both sides' checkers
+    rows = np.flatnonzero(can if free is None else can & free)
     if len(rows) == 0:
         return out
     others, blots, opened = others[rows], blots[rows], opened[rows]
