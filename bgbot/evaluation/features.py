@@ -840,19 +840,32 @@ def features_t(positions: np.ndarray) -> np.ndarray:
     return features_t_and_masks(positions)[0]
 
 
-def features_t_and_masks(positions: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+def features_t_and_masks(
+    positions: np.ndarray, skip: int = 0
+) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
     """:func:`features_t` and the point-set masks that :func:`bgbot.evaluation.encoding.sparse_encode` would compute
     for the same positions (its ``masks`` argument, see :func:`_encoding_masks`), from the masks computed here: encoding
-    v2's two parts share one pass over the checkers."""
+    v2's two parts share one pass over the checkers.
+
+    ``skip``: leave out each side's first ``skip`` features (rows ``0..skip-1`` and ``N_SIDE..N_SIDE+skip-1``):
+    ``(2 * (N_SIDE - skip), N)`` float32. The evaluators fold the borne-off features (``skip=3``) into the first
+    layer's table, by the borne-off counts (``bgbot.evaluation.specialists.EvaluatorV2``)."""
     n = len(positions)
     if n == 0:
         empty = np.zeros(0, dtype=np.int64)
-        return np.zeros((2 * N_SIDE, 0), dtype=np.float32), (empty,) * 7
+        return np.zeros((2 * (N_SIDE - skip), 0), dtype=np.float32), (empty,) * 7
     a, h = _point_major(positions)
     ma = _masks(a)
     mb = {k: _swap(v, h) for k, v in ma.items()}
     f = _sides(a, ma, mb, h)  # (N_SIDE, 2H)
-    return np.concatenate([f[:, :n], f[:, h : h + n]]), _encoding_masks(ma, h, n)
+    return np.concatenate([f[skip:, :n], f[skip:, h : h + n]]), _encoding_masks(ma, h, n)
+
+
+OFF_VALUES = np.array(
+    [[min(n, 5) / 5, min(max(n - 5, 0), 5) / 5, min(max(n - 10, 0), 5) / 5] for n in range(16)], dtype=np.float32
+)
+"""``(16, 3)`` float32: off1, off2, off3 (the first three features of a side) by its borne-off count 0..15, the values
+:func:`features` gives."""
 
 
 def _encoding_masks(ma: dict[str, np.ndarray], h: int, n: int) -> tuple[np.ndarray, ...]:

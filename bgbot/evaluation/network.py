@@ -205,6 +205,7 @@ class Evaluator:
             table = F.embedding_bag(_ROW_COLS, w, per_sample_weights=_ROW_VALS, mode="sum")  # (R, H)
             off = encoding._R_OFF
             table[off : off + 16] += b1.detach()  # every position has one my-off slot
+            self._fold_rows(table, w1.detach())
             if self.check and not torch.isfinite(table).all():  # the dense product would give NaN, this may not
                 raise EvaluationError(
                     "the network's first layer has NaN or infinite weights: its weights are damaged or training diverged"
@@ -213,6 +214,11 @@ class Evaluator:
             cols = list(self.dense_columns)
             self._dense_w = w1.detach()[:, cols].T.contiguous() if cols else None  # (D, H), row-major for the product
         return self._table
+
+    def _fold_rows(self, table: torch.Tensor, w1: torch.Tensor) -> None:
+        """Add to the sparse rows' ``table`` ``(N_SPARSE_ROWS, H)`` the share of inputs outside ``SPARSE_ROWS`` that
+        depend on one slot's value only (``w1`` the first layer's weights ``(H, n_inputs)``). None here; a subclass
+        for a wider encoding may fold some of its inputs this way and leave them out of :attr:`dense_columns`."""
 
     def _forward(self, x: np.ndarray) -> np.ndarray:
         """Dense reference: ``(M, n_inputs)`` float32 -> ``(M, 5)`` float32, what :meth:`ValueNet.forward` computes."""

@@ -156,31 +156,47 @@ def fresh(n_hidden: int = 128, activation: str = "sigmoid", encoding_version: st
     return ClassNets({name: cfg for name in CLASSES})
 
 
-_V2_DENSE = tuple(range(encoding.N_FEATURES, N_V2))
+_OFF_SKIP = 3
+"""Each side's first three features (off1, off2, off3) depend on its borne-off count only: :class:`EvaluatorV2` folds
+them into the borne-off rows of the first layer's table."""
+_V2_DENSE = tuple(
+    c
+    for side in (0, features.N_SIDE)
+    for c in range(encoding.N_FEATURES + side + _OFF_SKIP, encoding.N_FEATURES + side + features.N_SIDE)
+)
+_V2_OFF = [[encoding.N_FEATURES + side + k for k in range(_OFF_SKIP)] for side in (0, features.N_SIDE)]
 
 
 class EvaluatorV2(Evaluator):
     """:class:`bgbot.evaluation.network.Evaluator` for one net on encoding v2: v1's 203 inputs through the sparse first
-    layer (an embedding-bag over ``encoding.sparse_encode``), the 50 feature inputs (columns 203..252) as a dense
-    ``(M, 50) @ (50, H)`` product added to it. Equal to the dense product over :func:`encode_v2` within float32
-    rounding (``tests/test_specialists.py``)."""
+    layer (an embedding-bag over ``encoding.sparse_encode``); of the 50 feature inputs (columns 203..252), each side's
+    borne-off features (off1..off3, functions of its borne-off count) folded into the table's borne-off rows, the other
+    44 as a dense ``(M, 44) @ (44, H)`` product added to it. Equal to the dense product over :func:`encode_v2` within
+    float32 rounding (``tests/test_specialists.py``)."""
 
     encoding_version = ENCODING_V2
 
     @property
     def dense_columns(self) -> tuple[int, ...]:
-        """The feature inputs' columns, 203..252."""
+        """The feature inputs' columns 203..252 but the borne-off ones (203..205, 228..230)."""
         return _V2_DENSE
 
+    def _fold_rows(self, table: torch.Tensor, w1: torch.Tensor) -> None:
+        """Each side's off1..off3 by its borne-off count: ``table[off row n] += W1[:, off columns] @ OFF_VALUES[n]``."""
+        values = torch.from_numpy(features.OFF_VALUES)  # (16, 3)
+        for side, cols in enumerate(_V2_OFF):
+            lo = encoding._R_OFF + 16 * side
+            table[lo : lo + 16] += values @ w1[:, cols].T
+
     def dense_inputs(self, positions: np.ndarray) -> np.ndarray:
-        """The feature inputs ``(M, 50)`` float32 (:func:`bgbot.evaluation.features.features`; a transposed view of
-        the feature-major array, which the product takes as it is)."""
-        return features.features_t(positions).T
+        """The inputs of :attr:`dense_columns` ``(M, 44)`` float32 (:func:`bgbot.evaluation.features.features` less
+        the borne-off ones; a transposed view of the feature-major array, which the product takes as it is)."""
+        return features.features_t_and_masks(positions, _OFF_SKIP)[0].T
 
     def inputs(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-        """The sparse rows of v1's inputs and the feature inputs (a transposed view), from one set of point masks
+        """The sparse rows of v1's inputs and the dense inputs (a transposed view), from one set of point masks
         (:func:`bgbot.evaluation.features.features_t_and_masks` hands its masks to ``encoding.sparse_encode``)."""
-        f_t, masks = features.features_t_and_masks(positions)
+        f_t, masks = features.features_t_and_masks(positions, _OFF_SKIP)
         return encoding.sparse_encode(positions, masks), f_t.T
 
 
