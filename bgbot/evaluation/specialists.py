@@ -200,6 +200,17 @@ class EvaluatorV2(Evaluator):
         return encoding.sparse_encode(positions, masks), f_t.T
 
 
+def _rows_view(x: np.ndarray) -> np.ndarray:
+    """A C-contiguous 2-D array ``(M, K)`` as ``(M,)`` opaque rows: gathering and scattering whole rows is then one
+    copy per row instead of one per element."""
+    return x.view(np.dtype((np.void, x.shape[1] * x.itemsize))).reshape(len(x))
+
+
+def _rows(x: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``x[index]`` for a C-contiguous 2-D array, through :func:`_rows_view`."""
+    return _rows_view(x)[index].view(x.dtype).reshape(len(index), x.shape[1])
+
+
 _EVALUATORS: dict[str, type[Evaluator]] = {encoding.ENCODING_VERSION: Evaluator, ENCODING_V2: EvaluatorV2}
 """Encoding version -> the sparse evaluator class for one net on it."""
 
@@ -228,12 +239,13 @@ class ClassEvaluator(Evaluator):
     def evaluate_classified(self, positions: np.ndarray, codes: np.ndarray) -> np.ndarray:
         """:meth:`evaluate` given the positions' :func:`bgbot.evaluation.classes.classify_batch` codes ``(M,)`` int8
         (the dispatch in ``bgbot.evaluation.evaluator`` has them already)."""
-        positions = np.asarray(positions)
+        positions = np.ascontiguousarray(positions, dtype=np.int8)
         cls = _FROM_CLASSES[codes]
         cls[cls == OVER] = RACE
-        order = np.argsort(cls, kind="stable")  # the batch by class: each class's rows one slice
-        bounds = np.searchsorted(cls[order], np.arange(1, len(CLASSES) + 2))
-        positions = positions[order]
+        by_class = [np.flatnonzero(cls == code) for code in range(1, len(CLASSES) + 1)]
+        order = np.concatenate(by_class)  # the batch by class: each class's rows one slice
+        bounds = np.cumsum([0] + [len(rows) for rows in by_class])
+        positions = _rows(positions, order)
         # the inputs once for the whole batch: the sparse rows (every encoding here starts with v1's) and each
         # evaluator type's dense inputs, computed together by the first type that has dense columns
         evs = [self._evaluators[name] for name in CLASSES]
@@ -256,7 +268,7 @@ class ClassEvaluator(Evaluator):
                     j = min(i + n, hi)
                     sorted_out[i:j] = ev._forward_sparse(slots[i:j], table, None if d is None else d[i:j])
         out = np.empty_like(sorted_out)
-        out[order] = sorted_out
+        _rows_view(out)[order] = _rows_view(sorted_out)
         if self.check and not np.isfinite(out).all():
             raise EvaluationError(
                 f"the specialist nets gave NaN or infinite probabilities for "
