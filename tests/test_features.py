@@ -136,3 +136,22 @@ def test_shared_masks_equal_the_v1_encodings_own(diverse):
         np.testing.assert_array_equal(encoding.sparse_encode(x[:n], masks), encoding.sparse_encode(x[:n]))
     f_t, masks = F.features_t_and_masks(x[:0])
     assert f_t.shape == (2 * F.N_SIDE, 0) and all(m.shape == (0,) for m in masks)
+
+
+def test_v2_parts_hand_the_sparse_encoding_its_masks_and_borne_off_counts(diverse):
+    """The v2 evaluators' inputs (``v2_parts``): the features less each side's first ``skip``, the masks, and the
+    borne-off counts that let the v1 sparse encoding skip its own counting: its rows must not change."""
+    from bgbot.evaluation import encoding
+
+    x = np.concatenate([diverse, np.zeros((3, 26), dtype=np.int8)])  # and finished, empty boards
+    full = F.features_t(x)
+    for n in (len(x), 1, 7):
+        for skip in (0, 3):
+            f_t, masks, off = F.v2_parts(x[:n], skip)
+            keep = [k for k in range(2 * F.N_SIDE) if k % F.N_SIDE >= skip]
+            np.testing.assert_array_equal(f_t, full[keep, :n])
+            assert off.shape == (n, 2) and off.dtype == np.int32
+            np.testing.assert_array_equal(encoding.sparse_encode(x[:n], masks, off), encoding.sparse_encode(x[:n]))
+    np.testing.assert_array_equal(F.OFF_VALUES[off[:, 0]], full[:3, :n].T)  # the folded borne-off features
+    f_t, masks, off = F.v2_parts(x[:0], 3)
+    assert f_t.shape == (2 * (F.N_SIDE - 3), 0) and off.shape == (0, 2)

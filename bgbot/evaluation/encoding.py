@@ -357,11 +357,15 @@ SPARSE_ROWS.setflags(write=False)
 float32 rounding of the pip inputs)."""
 
 
-def sparse_encode(positions: np.ndarray, masks: tuple[np.ndarray, ...] | None = None) -> np.ndarray:
+def sparse_encode(
+    positions: np.ndarray, masks: tuple[np.ndarray, ...] | None = None, off: np.ndarray | None = None
+) -> np.ndarray:
     """The rows of :data:`SPARSE_ROWS` whose sum is each position's input vector: ``(M, 26)`` int8 positions from the
     side on roll -> ``(M, N_SLOTS)`` int32 in 0 .. N_SPARSE_ROWS - 1 (see the comment above :data:`N_SPARSE_ROWS`).
     ``masks``: the positions' point-set masks if already computed (see :func:`_expert_counts`;
-    :func:`bgbot.evaluation.features.features_t_and_masks` gives them), else computed here.
+    :func:`bgbot.evaluation.features.features_t_and_masks` gives them), else computed here; ``off``: the borne-off
+    counts ``(M, 2)`` ints (the side on roll's, the opponent's) if already computed
+    (:func:`bgbot.evaluation.features.v2_parts` gives them and the masks), else counted here.
 
     Raises:
         EncodingError: ``positions`` is not a 2-D integer array with 26 columns.
@@ -371,10 +375,13 @@ def sparse_encode(positions: np.ndarray, masks: tuple[np.ndarray, ...] | None = 
         raise EncodingError(f"positions are (M, 26) integer arrays, got shape {x.shape} dtype {x.dtype}")
     out = np.empty((len(x), N_SLOTS), dtype=np.int32)
     np.add(x, _BOARD_BASE, out=out[:, :26])
-    total, spread = x.sum(axis=1, dtype=np.int32), np.abs(x).sum(axis=1, dtype=np.int32)
     tail = out[:, 26:]
-    tail[:, 0] = NUM_CHECKERS - (spread + total) // 2  # checkers on the board: (|x| + x) / 2 mine, (|x| - x) / 2 theirs
-    tail[:, 1] = NUM_CHECKERS - (spread - total) // 2
+    if off is None:
+        total, spread = x.sum(axis=1, dtype=np.int32), np.abs(x).sum(axis=1, dtype=np.int32)
+        tail[:, 0] = NUM_CHECKERS - (spread + total) // 2  # on the board: (|x| + x) / 2 mine, (|x| - x) / 2 theirs
+        tail[:, 1] = NUM_CHECKERS - (spread - total) // 2
+    else:
+        tail[:, :2] = off
     tail[:, 2:] = _expert_counts(x, masks)
     tail += _DENSE_TAIL
     return out

@@ -530,12 +530,17 @@ def _escapes_by_index(made: np.ndarray) -> np.ndarray:
 
 
 def _sides(
-    a: np.ndarray, ma: dict[str, np.ndarray], mb: dict[str, np.ndarray], half: int | None = None
+    a: np.ndarray,
+    ma: dict[str, np.ndarray],
+    mb: dict[str, np.ndarray],
+    half: int | None = None,
+    off_out: np.ndarray | None = None,
 ) -> np.ndarray:
     """The ``N_SIDE`` features ``(N_SIDE, M)`` float32 of sides ``a`` ``(25, M)`` int8 (index-major, gnubg layout),
     given ``a``'s masks ``ma`` and the other side's ``mb`` (:func:`_masks`). ``half``: when the batch is stacked (the
     other side of column ``c`` is column ``c + half`` modulo ``M``, as :func:`_point_major` lays it out), ``half``, so
-    that what the sides share is computed once; else ``None``."""
+    that what the sides share is computed once; else ``None``. ``off_out``, if given, ``(M,)`` int16, receives each
+    column's borne-off count."""
     m = a.shape[1]
     out = np.empty((N_SIDE, m), dtype=np.float32)
     num = np.empty((N_SIDE, m), dtype=np.int16)  # integer numerators of the _DIVIDE columns
@@ -552,6 +557,8 @@ def _sides(
     s0f, t0f, u0f = s0.ravel(), t0.ravel(), u0.ravel()
     total = s0[0].astype(np.int16)
     off = 15 - total
+    if off_out is not None:
+        off_out[:] = off
     np.minimum(off, 5, out=num[COL["off1"]])
     np.clip(off - 5, 0, 5, out=num[COL["off2"]])
     np.clip(off - 10, 0, 5, out=num[COL["off3"]])
@@ -848,9 +855,7 @@ def features_t(positions: np.ndarray) -> np.ndarray:
     return features_t_and_masks(positions)[0]
 
 
-def features_t_and_masks(
-    positions: np.ndarray, skip: int = 0
-) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+def features_t_and_masks(positions: np.ndarray, skip: int = 0) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
     """:func:`features_t` and the point-set masks that :func:`bgbot.evaluation.encoding.sparse_encode` would compute
     for the same positions (its ``masks`` argument, see :func:`_encoding_masks`), from the masks computed here: encoding
     v2's two parts share one pass over the checkers.
@@ -858,15 +863,25 @@ def features_t_and_masks(
     ``skip``: leave out each side's first ``skip`` features (rows ``0..skip-1`` and ``N_SIDE..N_SIDE+skip-1``):
     ``(2 * (N_SIDE - skip), N)`` float32. The evaluators fold the borne-off features (``skip=3``) into the first
     layer's table, by the borne-off counts (``bgbot.evaluation.specialists.EvaluatorV2``)."""
+    f_t, masks, _ = v2_parts(positions, skip)
+    return f_t, masks
+
+
+def v2_parts(positions: np.ndarray, skip: int = 0) -> tuple[np.ndarray, tuple[np.ndarray, ...], np.ndarray]:
+    """:func:`features_t_and_masks` and both sides' borne-off counts ``(N, 2)`` int32 (the side on roll's, the
+    opponent's): what :func:`bgbot.evaluation.encoding.sparse_encode` takes as ``masks`` and ``off``."""
     n = len(positions)
     if n == 0:
         empty = np.zeros(0, dtype=np.int64)
-        return np.zeros((2 * (N_SIDE - skip), 0), dtype=np.float32), (empty,) * 7
+        return np.zeros((2 * (N_SIDE - skip), 0), dtype=np.float32), (empty,) * 7, np.zeros((0, 2), dtype=np.int32)
     a, h = _point_major(positions)
     ma = _masks(a)
     mb = {k: _swap(v, h) for k, v in ma.items()}
-    f = _sides(a, ma, mb, h)  # (N_SIDE, 2H)
-    return np.concatenate([f[skip:, :n], f[skip:, h : h + n]]), _encoding_masks(ma, h, n)
+    off = np.empty(2 * h, dtype=np.int16)
+    f = _sides(a, ma, mb, h, off)  # (N_SIDE, 2H)
+    offs = np.empty((n, 2), dtype=np.int32)
+    offs[:, 0], offs[:, 1] = off[:n], off[h : h + n]
+    return np.concatenate([f[skip:, :n], f[skip:, h : h + n]]), _encoding_masks(ma, h, n), offs
 
 
 OFF_VALUES = np.array(

@@ -194,10 +194,11 @@ class EvaluatorV2(Evaluator):
         return features.features_t_and_masks(positions, _OFF_SKIP)[0].T
 
     def inputs(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-        """The sparse rows of v1's inputs and the dense inputs (a transposed view), from one set of point masks
-        (:func:`bgbot.evaluation.features.features_t_and_masks` hands its masks to ``encoding.sparse_encode``)."""
-        f_t, masks = features.features_t_and_masks(positions, _OFF_SKIP)
-        return encoding.sparse_encode(positions, masks), f_t.T
+        """The sparse rows of v1's inputs and the dense inputs (a transposed view), from one pass over the checkers
+        (:func:`bgbot.evaluation.features.v2_parts` hands its point masks and borne-off counts to
+        ``encoding.sparse_encode``)."""
+        f_t, masks, off = features.v2_parts(positions, _OFF_SKIP)
+        return encoding.sparse_encode(positions, masks, off), f_t.T
 
 
 def _rows_view(x: np.ndarray) -> np.ndarray:
