@@ -5,9 +5,9 @@ Positions: afterstates (every legal play, one random roll each) of the 60,000 po
 random; timed in batches of ``--batch`` (self-play evaluates about 8,000 afterstates a call). The reference, in the same
 run and on the same batches: the first vectorised features (``tests/features_reference.py``, kept verbatim to pin the
 values) and v1's ``encoding.encode``; the JSON also says whether the features equal the reference's exactly.
-``sparse_inputs_v2`` is what the v2 evaluators compute (the features and v1's sparse rows sharing one set of point
-masks), ``sparse_inputs_v2_vs_separate`` its time over that of ``sparse_encode_v1`` and ``features`` called apart.
-Times are CPU seconds of this process (``time.process_time``), the best of ``--repeat`` interleaved runs, numpy on
+``sparse_inputs_v2`` is what the v2 evaluators compute (v1's sparse rows and the features less the borne-off ones,
+sharing one pass over the checkers), ``sparse_inputs_v2_vs_separate`` its time over that of ``sparse_encode_v1``
+and ``features`` called apart. Times are CPU seconds of this process (``time.process_time``), the best of ``--repeat`` interleaved runs, numpy on
 one thread.
 
 Usage: ``python scripts/bench_features.py [--positions 46000] [--batch 46000] [--repeat 5] [--seed 0]``.
@@ -50,10 +50,10 @@ def afterstates(n: int, seed: int) -> np.ndarray:
 
 
 def sparse_inputs_v2(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """What the v2 evaluators compute (``EvaluatorV2.inputs``): the features and v1's sparse rows from one set of point
-    masks."""
-    f_t, masks = features.features_t_and_masks(x)
-    return encoding.sparse_encode(x, masks), f_t
+    """What the v2 evaluators compute (``EvaluatorV2.inputs``): v1's sparse rows and the features but the borne-off
+    ones (folded into the first layer's table) from one pass over the checkers (point masks, borne-off counts)."""
+    f_t, masks, off = features.v2_parts(x, 3)
+    return encoding.sparse_encode(x, masks, off), f_t
 
 
 def best_time(fn: Callable[[np.ndarray], object], x: np.ndarray, batch: int) -> float:
