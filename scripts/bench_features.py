@@ -7,8 +7,8 @@ run and on the same batches: the first vectorised features (``tests/features_ref
 values) and v1's ``encoding.encode``; the JSON also says whether the features equal the reference's exactly.
 ``sparse_inputs_v2`` is what the v2 evaluators compute (v1's sparse rows and the features less the borne-off ones,
 sharing one pass over the checkers), ``sparse_inputs_v2_vs_separate`` its time over that of ``sparse_encode_v1``
-and ``features`` called apart. Times are CPU seconds of this process (``time.process_time``), the best of ``--repeat`` interleaved runs, numpy on
-one thread.
+and ``features`` called apart. Times are CPU seconds of this process (``time.process_time``), the best of
+``--repeat`` interleaved runs, numpy on one thread.
 
 Usage: ``python scripts/bench_features.py [--positions 46000] [--batch 46000] [--repeat 5] [--seed 0]``.
 """

@@ -398,10 +398,8 @@ _BITSUM12 = _popcount_index_sum()
 _ESC8 = ESCAPES.astype(np.int8)  # (4096,) escapes <= 36
 _ESC_F = (ESCAPES / 36.0).astype(np.float32)
 _ESC1_F = (ESCAPES1 / 36.0).astype(np.float32)
-_MOB = np.stack([(i - 5) * ESCAPES for i in range(25)]).astype(np.int16)  # (25, 4096) weighted escapes, rows 6..24 used
-_ESC4 = sum(
-    ESCAPES[(np.arange(1 << 15) >> j) & 4095] << (8 * j) for j in range(4)
-).astype("<u4")  # (32768,) by a 15-bit window x: the escapes of windows x >> j (12 bits), j = 0..3, in byte j (little-endian)
+_ESC4 = sum(ESCAPES[(np.arange(1 << 15) >> j) & 4095] << (8 * j) for j in range(4)).astype("<u4")
+"""``(32768,)`` by a 15-bit window ``x``: the escapes of the 12-bit windows ``x >> j``, ``j = 0..3``, in byte ``j``."""
 _MOB_W = np.arange(1, 20, dtype=np.int16)  # (19,) mobility's weights i - 5 of indices i = 6..24
 _CONTAIN_F = ((36 - np.arange(37)) / 36.0).astype(np.float32)  # by the minimum escapes 0..36
 _CONTAIN2_F = (((36 - np.arange(37)) / 36.0) ** 2).astype(np.float32)
