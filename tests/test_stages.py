@@ -259,3 +259,21 @@ def test_plain_rollout_targets_are_recorded_and_differ_from_variance_reduced(sam
     assert plain["meta"]["rollout"]["variance_reduction"] is False
     assert not np.allclose(vr["targets"], plain["targets"])  # the luck estimate is subtracted only with reduction
     assert (plain["targets"] >= 0).all() and (plain["targets"] <= 1).all()
+
+
+def test_last_wins_fits_each_position_once_to_its_last_target(sampled, tmp_path):
+    z = stages.load_npz(sampled / "part-00000.npz")
+    pos = z["positions"]
+    for name, rows, value in (("a", slice(0, 20), 0.25), ("b", slice(5, 12), 0.75)):
+        (tmp_path / name).mkdir()
+        tg = np.full((len(pos[rows]), 5), value, dtype=np.float32)
+        stages.save_npz(tmp_path / name / "part-00000.npz", positions=pos[rows], classes=z["classes"][rows],
+                        targets=tg, meta={"kind": "x"})  # fmt: skip
+    dirs = [str(tmp_path / "a"), str(tmp_path / "b")]
+    every, _, _ = stages._load_targets(dirs)
+    assert len(every) == 27
+    got, tg, metas = stages._load_targets(dirs, last_wins=True)
+    assert len(got) == 20 and len(metas) == 2
+    by_key = {p.tobytes(): t[0] for p, t in zip(got, tg)}
+    assert len(by_key) == 20
+    assert all(by_key[p.tobytes()] == (0.75 if 5 <= i < 12 else 0.25) for i, p in enumerate(pos))

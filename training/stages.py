@@ -371,7 +371,11 @@ def run_targets(args: argparse.Namespace) -> dict:
 # --- fit -----------------------------------------------------------------------------------------------------------
 
 
-def _load_targets(dirs: list[str]) -> tuple[np.ndarray, np.ndarray, list[dict]]:
+def _load_targets(dirs: list[str], last_wins: bool = False) -> tuple[np.ndarray, np.ndarray, list[dict]]:
+    """Positions ``(N, 26)`` int8, targets ``(N, 5)`` float32 and each part's file, kind and model, from the
+    ``part-*.npz`` of ``dirs`` in order (each directory's parts sorted by name). ``last_wins``: a position held by
+    several parts is kept once, with the target of the last part that holds it (rollout targets of some positions,
+    listed after the 2-ply targets of them all, replace those)."""
     pos, tg, metas = [], [], []
     for d in dirs:
         parts = sorted(Path(d).glob("part-*.npz"))
@@ -384,7 +388,13 @@ def _load_targets(dirs: list[str]) -> tuple[np.ndarray, np.ndarray, list[dict]]:
             pos.append(z["positions"])
             tg.append(z["targets"])
             metas.append({"file": str(p), "kind": z["meta"].get("kind"), "model": z["meta"].get("model")})
-    return np.concatenate(pos), np.concatenate(tg).astype(np.float32), metas
+    positions, targets = np.concatenate(pos), np.concatenate(tg).astype(np.float32)
+    if last_wins:
+        rows = np.ascontiguousarray(positions[::-1]).view(np.dtype((np.void, 26))).ravel()
+        _, first_of_reversed = np.unique(rows, return_index=True)
+        keep = np.sort(len(positions) - 1 - first_of_reversed)
+        positions, targets = positions[keep], targets[keep]
+    return positions, targets, metas
 
 
 def run_fit(args: argparse.Namespace) -> dict:
@@ -395,7 +405,7 @@ def run_fit(args: argparse.Namespace) -> dict:
         raise StageError(f"{run_dir} already holds a fit (latest.pt); pass --resume or pick another --run-dir")
     if args.resume and not latest.exists():
         raise StageError(f"nothing to resume: {latest} does not exist")
-    pos, tg, metas = _load_targets(args.targets)
+    pos, tg, metas = _load_targets(args.targets, getattr(args, "last_wins", False))
     rng = np.random.default_rng(args.seed)
     order = rng.permutation(len(pos))
     n_val = max(1, int(len(pos) * args.val_frac))
@@ -424,6 +434,7 @@ def run_fit(args: argparse.Namespace) -> dict:
         "stage": "fit",
         "init": args.init,
         "targets": list(args.targets),
+        "last_wins": getattr(args, "last_wins", False),
         "positions": len(pos),
         "val_positions": n_val,
         "epochs": args.epochs,
@@ -699,6 +710,11 @@ def build_parser() -> argparse.ArgumentParser:
     f = sub.add_parser("fit", help="fit the next generation's nets to targets")
     f.add_argument("--init", required=True, help="checkpoint to start from (v1 single net or specialists)")
     f.add_argument("--targets", required=True, nargs="+", help="target directories")
+    f.add_argument(
+        "--last-wins",
+        action="store_true",
+        help="a position in several target parts is fitted once, to the last part's target (list rollouts last)",
+    )
     f.add_argument("--run-dir", required=True, type=_directory)
     f.add_argument("--epochs", type=_at_least(1), default=10)
     f.add_argument("--lr", type=float, default=1e-4)
