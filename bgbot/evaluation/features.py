@@ -482,15 +482,26 @@ def _masks(a: np.ndarray) -> dict[str, np.ndarray]:
     ``rone``/``rmade``: ``one``/``made`` of indices 0..23 bit-reversed (bit 23 - k = index k), i.e. as the other side
     numbers them.
     """
-    nz, one, made = a > 0, a == 1, a >= 2
+    one, made = _pack(a == 1), _pack(a >= 2)
     return {
-        "nz": _pack(nz),
-        "one": _pack(one),
-        "made": _pack(made),
+        "nz": one | made,
+        "one": one,
+        "made": made,
         "two6": _pack(a[:6] == 2),
-        "rone": _pack(np.ascontiguousarray(one[23::-1])),
-        "rmade": _pack(np.ascontiguousarray(made[23::-1])),
+        "rone": _reverse24(one),
+        "rmade": _reverse24(made),
     }
+
+
+_REV12 = np.array([int(f"{i:012b}"[::-1], 2) for i in range(1 << 12)], dtype=_U)  # 12-bit reversal
+
+
+def _reverse24(x: np.ndarray) -> np.ndarray:
+    """Bits 0..23 of ``(M,)`` uint32 masks reversed (bit k -> bit 23 - k; bit 24 dropped)."""
+    out = _REV12.take((x & _U(4095)).astype(np.intp))
+    out <<= _U(12)
+    out |= _REV12.take(((x >> _U(12)) & _U(4095)).astype(np.intp))
+    return out
 
 
 def _swap(x: np.ndarray, n: int) -> np.ndarray:
