@@ -513,13 +513,13 @@ def _point_major(positions: np.ndarray) -> tuple[np.ndarray, int]:
     """Positions ``(N, 26)`` int8 -> both sides' checkers ``(25, 2H)`` int8 in gnubg's layout (index k = point k + 1,
     24 = the bar) and ``H``: ``N`` rounded up to a multiple of 4 (padding columns are empty boards). Columns ``0..N-1``
     the side on roll, ``H..H+N-1`` the opponent."""
-    pt = np.ascontiguousarray(np.asarray(positions, dtype=np.int8).T)  # (26, N)
-    n = pt.shape[1]
+    x = np.asarray(positions, dtype=np.int8)  # (N, 26), read transposed by the ufuncs: no transposing copy
+    n = len(x)
     h = -(-n // 4) * 4
     a = np.zeros((25, 2 * h), dtype=np.int8) if h != n else np.empty((25, 2 * h), dtype=np.int8)
-    np.maximum(pt[1:26], 0, out=a[:, :n])
-    np.negative(pt[24::-1], out=a[:, h : h + n])
-    np.maximum(a[:, h : h + n], 0, out=a[:, h : h + n])
+    np.maximum(x[:, 1:26].T, 0, out=a[:, :n])
+    np.minimum(x[:, 24::-1].T, 0, out=a[:, h : h + n])
+    np.negative(a[:, h : h + n], out=a[:, h : h + n])
     return a, h
 
 
