@@ -784,11 +784,14 @@ _D = np.arange(1, 7)  # (6,) the doubles' die
 
 
 def _rowsum(x: np.ndarray) -> np.ndarray:
-    """``(K, R)`` -> ``(R,)`` int16, a loop of row additions (numpy's reductions over axis 0 are slow on these)."""
-    out = x[0].astype(np.int16)
-    for k in range(1, len(x)):
-        out += x[k]
-    return out
+    """``(K, R)`` -> ``(R,)`` int16, the sum of the rows."""
+    return np.add.reduce(x, axis=0, dtype=np.int16)
+
+
+_P1 = (25 - _ND1)[:, None].astype(np.int16)  # (15, 1) pips lost entering on a blot with the smaller die
+_P2 = (25 - _ND2)[:, None].astype(np.int16)  # the same with the larger die
+_P12 = (25 - _ND1 - _ND2)[:, None].astype(np.int16)  # with both dice
+_PK = [(25 - k * _D)[:, None].astype(np.int16) for k in range(5)]  # (6, 1) a double's k steps from the bar
 
 
 def _one_on_bar(hit, blots, blot_all, open_):
@@ -811,16 +814,16 @@ def _one_on_bar(hit, blots, blot_all, open_):
     also1 = xnz[_ND2 - 1] & ~also0 & o1
     b3 = bb[24 - _ND1 - _ND2] & (o1 | o2)
     c = b1.astype(np.int8) + b2 + also0 + also1
-    pp = np.maximum(b1 * (25 - _ND1)[:, None].astype(np.int16), b2 * (25 - _ND2)[:, None].astype(np.int16))
+    pp = np.maximum(b1 * _P1, b2 * _P2)
     pp = np.maximum(pp, also0 * top[_ND1 - 1])
     pp = np.maximum(pp, also1 * top[_ND2 - 1])
-    pp = np.maximum(pp, b3 * (25 - _ND1 - _ND2)[:, None].astype(np.int16))
+    pp = np.maximum(pp, b3 * _P12)
     n1 = (c > 0) | b3
     n2 = (c > 1) | (b3 & (ba[e1] | ba[e2]))
     # doubles
     b = bb[24 - _D]
     also0 = xnz & bo[24 - _D]
-    ppd = np.maximum(b * (25 - _D)[:, None].astype(np.int16), also0 * top)
+    ppd = np.maximum(b * _PK[1], also0 * top)
     n1d = b | also0
     n2d = b & also0
     need = np.ones((6, r), dtype=bool)
@@ -829,7 +832,7 @@ def _one_on_bar(hit, blots, blot_all, open_):
         need &= bo[24 - (k - 1) * _D]
         on_way |= ba[24 - (k - 1) * _D]
         bk = bb[24 - k * _D] & need
-        ppd = np.maximum(ppd, bk * (25 - k * _D)[:, None].astype(np.int16))
+        ppd = np.maximum(ppd, bk * _PK[k])
         n1d |= bk
         n2d |= bk & on_way
     pips = 2 * _rowsum(pp) + _rowsum(ppd)
