@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from bgbot.errors import BgbotError
-from bgbot.evaluation.evaluator import PositionEvaluator, afterstate_probabilities
+from bgbot.evaluation.evaluator import PositionEvaluator, afterstate_probabilities, terminal_probabilities
 from bgbot.evaluation.selection import segment_argmax
 from bgbot.rules.board import game_result
 from bgbot.rules.movegen import ROLL_WEIGHTS, Plays, generate_all_rolls, generate_plays
@@ -65,10 +65,13 @@ def afterstate_values(evaluator: PositionEvaluator, afterstates: np.ndarray, pli
     """
     plies = _check_plies(plies)
     afterstates = np.asarray(afterstates, dtype=np.int8)
-    out = afterstate_probabilities(evaluator, afterstates)  # (M, 5): exact for finished games
     if plies == 0:
-        return out
-    live = np.flatnonzero(game_result(afterstates) == 0)
+        return afterstate_probabilities(evaluator, afterstates)
+    # A finished game is valued exactly at every ply: its result, no evaluator call (the 0-ply values of the other rows
+    # would only be overwritten below).
+    result = game_result(afterstates)
+    out = flip_probabilities(terminal_probabilities(result))  # (M, 5), the side that moved
+    live = np.flatnonzero(result == 0)
     for start in range(0, len(live), CHUNK_ROWS):
         rows = live[start : start + CHUNK_ROWS]
         out[rows] = _expand(evaluator, afterstates[rows], plies)
