@@ -50,7 +50,9 @@ def classify_batch(positions: np.ndarray, ext: board.Extremes | None = None) -> 
     # every row's crashed test on the four points it reads (cheaper than gathering the contact rows first)
     q = p[:, _CRASH_POINTS].astype(np.int16)  # (M, 4): my 1- and 2-points, then their 2- and 1-points
     crashed = _crashed(e.n_mine, q[:, 0], q[:, 1]) | _crashed(e.n_theirs, -q[:, 3], -q[:, 2])
-    out = np.where(contact, np.where(crashed, CRASHED, CONTACT), np.where(home, np.where(small, BEAROFF_TS, BEAROFF_OS), RACE))
+    out = np.where(
+        contact, np.where(crashed, CRASHED, CONTACT), np.where(home, np.where(small, BEAROFF_TS, BEAROFF_OS), RACE)
+    )
     out[(e.n_mine == 0) | (e.n_theirs == 0)] = OVER
     return out.astype(np.int8, copy=False)
 

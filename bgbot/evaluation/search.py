@@ -119,15 +119,6 @@ def _distinct(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return order[new], inverse
 
 
-def _distinct_probabilities(evaluator: PositionEvaluator, afterstates: np.ndarray) -> np.ndarray:
-    """:func:`bgbot.evaluation.evaluator.afterstate_probabilities` evaluating each distinct afterstate once (deep in
-    a search many are reached by several paths: transpositions)."""
-    first, inverse = _distinct(afterstates)
-    if len(first) == len(afterstates):
-        return afterstate_probabilities(evaluator, afterstates)
-    return afterstate_probabilities(evaluator, afterstates[first])[inverse]
-
-
 def _expand(evaluator: PositionEvaluator, afterstates: np.ndarray, plies: int) -> np.ndarray:
     """k-ply values ``(K, 5)`` of unfinished afterstates ``(K, 26)`` (opponent on roll), ``plies >= 1``."""
     first, inverse = _distinct(afterstates)
@@ -135,10 +126,18 @@ def _expand(evaluator: PositionEvaluator, afterstates: np.ndarray, plies: int) -
         return _expand(evaluator, afterstates[first], plies)[inverse]
     k = len(afterstates)
     replies, _ = generate_all_rolls(afterstates)  # parents: row i * 21 + j = afterstate i, roll j
-    reply_probs = _distinct_probabilities(evaluator, replies.afterstates)  # (R, 5), the opponent's side
-    best = segment_argmax(equity(reply_probs), replies.parent)  # (K * 21,)
+    # each distinct reply evaluated once (deep in a search many are reached by several paths: transpositions); only
+    # the equities are spread back to every reply, the probabilities read where chosen
+    first, inverse = _distinct(replies.afterstates)
+    if len(first) == len(replies):
+        first = inverse = None
+    reply_probs = afterstate_probabilities(
+        evaluator, replies.afterstates if first is None else replies.afterstates[first]
+    )
+    reply_eq = equity(reply_probs)  # (U,) the opponent's side
+    best = segment_argmax(reply_eq if inverse is None else reply_eq[inverse], replies.parent)  # (K * 21,) reply rows
     if plies == 1:
-        chosen = reply_probs[best]
+        chosen = reply_probs[best if inverse is None else inverse[best]]
     else:
         chosen = afterstate_values(evaluator, replies.afterstates[best], plies - 1)
     mine = flip_probabilities(chosen).reshape(k, len(ROLL_WEIGHTS), 5)  # (K, 21, 5) back to our side
