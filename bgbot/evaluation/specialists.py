@@ -215,13 +215,9 @@ class ClassEvaluator(Evaluator):
         positions = np.asarray(positions)
         cls = _FROM_CLASSES[codes]
         cls[cls == OVER] = RACE
-        order = None
-        if len(cls) and (cls == cls[0]).all():  # one class (the common case in a search): no reordering
-            bounds = np.where(np.arange(1, len(CLASSES) + 2) <= cls[0], 0, len(cls))
-        else:
-            order = np.argsort(cls, kind="stable")  # the batch by class: each class's rows one slice
-            bounds = np.searchsorted(cls[order], np.arange(1, len(CLASSES) + 2))
-            positions = positions[order]
+        order = np.argsort(cls, kind="stable")  # the batch by class: each class's rows one slice
+        bounds = np.searchsorted(cls[order], np.arange(1, len(CLASSES) + 2))
+        positions = positions[order]
         # the inputs once for the whole batch: the sparse rows (every encoding here starts with v1's) and each
         # evaluator type's dense inputs, computed together by the first type that has dense columns
         evs = [self._evaluators[name] for name in CLASSES]
@@ -243,11 +239,8 @@ class ClassEvaluator(Evaluator):
                 for i in range(lo, hi, n):
                     j = min(i + n, hi)
                     sorted_out[i:j] = ev._forward_sparse(slots[i:j], table, None if d is None else d[i:j])
-        if order is None:
-            out = sorted_out
-        else:
-            out = np.empty_like(sorted_out)
-            out[order] = sorted_out
+        out = np.empty_like(sorted_out)
+        out[order] = sorted_out
         if self.check and not np.isfinite(out).all():
             raise EvaluationError(
                 f"the specialist nets gave NaN or infinite probabilities for "
