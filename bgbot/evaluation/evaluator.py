@@ -115,8 +115,8 @@ in a core's cache, which makes a large batch about a third faster than one call 
 
 
 def _evaluate(evaluator: PositionEvaluator, positions: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """``evaluator.evaluate(positions)`` in equal blocks of at most :data:`BLOCK_ROWS`, handing the class codes to an evaluator that
-    takes them (the specialists' ``evaluate_classified``) instead of letting it classify again."""
+    """``evaluator.evaluate(positions)`` in equal blocks of at most :data:`BLOCK_ROWS`, handing the class codes to an
+    evaluator that takes them (the specialists' ``evaluate_classified``) instead of letting it classify again."""
     by_class = getattr(evaluator, "evaluate_classified", None)
     if len(positions) <= BLOCK_ROWS:
         return by_class(positions, codes) if by_class is not None else evaluator.evaluate(positions)
