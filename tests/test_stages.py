@@ -10,7 +10,7 @@ import pytest
 
 from bgbot.cli import main as bgbot_main
 from bgbot.evaluation import checkpoint, specialists
-from bgbot.evaluation.evaluator import afterstate_probabilities
+from bgbot.evaluation.evaluator import afterstate_probabilities, position_probabilities
 from bgbot.evaluation.network import Evaluator
 from bgbot.rules.movegen import ROLL_WEIGHTS, ROLLS, generate_plays
 from bgbot.rules.outcomes import equity
@@ -220,3 +220,60 @@ def test_td_of_specialists_runs_and_resumes(tmp_path):
     args = ["td", "--config", str(cfg), "--run-dir", str(run), "--quiet", "--no-eval", "--resume", "--games", "32"]
     assert cli.main(args) == 0
     assert checkpoint.load(run / "latest.pt")[1].games_trained >= 32
+
+
+def test_select_keeps_classes_and_win_range(sampled, tmp_path, capsys):
+    net, _ = checkpoint.load(MODEL)
+    ev = Evaluator(net)
+    out = tmp_path / "sel"
+    argv = ["select", "--model", MODEL, "--positions", str(sampled), "--out", str(out), "--quiet"]
+    assert cli.main([*argv, "--classes", "contact,crashed", "--win", "0.3", "0.8", "--part-size", "7"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    every = [stages.load_npz(p) for p in sorted(sampled.glob("part-*.npz"))]
+    pos = np.concatenate([z["positions"] for z in every])
+    cls = np.concatenate([z["classes"] for z in every])
+    win = position_probabilities(ev, pos)[:, 0]
+    want = np.flatnonzero(np.isin(cls, [1, 2]) & (win >= 0.3) & (win <= 0.8))
+    _, first = np.unique(pos[want], axis=0, return_index=True)
+    want = want[np.sort(first)]  # a position in both parts (each game starts alike) is kept once, where first met
+    assert summary["scanned"] == 40 and summary["kept"] == len(want) > 0
+    parts = sorted(out.glob("part-*.npz"))
+    assert len(parts) == -(-len(want) // 7) and all(len(stages.load_npz(p)["positions"]) <= 7 for p in parts)
+    got = np.concatenate([stages.load_npz(p)["positions"] for p in parts])
+    np.testing.assert_array_equal(got, pos[want])
+    meta = stages.load_npz(parts[0])["meta"]
+    assert meta["stage"] == "select" and meta["classes"] == ["contact", "crashed"] and meta["win"] == [0.3, 0.8]
+    for bad, message in ((["--classes", "prime"], "--classes takes names from"), (["--win", "0.9", "0.2"], "--win")):
+        assert cli.main([*argv[:-3], "--out", str(tmp_path / "bad"), "--quiet", *bad]) == 2
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "bad").exists()
+
+
+def test_plain_rollout_targets_are_recorded_and_differ_from_variance_reduced(sampled, tmp_path):
+    argv = ["targets", "--model", MODEL, "--positions", str(sampled), "--kind", "rollout", "--limit", "1"]
+    argv += ["--trials", "8", "--horizon", "2", "--quiet"]
+    assert cli.main([*argv, "--out", str(tmp_path / "vr")]) == 0
+    assert cli.main([*argv, "--out", str(tmp_path / "plain"), "--no-variance-reduction"]) == 0
+    vr, plain = (stages.load_npz(tmp_path / d / "part-00000.npz") for d in ("vr", "plain"))
+    assert vr["meta"]["rollout"]["variance_reduction"] is True
+    assert plain["meta"]["rollout"]["variance_reduction"] is False
+    assert not np.allclose(vr["targets"], plain["targets"])  # the luck estimate is subtracted only with reduction
+    assert (plain["targets"] >= 0).all() and (plain["targets"] <= 1).all()
+
+
+def test_last_wins_fits_each_position_once_to_its_last_target(sampled, tmp_path):
+    z = stages.load_npz(sampled / "part-00000.npz")
+    pos = z["positions"]
+    for name, rows, value in (("a", slice(0, 20), 0.25), ("b", slice(5, 12), 0.75)):
+        (tmp_path / name).mkdir()
+        tg = np.full((len(pos[rows]), 5), value, dtype=np.float32)
+        stages.save_npz(tmp_path / name / "part-00000.npz", positions=pos[rows], classes=z["classes"][rows],
+                        targets=tg, meta={"kind": "x"})  # fmt: skip
+    dirs = [str(tmp_path / "a"), str(tmp_path / "b")]
+    every, _, _ = stages._load_targets(dirs)
+    assert len(every) == 27
+    got, tg, metas = stages._load_targets(dirs, last_wins=True)
+    assert len(got) == 20 and len(metas) == 2
+    by_key = {p.tobytes(): t[0] for p, t in zip(got, tg)}
+    assert len(by_key) == 20
+    assert all(by_key[p.tobytes()] == (0.75 if 5 <= i < 12 else 0.25) for i, p in enumerate(pos))

@@ -17,8 +17,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "stage",
         nargs="?",
         default="td",
-        choices=("td", "sample", "targets", "fit", "gate"),
-        help="td (TD(lambda) self-play, the default) or a later stage: sample, targets, fit, gate "
+        choices=("td", "sample", "select", "targets", "fit", "gate"),
+        help="td (TD(lambda) self-play, the default) or a later stage: sample, select, targets, fit, gate "
         "(python -m training STAGE --help)",
     )
     p.add_argument("stage_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv and argv[0] in ("sample", "targets", "fit", "gate"):
+    if argv and argv[0] in ("sample", "select", "targets", "fit", "gate"):
         from .stages import main as stage_main
 
         return stage_main(argv)

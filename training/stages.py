@@ -1,6 +1,7 @@
 """Training by generations: the stages after TD pre-training, each its own resumable, seeded command.
 
     python -m training sample  --model M --out DIR --positions N [--seed S] [--generation G]
+    python -m training select  --model M --positions DIR [DIR ...] --out DIR [--classes C,...] [--win LO HI]
     python -m training targets --model M --positions DIR --out DIR --kind ply2|ply1|ply0|rollout
     python -m training fit     --init M --targets DIR [DIR ...] --run-dir DIR [--epochs E] [--resume]
     python -m training gate    --candidate C --against P --games N [--opponent pubeval ...] --out FILE.json
@@ -12,6 +13,9 @@ it was working on and continues with ``--resume`` or by simply being run again):
   (:func:`bgbot.evaluation.specialists.classify`; 4 marks a back game, see :func:`sample_classes`) and ``meta``
   (JSON: generation, model, seed, part, keep rates, games played, seconds, git revision). Part ``p`` is played with the
   dice of seed ``(seed, p)``, so the parts are the same whichever order or session made them.
+* ``select`` writes ``OUT/part-NNNNN.npz`` like ``sample``: the distinct positions of given classes whose 0-ply win
+  probability (by ``--model``) lies in a range, from sample or target directories (e.g. the doubling and take
+  positions of a sample, to be rolled out).
 * ``targets`` writes ``OUT/part-NNNNN.npz`` for each positions part: ``positions``, ``targets`` ``(K, 5)`` float32
   (the side on roll's cumulative probabilities) and ``meta`` (kind, model, positions per second, ...).
 * ``fit`` writes ``RUN_DIR/latest.pt`` (with the optimiser, each epoch), ``RUN_DIR/best.pt`` (lowest validation loss)
@@ -183,6 +187,74 @@ def run_sample(args: argparse.Namespace) -> dict:
     return summary
 
 
+# --- select --------------------------------------------------------------------------------------------------------
+
+
+def select_positions(
+    evaluator, positions: np.ndarray, classes: np.ndarray, keep_classes: set[int], win: tuple[float, float]
+) -> np.ndarray:
+    """Rows of ``positions`` ``(N, 26)`` int8 (side on roll) to keep: sample class (``classes`` ``(N,)`` int8, codes of
+    :data:`SAMPLE_CLASSES`) in ``keep_classes`` and the evaluator's 0-ply win probability for the side on roll in
+    ``[win[0], win[1]]``. Returns ``(K,)`` int64 row indices, ascending."""
+    rows = np.flatnonzero(np.isin(classes, sorted(keep_classes)))
+    if not len(rows):
+        return rows.astype(np.int64)
+    p = position_probabilities(evaluator, positions[rows])
+    return rows[(p[:, 0] >= win[0]) & (p[:, 0] <= win[1])].astype(np.int64)
+
+
+def run_select(args: argparse.Namespace) -> dict:
+    names = {v: k for k, v in SAMPLE_CLASSES.items()}
+    wanted = [c.strip() for c in args.classes.split(",") if c.strip()]
+    bad = [c for c in wanted if c not in names]
+    if bad or not wanted:
+        raise StageError(f"--classes takes names from {list(names)}, got {args.classes!r}")
+    lo, hi = args.win
+    if not 0.0 <= lo <= hi <= 1.0:
+        raise StageError(f"--win takes LO HI with 0 <= LO <= HI <= 1, got {lo} {hi}")
+    _, evaluator, meta = _load_model(args.model)
+    src = [p for d in args.positions for p in sorted(Path(d).glob("part-*.npz"))]
+    if not src:
+        raise StageError(f"no positions parts (part-*.npz) in {args.positions!r}")
+    kept_p, kept_c, seen, scanned = [], [], set(), 0
+    for path in tqdm(src, desc="select", unit="part", disable=args.quiet):
+        data = load_npz(path)
+        pos, cls = data["positions"], data.get("classes")
+        if cls is None or len(cls) != len(pos):
+            raise StageError(f"{str(path)!r} holds no sample classes for its positions")
+        scanned += len(pos)
+        for i in select_positions(evaluator, pos, cls, {names[c] for c in wanted}, (lo, hi)):
+            key = pos[i].tobytes()
+            if key not in seen:
+                seen.add(key)
+                kept_p.append(pos[i])
+                kept_c.append(cls[i])
+    if args.max:
+        kept_p, kept_c = kept_p[: args.max], kept_c[: args.max]
+    out = Path(args.out)
+    made = 0
+    for part, start in enumerate(range(0, len(kept_p), args.part_size)):
+        path = out / f"part-{part:05d}.npz"
+        if path.exists():
+            continue
+        info = {
+            "stage": "select",
+            "model": args.model,
+            "model_games_trained": meta.games_trained,
+            "sources": [str(d) for d in args.positions],
+            "classes": wanted,
+            "win": [lo, hi],
+            "part": part,
+            "scanned": scanned,
+            "git_revision": _git(),
+            "created": _now(),
+        }
+        chunk = slice(start, start + args.part_size)
+        save_npz(path, positions=np.array(kept_p[chunk], dtype=np.int8), classes=np.array(kept_c[chunk]), meta=info)
+        made += 1
+    return {"scanned": scanned, "kept": len(kept_p), "parts": -(-len(kept_p) // args.part_size), "made": made}
+
+
 # --- targets -------------------------------------------------------------------------------------------------------
 
 
@@ -225,7 +297,14 @@ def run_targets(args: argparse.Namespace) -> dict:
         def compute(ev, pos, part):
             seed = args.seed * 100_003 + part
             return rollout(
-                ev, pos, trials=args.trials, horizon=args.horizon, seed=seed, workers=args.workers, ray=args.ray
+                ev,
+                pos,
+                trials=args.trials,
+                horizon=args.horizon,
+                seed=seed,
+                workers=args.workers,
+                ray=args.ray,
+                variance_reduction=args.variance_reduction,
             )[0]
     else:
         plies = int(args.kind[3:])
@@ -259,7 +338,12 @@ def run_targets(args: argparse.Namespace) -> dict:
         info = {
             "stage": "targets",
             "kind": args.kind,
-            "rollout": {"trials": args.trials, "horizon": args.horizon, "seed": args.seed}
+            "rollout": {
+                "trials": args.trials,
+                "horizon": args.horizon,
+                "seed": args.seed,
+                "variance_reduction": args.variance_reduction,
+            }
             if args.kind == "rollout"
             else None,
             "model": args.model,
@@ -287,7 +371,11 @@ def run_targets(args: argparse.Namespace) -> dict:
 # --- fit -----------------------------------------------------------------------------------------------------------
 
 
-def _load_targets(dirs: list[str]) -> tuple[np.ndarray, np.ndarray, list[dict]]:
+def _load_targets(dirs: list[str], last_wins: bool = False) -> tuple[np.ndarray, np.ndarray, list[dict]]:
+    """Positions ``(N, 26)`` int8, targets ``(N, 5)`` float32 and each part's file, kind and model, from the
+    ``part-*.npz`` of ``dirs`` in order (each directory's parts sorted by name). ``last_wins``: a position held by
+    several parts is kept once, with the target of the last part that holds it (rollout targets of some positions,
+    listed after the 2-ply targets of them all, replace those)."""
     pos, tg, metas = [], [], []
     for d in dirs:
         parts = sorted(Path(d).glob("part-*.npz"))
@@ -300,7 +388,13 @@ def _load_targets(dirs: list[str]) -> tuple[np.ndarray, np.ndarray, list[dict]]:
             pos.append(z["positions"])
             tg.append(z["targets"])
             metas.append({"file": str(p), "kind": z["meta"].get("kind"), "model": z["meta"].get("model")})
-    return np.concatenate(pos), np.concatenate(tg).astype(np.float32), metas
+    positions, targets = np.concatenate(pos), np.concatenate(tg).astype(np.float32)
+    if last_wins:
+        rows = np.ascontiguousarray(positions[::-1]).view(np.dtype((np.void, 26))).ravel()
+        _, first_of_reversed = np.unique(rows, return_index=True)
+        keep = np.sort(len(positions) - 1 - first_of_reversed)
+        positions, targets = positions[keep], targets[keep]
+    return positions, targets, metas
 
 
 def run_fit(args: argparse.Namespace) -> dict:
@@ -311,7 +405,7 @@ def run_fit(args: argparse.Namespace) -> dict:
         raise StageError(f"{run_dir} already holds a fit (latest.pt); pass --resume or pick another --run-dir")
     if args.resume and not latest.exists():
         raise StageError(f"nothing to resume: {latest} does not exist")
-    pos, tg, metas = _load_targets(args.targets)
+    pos, tg, metas = _load_targets(args.targets, getattr(args, "last_wins", False))
     rng = np.random.default_rng(args.seed)
     order = rng.permutation(len(pos))
     n_val = max(1, int(len(pos) * args.val_frac))
@@ -340,6 +434,7 @@ def run_fit(args: argparse.Namespace) -> dict:
         "stage": "fit",
         "init": args.init,
         "targets": list(args.targets),
+        "last_wins": getattr(args, "last_wins", False),
         "positions": len(pos),
         "val_positions": n_val,
         "epochs": args.epochs,
@@ -538,7 +633,7 @@ def run_gate(args: argparse.Namespace) -> dict:
 
 # --- command line --------------------------------------------------------------------------------------------------
 
-STAGES = ("sample", "targets", "fit", "gate")
+STAGES = ("sample", "select", "targets", "fit", "gate")
 
 
 def _at_least(lo: int):
@@ -574,6 +669,20 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--generation", type=_at_least(1), default=1)
     s.add_argument("--games-in-flight", type=_at_least(1), default=256)
     s.add_argument("--keep", action="append", metavar="CLASS=RATE", help=f"keep rates, defaults {DEFAULT_KEEP}")
+    c = sub.add_parser("select", help="keep sampled positions of given classes and 0-ply winning chances")
+    c.add_argument("--model", required=True, help="the model whose 0-ply win probability selects")
+    c.add_argument("--positions", required=True, nargs="+", help="sample (or target) directories")
+    c.add_argument("--out", required=True, type=_directory)
+    c.add_argument(
+        "--classes",
+        default="contact,crashed,backgame",
+        help=f"comma-separated names of {list(SAMPLE_CLASSES.values())}",
+    )
+    c.add_argument(
+        "--win", type=float, nargs=2, metavar=("LO", "HI"), default=(0.0, 1.0), help="side on roll's 0-ply win range"
+    )
+    c.add_argument("--part-size", type=_at_least(1), default=500)
+    c.add_argument("--max", type=_at_least(0), default=0, help="keep at most N positions (0: all)")
     t = sub.add_parser("targets", help="compute targets of sampled positions with the engine")
     t.add_argument("--model", required=True)
     t.add_argument("--positions", required=True, help="a sample directory")
@@ -592,9 +701,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--workers", type=_at_least(1), default=1, help="rollout: worker processes (the targets do not depend on it)"
     )
     t.add_argument("--ray", metavar="ADDRESS", help="rollout: run on Ray ('local' or HOST:PORT); the same targets")
+    t.add_argument(
+        "--no-variance-reduction",
+        dest="variance_reduction",
+        action="store_false",
+        help="rollout: plain trials (no luck estimation; cheaper per unit of accuracy for full rollouts)",
+    )
     f = sub.add_parser("fit", help="fit the next generation's nets to targets")
     f.add_argument("--init", required=True, help="checkpoint to start from (v1 single net or specialists)")
     f.add_argument("--targets", required=True, nargs="+", help="target directories")
+    f.add_argument(
+        "--last-wins",
+        action="store_true",
+        help="a position in several target parts is fitted once, to the last part's target (list rollouts last)",
+    )
     f.add_argument("--run-dir", required=True, type=_directory)
     f.add_argument("--epochs", type=_at_least(1), default=10)
     f.add_argument("--lr", type=float, default=1e-4)
@@ -626,14 +746,16 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--workers", type=int, default=1)
     g.add_argument("--ply", type=int, default=0)
     g.add_argument("--out", help="JSON record file")
-    for sp in (s, t, f, g):
+    for sp in (s, c, t, f, g):
         sp.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    fn = {"sample": run_sample, "targets": run_targets, "fit": run_fit, "gate": run_gate}[args.stage]
+    fn = {"sample": run_sample, "select": run_select, "targets": run_targets, "fit": run_fit, "gate": run_gate}[
+        args.stage
+    ]
     try:
         summary = fn(args)
     except (BgbotError, OSError) as e:  # bad input (a player spec, games), a failed write: one line, status 2
