@@ -199,8 +199,8 @@ class Evaluator:
             self._probe = np.random.default_rng(0).random(w1.numel() + b1.numel(), dtype=np.float32)
         # The in-place version counters miss writes through ``.data``: a random projection of the weights catches them.
         # In numpy on views of the weights: between searches' large batches a torch call costs several times more.
-        w, b = w1.detach().numpy().reshape(-1), b1.detach().numpy()
-        probe = float(np.dot(w, self._probe[: len(w)]) + np.dot(b, self._probe[len(w) :]))
+        w_flat, b_flat = w1.detach().numpy().reshape(-1), b1.detach().numpy()
+        probe = float(np.dot(w_flat, self._probe[: len(w_flat)]) + np.dot(b_flat, self._probe[len(w_flat) :]))
         key = (w1.data_ptr(), w1._version, b1.data_ptr(), b1._version, probe)
         if self._table is None or key != self._table_key:
             w = w1.detach().T.contiguous()  # (F, H)

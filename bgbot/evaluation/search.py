@@ -129,15 +129,12 @@ def _expand(evaluator: PositionEvaluator, afterstates: np.ndarray, plies: int) -
     # each distinct reply evaluated once (deep in a search many are reached by several paths: transpositions); only
     # the equities are spread back to every reply, the probabilities read where chosen
     first, inverse = _distinct(replies.afterstates)
-    if len(first) == len(replies):
-        first = inverse = None
-    reply_probs = afterstate_probabilities(
-        evaluator, replies.afterstates if first is None else replies.afterstates[first]
-    )
+    merged = len(first) < len(replies)
+    reply_probs = afterstate_probabilities(evaluator, replies.afterstates[first] if merged else replies.afterstates)
     reply_eq = equity(reply_probs)  # (U,) the opponent's side
-    best = segment_argmax(reply_eq if inverse is None else reply_eq[inverse], replies.parent)  # (K * 21,) reply rows
+    best = segment_argmax(reply_eq[inverse] if merged else reply_eq, replies.parent)  # (K * 21,) reply rows
     if plies == 1:
-        chosen = reply_probs[best if inverse is None else inverse[best]]
+        chosen = reply_probs[inverse[best] if merged else best]
     else:
         chosen = afterstate_values(evaluator, replies.afterstates[best], plies - 1)
     mine = flip_probabilities(chosen).reshape(k, len(ROLL_WEIGHTS), 5)  # (K, 21, 5) back to our side
