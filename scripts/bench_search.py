@@ -7,7 +7,8 @@ Prints one JSON object from one run:
   ``gnubg_nn.best_move(board, d1, d2, n=PLY)`` on the same positions and dice (``--positions`` positions spread over
   ``tests/data/gnubg_selfplay_positions.txt``, dice drawn with ``--seed``), the two calls interleaved position by
   position on one core (one torch and one BLAS thread; CPU seconds of this process, ``time.process_time``), and
-  ``ratio`` = gnubg's latency / bgbot's (>= 1: bgbot at least as fast);
+  ``ratio`` = gnubg's latency / bgbot's (>= 1: bgbot at least as fast). The bear-off databases are read before the
+  clock starts (``bearoff_load_s``: CPU seconds, once per process; gnubg-nn reads its own at import);
 * ``tournament``: games per second (wall clock, ``--workers`` processes) of a 1-ply bgbot (the shipped model, or
   ``--model``) against pubeval and of ``gnubg:1`` against pubeval through the same harness
   (``bgbot.arena.tournament.run``, duplicate dice, the same seed, games split into one chunk per worker), and
@@ -30,7 +31,7 @@ from threadpoolctl import threadpool_limits
 from bgbot.api import DEFAULT_MODEL
 from bgbot.arena import tournament
 from bgbot.arena.players import to_gnubg
-from bgbot.evaluation import checkpoint, search
+from bgbot.evaluation import bearoff, checkpoint, search
 from bgbot.evaluation.network import Evaluator, set_threads
 from bgbot.evaluation.specialists import evaluator_for
 from bgbot.formats import positionid
@@ -72,6 +73,16 @@ def latency(evaluator: Evaluator, positions: np.ndarray, dice: np.ndarray, plies
     }
 
 
+def load_databases() -> float:
+    """Read the bear-off databases (and their cumulative sums) now, as every process does once at the first bear-off
+    position it meets (gnubg-nn reads its own at import), so that the latency figures do not carry this one-time cost;
+    returns the CPU seconds it took."""
+    t0 = time.process_time()
+    db = bearoff.load()
+    db.off_cdf, db.first_cdf  # noqa: B018  (cached on first use)
+    return time.process_time() - t0
+
+
 def tournament_speed(spec: str, games: int, workers: int, seed: int) -> float:
     """Wall-clock games per second of ``spec`` against pubeval, ``games`` duplicate games in ``workers`` chunks."""
     pairs = games // 2
@@ -95,8 +106,9 @@ def main() -> None:
     evaluator = evaluator_for(net)
     positions, dice = bench_positions(args.positions, args.seed)
     with threadpool_limits(1):
+        load_s = load_databases()
         lat = [latency(evaluator, positions, dice, plies) for plies in (1, 2)]
-    out: dict = {"model": model, "latency": lat}
+    out: dict = {"model": model, "bearoff_load_s": round(load_s, 3), "latency": lat}
     if not args.no_tournament:
         theirs = tournament_speed("gnubg:1", args.gnubg_games, args.workers, args.seed)
         ours = tournament_speed(f"{model}:1", args.games, args.workers, args.seed)

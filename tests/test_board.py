@@ -54,3 +54,22 @@ def test_validate_rejects_bad_positions():
     with pytest.raises(board.PositionError, match="bar"):
         board.validate(position({}, {}) + np.eye(26, dtype=np.int8)[0])  # a checker of mine on their bar index
     assert np.array_equal(board.validate(board.starting_position().astype(np.int64)), board.starting_position())
+
+
+def test_extremes_read_each_row_directly():
+    """The bit-mask and byte-sum reading of :func:`board.extremes` against a plain per-row reading, over varied
+    positions (bar, bear-off, primes), finished games and empty sides."""
+    from tests.positions import make_positions
+
+    empty_mine = position({}, {12: 15})
+    empty_theirs = position({20: 1, 1: 14}, {})
+    on_bars = position({25: 2, 6: 13}, {0: 3, 19: 12})
+    p = np.concatenate([make_positions(400, seed=3), np.stack([empty_mine, empty_theirs, on_bars])])
+    e = board.extremes(p)
+    for i, row in enumerate(p):
+        mine, theirs = np.flatnonzero(row > 0), np.flatnonzero(row < 0)
+        assert e.n_mine[i] == row[row > 0].sum() and e.n_theirs[i] == -row[row < 0].sum()
+        assert e.my_back[i] == (mine.max() if len(mine) else 25)
+        assert e.their_back[i] == (theirs.min() if len(theirs) else 0)
+        assert e.mine_bits[i] == sum(1 << int(k) for k in mine)
+        assert e.theirs_bits[i] == sum(1 << int(k) for k in theirs)

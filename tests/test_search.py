@@ -86,6 +86,23 @@ def test_rank_orders_searched_plays_first(ev):
     np.testing.assert_array_equal(probs0, afterstate_probabilities(ev, plays0.afterstates))
 
 
+def test_blocks_of_positions_evaluate_as_one_batch(monkeypatch):
+    """A batch larger than ``BLOCK_ROWS`` goes to the evaluator in blocks: the same probabilities and classes as in
+    one call (specialist nets, so each block is split by class again)."""
+    from bgbot.evaluation import evaluator, specialists
+    from bgbot.rules.movegen import generate_all_rolls
+
+    torch.manual_seed(1)
+    ev = specialists.evaluator_for(specialists.fresh(n_hidden=8))
+    x = np.concatenate([generate_all_rolls(make_positions(8, seed=4))[0].afterstates, make_positions(300, seed=4)])
+    whole, codes = evaluator.classified_probabilities(ev, x)
+    monkeypatch.setattr(evaluator, "BLOCK_ROWS", 37)
+    blocks, block_codes = evaluator.classified_probabilities(ev, x)
+    assert len(x) > 10 * 37 and len(np.unique(codes)) >= 4  # net classes and bear-offs
+    np.testing.assert_array_equal(block_codes, codes)
+    np.testing.assert_allclose(blocks, whole, rtol=0, atol=1e-6)
+
+
 def test_negative_plies_raise(ev):
     with pytest.raises(search.SearchError, match="-1"):
         search.rank(ev, starting_position(), (4, 2), -1)

@@ -47,16 +47,17 @@ def classify_batch(positions: np.ndarray, ext: board.Extremes | None = None) -> 
     contact = e.my_back > e.their_back
     home = (e.my_back <= 6) & (e.their_back >= 19)
     small = (e.n_mine <= TS_CHECKERS) & (e.n_theirs <= TS_CHECKERS)
-    out = np.full(len(p), RACE, dtype=np.int8)
-    out[home & ~small] = BEAROFF_OS
-    out[home & small] = BEAROFF_TS
-    if contact.any():
-        c = np.flatnonzero(contact)
-        pc = p[c].astype(np.int16)
-        crashed = _crashed(e.n_mine[c], pc[:, 1], pc[:, 2]) | _crashed(e.n_theirs[c], -pc[:, 24], -pc[:, 23])
-        out[c] = np.where(crashed, CRASHED, CONTACT)
+    # every row's crashed test on the four points it reads (cheaper than gathering the contact rows first)
+    q = p[:, _CRASH_POINTS].astype(np.int16)  # (M, 4): my 1- and 2-points, then their 2- and 1-points
+    crashed = _crashed(e.n_mine, q[:, 0], q[:, 1]) | _crashed(e.n_theirs, -q[:, 3], -q[:, 2])
+    out = np.where(
+        contact, np.where(crashed, CRASHED, CONTACT), np.where(home, np.where(small, BEAROFF_TS, BEAROFF_OS), RACE)
+    )
     out[(e.n_mine == 0) | (e.n_theirs == 0)] = OVER
-    return out
+    return out.astype(np.int8, copy=False)
+
+
+_CRASH_POINTS = np.array([1, 2, 23, 24])
 
 
 def _crashed(total: np.ndarray, on_1: np.ndarray, on_2: np.ndarray) -> np.ndarray:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from bgbot.errors import BgbotError
-from bgbot.evaluation.evaluator import PositionEvaluator, afterstate_probabilities
+from bgbot.evaluation.evaluator import PositionEvaluator, afterstate_probabilities, terminal_probabilities
 from bgbot.evaluation.selection import segment_argmax
 from bgbot.rules.board import game_result
 from bgbot.rules.movegen import ROLL_WEIGHTS, Plays, generate_all_rolls, generate_plays
@@ -65,10 +65,13 @@ def afterstate_values(evaluator: PositionEvaluator, afterstates: np.ndarray, pli
     """
     plies = _check_plies(plies)
     afterstates = np.asarray(afterstates, dtype=np.int8)
-    out = afterstate_probabilities(evaluator, afterstates)  # (M, 5): exact for finished games
     if plies == 0:
-        return out
-    live = np.flatnonzero(game_result(afterstates) == 0)
+        return afterstate_probabilities(evaluator, afterstates)
+    # A finished game is valued exactly at every ply: its result, no evaluator call (the 0-ply values of the other rows
+    # would only be overwritten below).
+    result = game_result(afterstates)
+    out = flip_probabilities(terminal_probabilities(result))  # (M, 5), the side that moved
+    live = np.flatnonzero(result == 0)
     for start in range(0, len(live), CHUNK_ROWS):
         rows = live[start : start + CHUNK_ROWS]
         out[rows] = _expand(evaluator, afterstates[rows], plies)
@@ -116,15 +119,6 @@ def _distinct(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return order[new], inverse
 
 
-def _distinct_probabilities(evaluator: PositionEvaluator, afterstates: np.ndarray) -> np.ndarray:
-    """:func:`bgbot.evaluation.evaluator.afterstate_probabilities` evaluating each distinct afterstate once (deep in
-    a search many are reached by several paths: transpositions)."""
-    first, inverse = _distinct(afterstates)
-    if len(first) == len(afterstates):
-        return afterstate_probabilities(evaluator, afterstates)
-    return afterstate_probabilities(evaluator, afterstates[first])[inverse]
-
-
 def _expand(evaluator: PositionEvaluator, afterstates: np.ndarray, plies: int) -> np.ndarray:
     """k-ply values ``(K, 5)`` of unfinished afterstates ``(K, 26)`` (opponent on roll), ``plies >= 1``."""
     first, inverse = _distinct(afterstates)
@@ -132,10 +126,15 @@ def _expand(evaluator: PositionEvaluator, afterstates: np.ndarray, plies: int) -
         return _expand(evaluator, afterstates[first], plies)[inverse]
     k = len(afterstates)
     replies, _ = generate_all_rolls(afterstates)  # parents: row i * 21 + j = afterstate i, roll j
-    reply_probs = _distinct_probabilities(evaluator, replies.afterstates)  # (R, 5), the opponent's side
-    best = segment_argmax(equity(reply_probs), replies.parent)  # (K * 21,)
+    # each distinct reply evaluated once (deep in a search many are reached by several paths: transpositions); only
+    # the equities are spread back to every reply, the probabilities read where chosen
+    first, inverse = _distinct(replies.afterstates)
+    merged = len(first) < len(replies)
+    reply_probs = afterstate_probabilities(evaluator, replies.afterstates[first] if merged else replies.afterstates)
+    reply_eq = equity(reply_probs)  # (U,) the opponent's side
+    best = segment_argmax(reply_eq[inverse] if merged else reply_eq, replies.parent)  # (K * 21,) reply rows
     if plies == 1:
-        chosen = reply_probs[best]
+        chosen = reply_probs[inverse[best] if merged else best]
     else:
         chosen = afterstate_values(evaluator, replies.afterstates[best], plies - 1)
     mine = flip_probabilities(chosen).reshape(k, len(ROLL_WEIGHTS), 5)  # (K, 21, 5) back to our side

@@ -95,8 +95,8 @@ def possible_outcomes(positions: np.ndarray, ext: board.Extremes | None = None) 
     e = board.extremes(p) if ext is None else ext
     my_off, their_off = board.NUM_CHECKERS - e.n_mine, board.NUM_CHECKERS - e.n_theirs
     contact = (e.my_back > e.their_back) & (e.n_mine > 0) & (e.n_theirs > 0)
-    their_in_my_home = e.theirs[:, 0:7].any(axis=1)  # their bar (index 0) or my points 1..6
-    mine_in_their_home = e.mine[:, 19:26].any(axis=1)  # my bar (25) or their points 1..6
+    their_in_my_home = (e.theirs_bits & 0x7F) != 0  # their bar (index 0) or my points 1..6
+    mine_in_their_home = (e.mine_bits & (0x7F << 19)) != 0  # my bar (25) or their points 1..6
     out = np.ones((len(p), 5), dtype=bool)
     out[:, 1] = their_off == 0
     out[:, 2] = out[:, 1] & (their_in_my_home | contact)
