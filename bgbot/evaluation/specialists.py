@@ -105,7 +105,15 @@ class ClassNets(nn.Module):
         """Mean squared error over the five outputs, each position through its class's net (autograd on).
 
         ``positions`` ``(K, 26)`` int8, ``targets`` ``(K, 5)`` float32; finished games (class 0) go to the race net.
+        Each encoding of :data:`ENCODERS` that a net reads is computed once for the whole batch (one call over ``K``
+        rows costs about what one over a class's rows does) and each class's net takes its rows of it.
         """
+        return self.loss_encoded(positions, targets, {})
+
+    def loss_encoded(self, positions: np.ndarray, targets: np.ndarray, inputs: dict[str, np.ndarray]) -> torch.Tensor:
+        """:meth:`loss` given some of the positions' encodings: ``inputs`` maps an encoding version of
+        :data:`ENCODERS` to the positions' ``(K, n_inputs)`` float32 inputs (e.g. kept from move selection); those
+        missing are computed here (and added to ``inputs``)."""
         cls = classify(positions)
         cls[cls == OVER] = RACE
         total = torch.zeros(())
@@ -114,7 +122,10 @@ class ClassNets(nn.Module):
             if len(rows) == 0:
                 continue
             net = self.net(name)
-            x = torch.from_numpy(ENCODERS[net.config.encoding_version][0](positions[rows]))
+            version = net.config.encoding_version
+            if version not in inputs:
+                inputs[version] = ENCODERS[version][0](positions)
+            x = torch.from_numpy(inputs[version][rows])
             out = net(x)
             total = total + ((out - torch.from_numpy(targets[rows])) ** 2).sum()
         return total / (5 * max(len(positions), 1))
