@@ -37,7 +37,6 @@ import resource
 import time
 
 import numpy as np
-import torch
 from threadpoolctl import threadpool_limits
 
 from bgbot.api import DEFAULT_MODEL
@@ -47,7 +46,7 @@ from bgbot.evaluation.network import set_threads
 from bgbot.evaluation.specialists import evaluator_for
 from bgbot_training.config import TrainConfig
 from bgbot_training.selfplay import SelfPlay
-from bgbot_training.train import td_loss
+from bgbot_training.train import adam, encoder_for, td_loss
 
 WARMUP_PLIES = 120
 """Plies played off the clock before self-play is timed: all games in flight start together, and for the first ~50
@@ -132,15 +131,17 @@ def training_speed(model: str, config: TrainConfig, games: int, seed: int = 1) -
     :data:`WARMUP_PLIES` plies, without checkpoints or benchmarks.
     """
     net, _ = checkpoint.load(model)
-    opt = torch.optim.Adam(net.parameters(), lr=config.lr)
+    opt = adam(net.parameters(), config.lr)
     evaluator = evaluator_for(net)
-    sp = SelfPlay(config.games_in_flight, np.random.default_rng(seed), config.td_lambda, config.lambda_horizon)
+    sp = SelfPlay(
+        config.games_in_flight, np.random.default_rng(seed), config.td_lambda, config.lambda_horizon, encoder_for(net)
+    )
 
     def ply() -> None:
         positions, targets = sp.step(evaluator)
         if len(positions):
             net.train()
-            loss = td_loss(net, positions, targets)
+            loss = td_loss(net, positions, targets, sp.inputs)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()

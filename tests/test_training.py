@@ -251,3 +251,66 @@ def test_td_from_a_specialists_checkpoint_trains_it_and_refuses_a_mismatched_res
         train(one_net, tmp_path / "run", resume=True, progress=False)
     with pytest.raises(ConfigError, match="init_from .* set specialists = true"):
         dataclasses.replace(base, init_from=str(init))
+
+
+def _loss_before(net, positions: np.ndarray, targets: np.ndarray) -> torch.Tensor:
+    """The TD loss as it was computed before the training loop was made faster (kept here as the reference): each
+    class's rows encoded apart, in their net's encoding, and the squared errors summed over the classes."""
+    from bgbot.evaluation import encoding, specialists
+
+    if not isinstance(net, specialists.ClassNets):
+        out = net(torch.from_numpy(encoding.encode(positions)))
+        return torch.nn.functional.mse_loss(out, torch.from_numpy(targets))
+    cls = specialists.classify(positions)
+    cls[cls == specialists.OVER] = specialists.RACE
+    total = torch.zeros(())
+    for code, name in enumerate(specialists.CLASSES, start=1):
+        rows = np.flatnonzero(cls == code)
+        if len(rows) == 0:
+            continue
+        sub = net.net(name)
+        x = torch.from_numpy(specialists.ENCODERS[sub.config.encoding_version][0](positions[rows]))
+        total = total + ((sub(x) - torch.from_numpy(targets[rows])) ** 2).sum()
+    return total / (5 * max(len(positions), 1))
+
+
+@pytest.mark.parametrize("model", ["bgbot-2.pt", "bgbot-1.pt"])
+def test_the_fast_td_step_learns_what_the_plain_one_did(model):
+    """Self-play with learning as ``train`` runs it (inputs encoded ahead by SelfPlay, the loss on them, fused Adam)
+    updates the weights as the plain loop did (each class encoded apart, per-tensor Adam) on the same plies, within
+    float32 rounding: the shipped specialists (three nets on encoding v2) and a single net on v1."""
+    import copy
+    from pathlib import Path
+
+    from bgbot.evaluation.specialists import evaluator_for
+    from training.train import adam, encoder_for, td_loss
+
+    net, _ = checkpoint.load(str(Path(__file__).resolve().parents[1] / "models" / model))
+    ref = copy.deepcopy(net)
+    opt, ref_opt = adam(net.parameters(), 3e-3), torch.optim.Adam(ref.parameters(), lr=3e-3)
+    encode = encoder_for(net)
+    sp = SelfPlay(96, np.random.default_rng(5), td_lambda=0.7, horizon=4, encode=encode)
+    evaluator = evaluator_for(net)
+    start = [p.detach().clone() for p in net.parameters()]
+    steps = 0
+    for _ in range(14):
+        positions, targets = sp.step(evaluator)
+        if not len(positions):
+            assert sp.inputs == {}
+            continue
+        expected = encode(positions)  # what each batch encoded alone gives, exactly
+        assert sp.inputs.keys() == expected.keys()
+        for version, x in expected.items():
+            assert np.array_equal(sp.inputs[version], x)
+        loss, ref_loss = td_loss(net, positions, targets, sp.inputs), _loss_before(ref, positions, targets)
+        assert loss.item() == pytest.approx(ref_loss.item(), rel=1e-6, abs=1e-9)
+        for o, lo in ((opt, loss), (ref_opt, ref_loss)):
+            o.zero_grad(set_to_none=True)
+            lo.backward()
+            o.step()
+        steps += 1
+    assert steps == 14 - 3
+    moved = max(float((p.detach() - s).abs().max()) for p, s in zip(net.parameters(), start, strict=True))
+    assert moved > 1e-2  # the steps did change the weights (11 Adam steps of up to 3e-3 each)
+    for (name, p), q in zip(net.named_parameters(), ref.parameters(), strict=True):
+        assert torch.allclose(p, q, rtol=0, atol=1e-6), name

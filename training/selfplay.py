@@ -32,6 +32,8 @@ Algorithm (TD-Gammon's, batched):
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from bgbot.arena.engine import Table, play_ply
@@ -89,6 +91,11 @@ class GreedyPlayer:
         return plays.afterstates[chosen]
 
 
+Encoder = Callable[[np.ndarray], dict[str, np.ndarray]]
+"""``encode(positions (N, 26) int8) -> {encoding version: (N, n_inputs) float32}``: the inputs a learner reads, row by
+row (row ``i`` of each array depends on position ``i`` only)."""
+
+
 class SelfPlay:
     """``G`` self-play games in flight, advanced one ply at a time by :meth:`step`.
 
@@ -96,12 +103,23 @@ class SelfPlay:
         games_in_flight: ``G``.
         rng: the source of all dice.
         td_lambda, horizon: see :func:`lambda_returns`; ``horizon`` 1 (or ``td_lambda`` 0) is TD(0).
+        encode: if given, the positions :meth:`step` hands out come with their inputs (:attr:`inputs`), encoded
+            ``horizon`` plies at a time: the window holds the positions of the next ``horizon - 1`` batches already,
+            and one call over ``H * G`` rows costs far less than ``H`` calls over ``G`` (an encoding's many array
+            operations have a fixed cost each). The same arrays as encoding each batch alone (row by row).
 
     ``positions`` ``(G, 26)`` (side on roll) and ``opening`` ``(G,)`` bool (the next ply is a game's first: a
     non-double roll) may be set between steps.
     """
 
-    def __init__(self, games_in_flight: int, rng: np.random.Generator, td_lambda: float = 0.0, horizon: int = 1):
+    def __init__(
+        self,
+        games_in_flight: int,
+        rng: np.random.Generator,
+        td_lambda: float = 0.0,
+        horizon: int = 1,
+        encode: Encoder | None = None,
+    ):
         g = games_in_flight
         self.rng = rng
         self.td_lambda = td_lambda
@@ -113,6 +131,12 @@ class SelfPlay:
         self._values = np.zeros((self.horizon, g, 5), dtype=np.float32)  # their one-step targets v_t
         self._done = np.zeros((self.horizon, g), dtype=bool)
         self._filled = 0
+        self.encode = encode
+        self._inputs: dict[str, np.ndarray] = {}  # encoding version -> (H, G, n_inputs) float32: the ring's inputs
+        self._encoded = np.zeros(self.horizon, dtype=bool)  # slots of the ring whose inputs are current
+        self.inputs: dict[str, np.ndarray] = {}
+        """With ``encode``: the inputs ``(K, n_inputs)`` float32 of the positions the last :meth:`step` returned, by
+        encoding version (views into a buffer, valid until the next step); empty without."""
         self.games_finished = 0
         self.results = np.zeros(3, dtype=np.int64)  # games ended as [single, gammon, backgammon]
 
@@ -138,6 +162,7 @@ class SelfPlay:
         player = GreedyPlayer(evaluator)
         slot = self._filled % self.horizon
         self._states[slot] = self.table.positions
+        self._encoded[slot] = False
         ply = play_ply(self.table, self._roll, (player,), max_plies=np.iinfo(np.int64).max)
         done = np.zeros(len(self.opening), dtype=bool)
         done[ply.ended] = True
@@ -153,7 +178,25 @@ class SelfPlay:
         self.opening = done
 
         if self._filled < self.horizon:
+            self.inputs = {}
             return np.zeros((0, 26), dtype=np.int8), np.zeros((0, 5), dtype=np.float32)
         order = (np.arange(self.horizon) + self._filled) % self.horizon  # oldest first
         targets = lambda_returns(self._values[order], self._done[order], self.td_lambda)
+        if self.encode is not None:
+            self.inputs = self._inputs_of(int(order[0]))
         return self._states[order[0]].copy(), targets
+
+    def _inputs_of(self, slot: int) -> dict[str, np.ndarray]:
+        """The inputs of the ring's ``slot`` (window full): if not yet encoded, every slot not encoded is, in one call
+        (the oldest is handed out now, the others in the next plies)."""
+        assert self.encode is not None
+        if not self._encoded[slot]:
+            todo = np.flatnonzero(~self._encoded)
+            g = self._states.shape[1]
+            for version, x in self.encode(self._states[todo].reshape(-1, 26)).items():
+                buf = self._inputs.get(version)
+                if buf is None:
+                    buf = self._inputs[version] = np.empty((self.horizon, g, x.shape[1]), dtype=np.float32)
+                buf[todo] = x.reshape(len(todo), g, x.shape[1])
+            self._encoded[todo] = True
+        return {version: buf[slot] for version, buf in self._inputs.items()}
