@@ -243,7 +243,10 @@ def test_select_keeps_classes_and_win_range(sampled, tmp_path, capsys):
     np.testing.assert_array_equal(got, pos[want])
     meta = stages.load_npz(parts[0])["meta"]
     assert meta["stage"] == "select" and meta["classes"] == ["contact", "crashed"] and meta["win"] == [0.3, 0.8]
-    for bad, message in ((["--classes", "prime"], "--classes takes names from"), (["--win", "0.9", "0.2"], "--win")):
+    for bad, message in (
+        (["--classes", "prime"], "--classes takes distinct names from"),
+        (["--win", "0.9", "0.2"], "--win"),
+    ):
         assert cli.main([*argv[:-3], "--out", str(tmp_path / "bad"), "--quiet", *bad]) == 2
         assert message in capsys.readouterr().err
     assert not (tmp_path / "bad").exists()
@@ -277,3 +280,128 @@ def test_last_wins_fits_each_position_once_to_its_last_target(sampled, tmp_path)
     by_key = {p.tobytes(): t[0] for p, t in zip(got, tg)}
     assert len(by_key) == 20
     assert all(by_key[p.tobytes()] == (0.75 if 5 <= i < 12 else 0.25) for i, p in enumerate(pos))
+
+
+def test_select_refuses_bad_classes_and_an_out_made_otherwise(sampled, tmp_path, capsys):
+    argv = ["select", "--model", MODEL, "--positions", str(sampled), "--quiet"]
+    for classes in ("contact,,race", "contact,contact", "contact;race"):
+        assert cli.main([*argv, "--out", str(tmp_path / "bad"), "--classes", classes]) == 2
+        assert capsys.readouterr().err.startswith("error: --classes takes distinct names from")
+    assert not (tmp_path / "bad").exists()
+    out = tmp_path / "sel"
+    assert cli.main([*argv, "--out", str(out), "--win", "0.3", "0.8"]) == 0
+    made = json.loads(capsys.readouterr().out)
+    before = (out / "part-00000.npz").read_bytes()
+    # the same selection again: nothing to make; other criteria: refused, not mixed with the old parts
+    assert cli.main([*argv, "--out", str(out), "--win", "0.3", "0.8"]) == 0
+    assert json.loads(capsys.readouterr().out) == made | {"made": 0}
+    for other, message in (
+        (["--win", "0.5", "0.8"], "was made with win [0.3, 0.8], not [0.5, 0.8]"),
+        (["--win", "0.3", "0.8", "--classes", "race"], "was made with classes ['contact', 'crashed', 'backgame']"),
+        (["--win", "0.3", "0.8", "--max", "3"], "was made with max 0, not 3"),
+    ):
+        assert cli.main([*argv, "--out", str(out), *other]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and message in err and err.count("\n") == 1
+    assert (out / "part-00000.npz").read_bytes() == before
+    assert cli.main([*argv, "--out", str(sampled)]) == 2  # the sample itself as --out
+    assert "is a sample part, not a select part" in capsys.readouterr().err
+
+
+def test_unreadable_stage_files_give_one_error_line(sampled, tmp_path, capsys):
+    good = (sampled / "part-00000.npz").read_bytes()
+    z = stages.load_npz(sampled / "part-00000.npz")
+    cases = {
+        "truncated": (good[: len(good) // 2], "is not a readable stage file"),
+        "text": (b"garbage\n", "is not a readable stage file: not an .npz archive"),
+    }
+    for name, (data, _) in cases.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "part-00000.npz").write_bytes(data)
+    np.savez(tmp_path / "meta.npz", positions=z["positions"], classes=z["classes"], meta=np.array("{not json"))
+    np.savez(tmp_path / "shape.npz", positions=z["positions"][:, :20], classes=z["classes"])
+    np.savez(tmp_path / "cls.npz", positions=z["positions"], classes=z["classes"][:5])
+    for name, message in (("meta", "is not a readable stage file"), ("shape", "positions must be (K, 26) integers"),
+                          ("cls", "classes must have shape (20,) for its 20 positions")):  # fmt: skip
+        (tmp_path / name).mkdir()
+        (tmp_path / f"{name}.npz").rename(tmp_path / name / "part-00000.npz")
+        cases[name] = (b"", message)
+    for name, (_, message) in cases.items():
+        argv = ["select", "--model", MODEL, "--positions", str(tmp_path / name), "--out", str(tmp_path / "o")]
+        assert cli.main([*argv, "--quiet"]) == 2, name
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: '{tmp_path / name / 'part-00000.npz'}'") and message in err, (name, err)
+        assert err.count("\n") == 1
+
+
+def test_rollout_options_are_refused_with_another_kind_and_kinds_never_mix(sampled, tmp_path, capsys):
+    argv = ["targets", "--model", MODEL, "--positions", str(sampled), "--out", str(tmp_path / "t"), "--limit", "1"]
+    for extra, message in (
+        (["--no-variance-reduction"], "error: --no-variance-reduction: only for --kind rollout, not --kind ply0"),
+        (["--trials", "72", "--horizon", "0"], "error: --trials, --horizon: only for --kind rollout, not --kind ply0"),
+    ):
+        assert cli.main([*argv, "--quiet", "--kind", "ply0", *extra]) == 2
+        assert capsys.readouterr().err == message + "\n"
+    assert not (tmp_path / "t").exists()
+    assert cli.main([*argv, "--quiet", "--kind", "ply0"]) == 0
+    z = stages.load_npz(tmp_path / "t" / "part-00000.npz")
+    assert z["meta"]["kind"] == "ply0" and z["meta"]["rollout"] is None
+    assert cli.main([*argv, "--quiet", "--kind", "ply1"]) == 2  # not skipped as if it were done
+    assert "part-00000.npz' was made with kind 'ply0', not 'ply1'" in capsys.readouterr().err
+    assert cli.main([*argv, "--quiet", "--kind", "ply0", "--positions", str(tmp_path)]) == 2  # no parts there
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "part-00000.npz").write_bytes((sampled / "part-00001.npz").read_bytes())
+    assert cli.main([*argv, "--quiet", "--kind", "ply0", "--positions", str(other)]) == 2
+    assert "was made with positions_from" in capsys.readouterr().err
+
+
+def test_fit_resumes_only_on_its_own_data_and_settings(sampled, ply0_targets, tmp_path, capsys):
+    z = stages.load_npz(ply0_targets / "part-00000.npz")
+    late = tmp_path / "late"  # new targets for 5 of the positions, listed last
+    stages.save_npz(late / "part-00000.npz", positions=z["positions"][:5], classes=z["classes"][:5],
+                    targets=np.full((5, 5), 0.5, np.float32), meta={"stage": "targets", "kind": "x"})  # fmt: skip
+    run = tmp_path / "fit"
+    base = ["fit", "--init", MODEL, "--run-dir", str(run), "--arch", "single", "--batch", "8", "--quiet"]
+    data = ["--targets", str(ply0_targets), str(late), "--last-wins"]
+    assert cli.main([*base, *data, "--epochs", "1"]) == 0
+    cfg = checkpoint.load(run / "latest.pt")[1].training_config
+    assert cfg["last_wins"] is True and cfg["positions"] == 20 and cfg["val_frac"] == 0.05
+    assert cfg["targets"] == [str(ply0_targets), str(late)]
+    curve = (run / "curve.jsonl").read_text()
+    for other, message in (
+        (data[:-1], "was made with last_wins True, not False"),
+        (data[:2] + ["--last-wins"], f"was made with targets {[str(ply0_targets), str(late)]!r}"),
+        ([*data, "--lr", "0.01"], "was made with lr 0.0001, not 0.01"),
+        ([*data, "--seed", "5"], "was made with seed 1, not 5"),
+        ([*data, "--val-frac", "0.5"], "was made with val_frac 0.05, not 0.5"),
+    ):
+        assert cli.main([*base, *other, "--epochs", "2", "--resume"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and message in err and err.count("\n") == 1, err
+    stages.save_npz(late / "part-00001.npz", positions=z["positions"][5:6], classes=z["classes"][5:6],
+                    targets=np.full((1, 5), 0.5, np.float32), meta={"stage": "targets", "kind": "x"})  # fmt: skip
+    assert cli.main([*base, *data, "--epochs", "2", "--resume"]) == 2  # same 20 positions, but another target
+    assert "was made with data_sha256 " in capsys.readouterr().err
+    (late / "part-00001.npz").unlink()
+    stages.save_npz(late / "part-00001.npz", positions=-z["positions"][:1], classes=z["classes"][:1],
+                    targets=np.full((1, 5), 0.5, np.float32), meta={"stage": "targets", "kind": "x"})  # fmt: skip
+    assert cli.main([*base, *data, "--epochs", "2", "--resume"]) == 2
+    assert "was made with positions 20, not 21: the target parts changed" in capsys.readouterr().err
+    assert (run / "curve.jsonl").read_text() == curve  # nothing fitted by the refused runs
+    (late / "part-00001.npz").unlink()
+    assert cli.main([*base, *data, "--epochs", "2", "--resume"]) == 0
+    assert checkpoint.load(run / "latest.pt")[1].training_config["epoch"] == 2
+    for bad in ("0", "1", "nan"):
+        assert cli.main([*base[:4], str(tmp_path / "v"), *base[5:], *data, "--val-frac", bad]) == 2
+        assert "--val-frac must lie strictly between 0 and 1" in capsys.readouterr().err
+
+
+def test_bgbot_train_refuses_td_options_before_a_stage(sampled, tmp_path, capsys):
+    argv = ["fit", "--init", MODEL, "--targets", str(sampled), "--run-dir", str(tmp_path / "f")]
+    assert bgbot_main(["train", "--resume", *argv]) == 2
+    assert capsys.readouterr().err == "error: --resume before fit: give the stage's options after its name\n"
+    out = tmp_path / "sel"
+    argv = ["train", "--quiet", "select", "--model", MODEL, "--positions", str(sampled), "--out", str(out)]
+    assert bgbot_main([*argv, "--win", "0.4", "0.6"]) == 0
+    assert json.loads(capsys.readouterr().out)["scanned"] == 40 and capsys.readouterr().err == ""

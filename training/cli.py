@@ -33,6 +33,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
+_TD_ONLY = ("config", "run_dir", "resume", "force", "games", "no_eval")
+
+
 def run(args: argparse.Namespace) -> int:
     """Run training as ``args`` say; print a JSON summary. Returns the exit status."""
     import dataclasses
@@ -41,7 +44,12 @@ def run(args: argparse.Namespace) -> int:
     if args.stage != "td":
         from .stages import main as stage_main
 
-        return stage_main([args.stage, *args.stage_args])
+        before = [f"--{n.replace('_', '-')}" for n in _TD_ONLY if getattr(args, n, None) not in (None, False)]
+        if before:  # "train --resume fit ...": the option would be dropped, not given to the stage
+            print(f"error: {', '.join(before)} before {args.stage}: give the stage's options after its name",
+                  file=sys.stderr)  # fmt: skip
+            return 2
+        return stage_main([args.stage, *args.stage_args, *(["--quiet"] if args.quiet else [])])
     if args.stage_args:  # "td --config ...": the options came after the stage name
         p = argparse.ArgumentParser(prog="python -m training td")
         add_arguments(p)

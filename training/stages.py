@@ -31,11 +31,13 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import hashlib
 import io
 import json
 import math
 import sys
 import time
+import zipfile
 import zlib
 from pathlib import Path
 from typing import cast
@@ -85,15 +87,74 @@ def save_npz(path: Path, **arrays) -> Path:
 
 
 def load_npz(path: Path) -> dict:
-    """Read a stage file: its arrays, and ``meta`` decoded from JSON. Raises :class:`StageError` on a bad file."""
+    """Read a stage file: its arrays, and ``meta`` decoded from JSON.
+
+    Checks the shapes every stage relies on: ``positions`` ``(K, 26)`` integers, ``classes`` ``(K,)`` and ``targets``
+    ``(K, 5)`` where present.
+
+    Raises:
+        StageError: the file is missing, not an .npz archive, truncated, or holds a bad ``meta`` or bad shapes.
+    """
     try:
         with np.load(path, allow_pickle=False) as z:
             out = {k: z[k] for k in z.files}
-    except (OSError, ValueError) as e:
-        raise StageError(f"{str(path)!r} is not a readable stage file: {e}") from None
-    if "meta" in out:
-        out["meta"] = json.loads(str(out["meta"]))
+        if "meta" in out:
+            out["meta"] = json.loads(str(out["meta"]))
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as e:
+        what = "not an .npz archive" if isinstance(e, ValueError) and "pickled" in str(e) else e
+        raise StageError(f"{str(path)!r} is not a readable stage file: {what}") from None
+    if "meta" in out and not isinstance(out["meta"], dict):
+        raise StageError(f"{str(path)!r} is not a readable stage file: its meta is not a JSON object")
+    pos = out.get("positions")
+    if pos is not None and (pos.ndim != 2 or pos.shape[1] != 26 or pos.dtype.kind not in "iu"):
+        raise StageError(f"{str(path)!r}: positions must be (K, 26) integers, got {pos.shape} {pos.dtype}")
+    k = None if pos is None else len(pos)
+    for name, shape in (("classes", (k,)), ("targets", (k, 5))):
+        a = out.get(name)
+        if a is not None and a.shape != shape:
+            raise StageError(f"{str(path)!r}: {name} must have shape {shape} for its {k} positions, got {a.shape}")
     return out
+
+
+def _same(key: str, old, new) -> bool:
+    """Whether a recorded setting ``old`` equals ``new``: paths (keys :data:`_PATH_KEYS`) by the file they name from
+    here, dicts key by key over the keys recorded (older files record fewer), anything else by ``==``."""
+    if key in _PATH_KEYS:
+        olds, news = (v if isinstance(v, list) else [v] for v in (old, new))
+        return len(olds) == len(news) and all(Path(a).resolve() == Path(b).resolve() for a, b in zip(olds, news))
+    if isinstance(old, dict) and isinstance(new, dict):
+        return all(k not in new or _same(k, v, new[k]) for k, v in old.items())
+    return old == new
+
+
+_PATH_KEYS = {"model", "sources", "positions_from", "init", "targets"}
+
+
+def check_settings(recorded: dict, wanted: dict, where: str, hint: str) -> None:
+    """Refuse to continue work made with other settings: each key of ``wanted`` that ``recorded`` also holds must be
+    the same (:func:`_same`; keys older files did not record are not compared).
+
+    Raises:
+        StageError: naming ``where``, the first setting that differs (recorded and asked values) and ``hint``.
+    """
+    for key, value in wanted.items():
+        if key in recorded and not _same(key, recorded[key], value):
+            raise StageError(f"{where} was made with {key} {recorded[key]!r}, not {value!r}: {hint}")
+
+
+def check_out(out: Path, stage: str, settings: dict, names: dict[str, dict] | None = None) -> None:
+    """Refuse an output directory that holds parts another run made (another stage or other ``settings``), so that a
+    rerun only ever adds the missing parts of the same run. ``names``: more settings for the part of that file name.
+
+    Raises:
+        StageError: a part of ``out`` is unreadable, of another stage, or made with other settings.
+    """
+    hint = f"remove {str(out)!r} or pick another --out"
+    for path in sorted(out.glob("part-*.npz")) if out.is_dir() else []:
+        meta = load_npz(path).get("meta") or {}
+        if meta.get("stage", stage) != stage:
+            raise StageError(f"{str(path)!r} is a {meta['stage']} part, not a {stage} part: {hint}")
+        check_settings(meta, settings | (names or {}).get(path.name, {}), repr(str(path)), hint)
 
 
 def _load_model(path: str):
@@ -152,8 +213,17 @@ def run_sample(args: argparse.Namespace) -> dict:
         if name not in keep:
             raise StageError(f"--keep takes CLASS=RATE with CLASS one of {list(keep)}, got {item!r}")
         keep[name] = float(val)
-    _, evaluator, meta = _load_model(args.model)
     out = Path(args.out)
+    settings = {
+        "generation": args.generation,
+        "model": args.model,
+        "seed": args.seed,
+        "part_size": args.part_size,
+        "keep": keep,
+        "games_in_flight": args.games_in_flight,
+    }
+    check_out(out, "sample", settings)
+    _, evaluator, meta = _load_model(args.model)
     n_parts = -(-args.positions // args.part_size)
     summary = {"parts": n_parts, "made": 0, "skipped": 0, "seconds": 0.0, "games": 0}
     for part in tqdm(range(n_parts), desc="sample", unit="part", disable=args.quiet):
@@ -166,13 +236,9 @@ def run_sample(args: argparse.Namespace) -> dict:
         sec = time.perf_counter() - t0
         info = {
             "stage": "sample",
-            "generation": args.generation,
-            "model": args.model,
+            **settings,
             "model_games_trained": meta.games_trained,
-            "seed": args.seed,
             "part": part,
-            "keep": keep,
-            "games_in_flight": args.games_in_flight,
             "games": games,
             "seconds": sec,
             "class_counts": {SAMPLE_CLASSES[c]: int((cls == c).sum()) for c in SAMPLE_CLASSES},
@@ -205,13 +271,22 @@ def select_positions(
 
 def run_select(args: argparse.Namespace) -> dict:
     names = {v: k for k, v in SAMPLE_CLASSES.items()}
-    wanted = [c.strip() for c in args.classes.split(",") if c.strip()]
-    bad = [c for c in wanted if c not in names]
-    if bad or not wanted:
-        raise StageError(f"--classes takes names from {list(names)}, got {args.classes!r}")
+    wanted = [c.strip() for c in args.classes.split(",")]
+    if not all(c in names for c in wanted) or len(set(wanted)) < len(wanted):
+        raise StageError(f"--classes takes distinct names from {list(names)}, comma-separated, got {args.classes!r}")
     lo, hi = args.win
     if not 0.0 <= lo <= hi <= 1.0:
         raise StageError(f"--win takes LO HI with 0 <= LO <= HI <= 1, got {lo} {hi}")
+    out = Path(args.out)
+    settings = {
+        "model": args.model,
+        "sources": [str(d) for d in args.positions],
+        "classes": wanted,
+        "win": [lo, hi],
+        "part_size": args.part_size,
+        "max": args.max,
+    }
+    check_out(out, "select", settings)
     _, evaluator, meta = _load_model(args.model)
     src = [p for d in args.positions for p in sorted(Path(d).glob("part-*.npz"))]
     if not src:
@@ -231,7 +306,6 @@ def run_select(args: argparse.Namespace) -> dict:
                 kept_c.append(cls[i])
     if args.max:
         kept_p, kept_c = kept_p[: args.max], kept_c[: args.max]
-    out = Path(args.out)
     made = 0
     for part, start in enumerate(range(0, len(kept_p), args.part_size)):
         path = out / f"part-{part:05d}.npz"
@@ -239,11 +313,8 @@ def run_select(args: argparse.Namespace) -> dict:
             continue
         info = {
             "stage": "select",
-            "model": args.model,
+            **settings,
             "model_games_trained": meta.games_trained,
-            "sources": [str(d) for d in args.positions],
-            "classes": wanted,
-            "win": [lo, hi],
             "part": part,
             "scanned": scanned,
             "git_revision": _git(),
@@ -288,9 +359,20 @@ def _part_number(path: Path) -> int:
     return number
 
 
+ROLLOUT_OPTIONS = {"trials": 36, "horizon": 8, "seed": 1, "workers": 1, "ray": None, "variance_reduction": True}
+"""The options of ``targets`` that only ``--kind rollout`` takes (argparse leaves them None), with their defaults."""
+
+
 def run_targets(args: argparse.Namespace) -> dict:
     if args.kind not in TARGET_KINDS:
         raise StageError(f"--kind is one of {TARGET_KINDS}, got {args.kind!r}")
+    given = [name for name in ROLLOUT_OPTIONS if getattr(args, name, None) is not None]
+    if args.kind != "rollout" and given:
+        flags = ["--no-variance-reduction" if n == "variance_reduction" else f"--{n}" for n in given]
+        raise StageError(f"{', '.join(flags)}: only for --kind rollout, not --kind {args.kind}")
+    for name, default in ROLLOUT_OPTIONS.items():
+        if getattr(args, name, None) is None:
+            setattr(args, name, default)
     if args.kind == "rollout":
         from .rollout import rollout
 
@@ -312,13 +394,27 @@ def run_targets(args: argparse.Namespace) -> dict:
         def compute(ev, pos, part):
             return ply_targets(ev, pos, plies)
 
-    _, evaluator, meta = _load_model(args.model)
     src = sorted(Path(args.positions).glob("part-*.npz"))
     if not src:
         raise StageError(f"no positions parts (part-*.npz) in {args.positions!r}")
     if args.limit:
         src = src[: args.limit]
     out = Path(args.out)
+    settings = {
+        "kind": args.kind,
+        "rollout": {
+            "trials": args.trials,
+            "horizon": args.horizon,
+            "seed": args.seed,
+            "variance_reduction": args.variance_reduction,
+            "chunk": args.chunk,  # the dice of a rollout chunk are seeded by its first row
+        }
+        if args.kind == "rollout"
+        else None,
+        "model": args.model,
+    }
+    check_out(out, "targets", settings, {path.name: {"positions_from": str(path)} for path in src})
+    _, evaluator, meta = _load_model(args.model)
     summary = {"parts": len(src), "made": 0, "skipped": 0, "positions": 0, "seconds": 0.0, "cpu_seconds": 0.0}
     bar = tqdm(total=len(src), desc=f"targets {args.kind}", unit="part", disable=args.quiet)
     for path in src:
@@ -337,16 +433,7 @@ def run_targets(args: argparse.Namespace) -> dict:
         sec, cpu = time.perf_counter() - t0, time.process_time() - c0
         info = {
             "stage": "targets",
-            "kind": args.kind,
-            "rollout": {
-                "trials": args.trials,
-                "horizon": args.horizon,
-                "seed": args.seed,
-                "variance_reduction": args.variance_reduction,
-            }
-            if args.kind == "rollout"
-            else None,
-            "model": args.model,
+            **settings,
             "model_games_trained": meta.games_trained,
             "positions_from": str(path),
             "positions_meta": data.get("meta"),
@@ -405,21 +492,41 @@ def run_fit(args: argparse.Namespace) -> dict:
         raise StageError(f"{run_dir} already holds a fit (latest.pt); pass --resume or pick another --run-dir")
     if args.resume and not latest.exists():
         raise StageError(f"nothing to resume: {latest} does not exist")
+    for name in ("lr", "lr_final"):
+        value = getattr(args, name, None)
+        if value is not None and not (math.isfinite(value) and value >= 0):
+            raise StageError(f"--{name.replace('_', '-')} must be a finite number >= 0, got {value}")
+    if not 0 < args.val_frac < 1:
+        raise StageError(f"--val-frac must lie strictly between 0 and 1, got {args.val_frac}")
+    arch = getattr(args, "arch", "specialists")
+    encoding_version = _FIT_ENCODINGS.get(getattr(args, "encoding", None) or "")
+    data_settings = {  # a resumed fit must see the same positions, split and steps
+        "init": args.init,
+        "targets": list(args.targets),
+        "last_wins": getattr(args, "last_wins", False),
+        "val_frac": args.val_frac,
+        "lr": args.lr,
+        "lr_final": getattr(args, "lr_final", None),
+        "batch": args.batch,
+        "seed": args.seed,
+    }
+    hint = "resume with the run's own settings, or start a new fit (--init RUN_DIR/latest.pt)"
+    meta: checkpoint.CheckpointMeta | None = None
+    if args.resume:
+        loaded, meta = checkpoint.load(latest)
+        net = _fit_model(loaded, arch, encoding_version, resumed=True)
+        check_settings(meta.training_config, data_settings, str(latest), hint)
     pos, tg, metas = _load_targets(args.targets, getattr(args, "last_wins", False))
+    digest = hashlib.sha256(pos.tobytes() + tg.tobytes()).hexdigest()  # what a resumed fit must see again
+    if meta is not None:
+        check = {"positions": len(pos), "data_sha256": digest}
+        check_settings(meta.training_config, check, str(latest), "the target parts changed; " + hint)
     rng = np.random.default_rng(args.seed)
     order = rng.permutation(len(pos))
     n_val = max(1, int(len(pos) * args.val_frac))
     val, train = order[:n_val], order[n_val:]
     torch.manual_seed(args.seed)
-    for name in ("lr", "lr_final"):
-        value = getattr(args, name, None)
-        if value is not None and not (math.isfinite(value) and value >= 0):
-            raise StageError(f"--{name.replace('_', '-')} must be a finite number >= 0, got {value}")
-    arch = getattr(args, "arch", "specialists")
-    encoding_version = _FIT_ENCODINGS.get(getattr(args, "encoding", None) or "")
-    if args.resume:
-        loaded, meta = checkpoint.load(latest)
-        net = _fit_model(loaded, arch, encoding_version, resumed=True)
+    if meta is not None:
         epoch0 = meta.training_config["epoch"]
         best = meta.training_config["best_val"]
     else:
@@ -432,16 +539,11 @@ def run_fit(args: argparse.Namespace) -> dict:
         opt.load_state_dict(meta.optimizer_state)
     settings = {
         "stage": "fit",
-        "init": args.init,
-        "targets": list(args.targets),
-        "last_wins": getattr(args, "last_wins", False),
+        **data_settings,
         "positions": len(pos),
+        "data_sha256": digest,
         "val_positions": n_val,
         "epochs": args.epochs,
-        "lr": args.lr,
-        "lr_final": getattr(args, "lr_final", None),
-        "batch": args.batch,
-        "seed": args.seed,
         "arch": arch,
         "encoding": net.config.encoding_version,
     }
@@ -691,20 +793,21 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--chunk", type=_at_least(1), default=100, help="positions searched together")
     t.add_argument("--limit", type=_at_least(0), default=0, help="only the first N parts (0: all)")
     t.add_argument(
-        "--trials", type=_at_least(1), default=36, help="rollout: trials per position (36: each first roll once)"
+        "--trials", type=_at_least(1), help="rollout: trials per position (default 36: each first roll once)"
     )
     t.add_argument(
-        "--horizon", type=_at_least(0), default=8, help="rollout: half-moves before the net values the position"
+        "--horizon", type=_at_least(0), help="rollout: half-moves before the net values the position (default 8)"
     )
-    t.add_argument("--seed", type=_at_least(0), default=1, help="rollout: dice seed")
+    t.add_argument("--seed", type=_at_least(0), help="rollout: dice seed (default 1)")
     t.add_argument(
-        "--workers", type=_at_least(1), default=1, help="rollout: worker processes (the targets do not depend on it)"
+        "--workers", type=_at_least(1), help="rollout: worker processes (default 1; the targets do not depend on it)"
     )
     t.add_argument("--ray", metavar="ADDRESS", help="rollout: run on Ray ('local' or HOST:PORT); the same targets")
     t.add_argument(
         "--no-variance-reduction",
         dest="variance_reduction",
-        action="store_false",
+        action="store_const",
+        const=False,
         help="rollout: plain trials (no luck estimation; cheaper per unit of accuracy for full rollouts)",
     )
     f = sub.add_parser("fit", help="fit the next generation's nets to targets")
