@@ -53,6 +53,9 @@ def test_sample_parts_are_seeded_and_resumable(sampled, tmp_path):
                      "--games-in-flight", "16", "--seed", "3", "--quiet"]) == 0  # fmt: skip
     again = stages.load_npz(sampled / parts[0].name)
     np.testing.assert_array_equal(again["positions"], stages.load_npz(tmp_path / "p" / parts[0].name)["positions"])
+    argv = ["sample", "--model", MODEL, "--out", str(sampled), "--positions", "60", "--part-size", "20", "--quiet"]
+    assert cli.main([*argv, "--games-in-flight", "16", "--seed", "4"]) == 2  # another seed: not added to this sample
+    assert len(list(sampled.glob("part-*.npz"))) == 2
 
 
 def test_targets_fit_gate(sampled, tmp_path, capsys):

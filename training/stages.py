@@ -7,7 +7,8 @@
     python -m training gate    --candidate C --against P --games N [--opponent pubeval ...] --out FILE.json
 
 Files (every one written atomically, temp file + ``os.replace``; a stage killed at any moment loses at most the part
-it was working on and continues with ``--resume`` or by simply being run again):
+it was working on and continues with ``--resume`` or by simply being run again with the same settings: an output
+directory holding parts made with other settings, or a fit resumed on other data or settings, is refused, never mixed):
 
 * ``sample`` writes ``DIR/part-NNNNN.npz``: ``positions`` ``(K, 26)`` int8 (side on roll), ``classes`` ``(K,)`` int8
   (:func:`bgbot.evaluation.specialists.classify`; 4 marks a back game, see :func:`sample_classes`) and ``meta``
