@@ -35,6 +35,14 @@ SHIPPED: dict[str, dict] = {
         "stage": "fit",
         "win_rate_vs_random": 0.95,
     },
+    "db67cacd54f414ea88bb6203812f7782a303fa298a598461028951720e575e08": {
+        "name": "bgbot-5",
+        "format_version": 2,
+        "encoding_version": "tesauro196+expert7+gnubg50/v2",
+        "games_trained": 0,  # fitted to 2-ply targets of bgbot-1, bgbot-2 and bgbot-4, started from bgbot-1
+        "stage": "fit",
+        "win_rate_vs_random": 0.95,
+    },
 }
 
 
