@@ -408,3 +408,15 @@ def test_bgbot_train_refuses_td_options_before_a_stage(sampled, tmp_path, capsys
     argv = ["train", "--quiet", "select", "--model", MODEL, "--positions", str(sampled), "--out", str(out)]
     assert bgbot_main([*argv, "--win", "0.4", "0.6"]) == 0
     assert json.loads(capsys.readouterr().out)["scanned"] == 40 and capsys.readouterr().err == ""
+
+
+def test_forwarded_stages_name_the_command_they_were_given_as(capsys):
+    for main, argv, prog in (
+        (bgbot_main, ["train", "select", "--model", MODEL], "bgbot train select"),
+        (cli.main, ["select", "--model", MODEL], "python -m training select"),
+    ):
+        with pytest.raises(SystemExit) as exit_:
+            main(argv)
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2 and f"{prog}: error: the following arguments are required: --positions" in err
+        assert err.startswith(f"usage: {prog} ")

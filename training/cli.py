@@ -49,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"error: {', '.join(before)} before {args.stage}: give the stage's options after its name",
                   file=sys.stderr)  # fmt: skip
             return 2
-        return stage_main([args.stage, *args.stage_args, *(["--quiet"] if args.quiet else [])])
+        argv = [args.stage, *args.stage_args, *(["--quiet"] if args.quiet else [])]
+        return stage_main(argv, getattr(args, "prog", "python -m training"))
     if args.stage_args:  # "td --config ...": the options came after the stage name
         p = argparse.ArgumentParser(prog="python -m training td")
         add_arguments(p)

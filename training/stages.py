@@ -760,8 +760,9 @@ def _directory(text: str) -> str:
     return text
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m training", description="Training stages after TD pre-training.")
+def build_parser(prog: str = "python -m training") -> argparse.ArgumentParser:
+    """The stages' parser; ``prog`` names the command in usage and error lines (``bgbot train`` when forwarded)."""
+    p = argparse.ArgumentParser(prog=prog, description="Training stages after TD pre-training.")
     sub = p.add_subparsers(dest="stage", required=True)
     s = sub.add_parser("sample", help="sample positions from the model's self-play")
     s.add_argument("--model", required=True)
@@ -855,8 +856,8 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str]) -> int:
-    args = build_parser().parse_args(argv)
+def main(argv: list[str], prog: str = "python -m training") -> int:
+    args = build_parser(prog).parse_args(argv)
     fn = {"sample": run_sample, "select": run_select, "targets": run_targets, "fit": run_fit, "gate": run_gate}[
         args.stage
     ]

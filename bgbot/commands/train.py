@@ -51,7 +51,7 @@ def add_parser(subparsers) -> None:
         training_cli().add_arguments(p)
     except TrainingMissingError:
         pass  # run() raises it again, as one error line
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, prog="bgbot train")  # prog: how the stages name the command in usage and errors
 
 
 def run(args: argparse.Namespace) -> int:
