@@ -8,6 +8,8 @@ import sys
 from bgbot.errors import BgbotError
 
 from .config import TrainConfig
+from .stages import STAGES
+from .stages import main as stage_main
 from .train import RunError, train
 
 
@@ -17,8 +19,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "stage",
         nargs="?",
         default="td",
-        choices=("td", "sample", "select", "targets", "fit", "gate"),
-        help="td (TD(lambda) self-play, the default) or a later stage: sample, select, targets, fit, gate "
+        choices=("td", *STAGES),
+        help=f"td (TD(lambda) self-play, the default) or a later stage: {', '.join(STAGES)} "
         "(python -m training STAGE --help)",
     )
     p.add_argument("stage_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
@@ -42,8 +44,6 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     if args.stage != "td":
-        from .stages import main as stage_main
-
         before = [f"--{n.replace('_', '-')}" for n in _TD_ONLY if getattr(args, n, None) not in (None, False)]
         if before:  # "train --resume fit ...": the option would be dropped, not given to the stage
             print(f"error: {', '.join(before)} before {args.stage}: give the stage's options after its name",
@@ -89,9 +89,7 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv and argv[0] in ("sample", "select", "targets", "fit", "gate"):
-        from .stages import main as stage_main
-
+    if argv and argv[0] in STAGES:
         return stage_main(argv)
     p = argparse.ArgumentParser(prog="python -m training", description="Train a bgbot value network by self-play.")
     add_arguments(p)

@@ -117,6 +117,13 @@ def load_npz(path: Path) -> dict:
     return out
 
 
+def first_rows(positions: np.ndarray) -> np.ndarray:
+    """Row indices ``(U,)`` int64, ascending, of the first occurrence of each distinct position in ``positions``
+    ``(N, 26)`` int8 (exact: each row's 26 bytes compared whole)."""
+    rows = np.ascontiguousarray(positions, dtype=np.int8).view(np.dtype((np.void, 26))).ravel()
+    return np.sort(np.unique(rows, return_index=True)[1]).astype(np.int64)
+
+
 def _same(key: str, old, new) -> bool:
     """Whether a recorded setting ``old`` equals ``new``: paths (keys :data:`_PATH_KEYS`) by the file they name from
     here, dicts key by key over the keys recorded (older files record fewer), anything else by ``==``."""
@@ -292,23 +299,22 @@ def run_select(args: argparse.Namespace) -> dict:
     src = [p for d in args.positions for p in sorted(Path(d).glob("part-*.npz"))]
     if not src:
         raise StageError(f"no positions parts (part-*.npz) in {args.positions!r}")
-    kept_p, kept_c, seen, scanned = [], [], set(), 0
+    kept_p, kept_c, scanned = [], [], 0
     for path in tqdm(src, desc="select", unit="part", disable=args.quiet):
         data = load_npz(path)
         pos, cls = data["positions"], data.get("classes")
         if cls is None or len(cls) != len(pos):
             raise StageError(f"{str(path)!r} holds no sample classes for its positions")
         scanned += len(pos)
-        for i in select_positions(evaluator, pos, cls, {names[c] for c in wanted}, (lo, hi)):
-            key = pos[i].tobytes()
-            if key not in seen:
-                seen.add(key)
-                kept_p.append(pos[i])
-                kept_c.append(cls[i])
+        rows = select_positions(evaluator, pos, cls, {names[c] for c in wanted}, (lo, hi))
+        kept_p.append(pos[rows].astype(np.int8))
+        kept_c.append(cls[rows])
+    first = first_rows(np.concatenate(kept_p))  # a position met twice is kept once, where first met
+    kept_pos, kept_cls = np.concatenate(kept_p)[first], np.concatenate(kept_c)[first]
     if args.max:
-        kept_p, kept_c = kept_p[: args.max], kept_c[: args.max]
+        kept_pos, kept_cls = kept_pos[: args.max], kept_cls[: args.max]
     made = 0
-    for part, start in enumerate(range(0, len(kept_p), args.part_size)):
+    for part, start in enumerate(range(0, len(kept_pos), args.part_size)):
         path = out / f"part-{part:05d}.npz"
         if path.exists():
             continue
@@ -322,9 +328,9 @@ def run_select(args: argparse.Namespace) -> dict:
             "created": _now(),
         }
         chunk = slice(start, start + args.part_size)
-        save_npz(path, positions=np.array(kept_p[chunk], dtype=np.int8), classes=np.array(kept_c[chunk]), meta=info)
+        save_npz(path, positions=kept_pos[chunk], classes=kept_cls[chunk], meta=info)
         made += 1
-    return {"scanned": scanned, "kept": len(kept_p), "parts": -(-len(kept_p) // args.part_size), "made": made}
+    return {"scanned": scanned, "kept": len(kept_pos), "parts": -(-len(kept_pos) // args.part_size), "made": made}
 
 
 # --- targets -------------------------------------------------------------------------------------------------------
@@ -478,9 +484,7 @@ def _load_targets(dirs: list[str], last_wins: bool = False) -> tuple[np.ndarray,
             metas.append({"file": str(p), "kind": z["meta"].get("kind"), "model": z["meta"].get("model")})
     positions, targets = np.concatenate(pos), np.concatenate(tg).astype(np.float32)
     if last_wins:
-        rows = np.ascontiguousarray(positions[::-1]).view(np.dtype((np.void, 26))).ravel()
-        _, first_of_reversed = np.unique(rows, return_index=True)
-        keep = np.sort(len(positions) - 1 - first_of_reversed)
+        keep = np.sort(len(positions) - 1 - first_rows(positions[::-1]))  # each position's last occurrence
         positions, targets = positions[keep], targets[keep]
     return positions, targets, metas
 
@@ -736,7 +740,8 @@ def run_gate(args: argparse.Namespace) -> dict:
 
 # --- command line --------------------------------------------------------------------------------------------------
 
-STAGES = ("sample", "select", "targets", "fit", "gate")
+STAGES = {"sample": run_sample, "select": run_select, "targets": run_targets, "fit": run_fit, "gate": run_gate}
+"""Each stage's name and its function (``python -m training STAGE``; ``bgbot train STAGE`` forwards here)."""
 
 
 def _at_least(lo: int):
@@ -858,11 +863,8 @@ def build_parser(prog: str = "python -m training") -> argparse.ArgumentParser:
 
 def main(argv: list[str], prog: str = "python -m training") -> int:
     args = build_parser(prog).parse_args(argv)
-    fn = {"sample": run_sample, "select": run_select, "targets": run_targets, "fit": run_fit, "gate": run_gate}[
-        args.stage
-    ]
     try:
-        summary = fn(args)
+        summary = STAGES[args.stage](args)
     except (BgbotError, OSError) as e:  # bad input (a player spec, games), a failed write: one line, status 2
         print(f"error: {e}", file=sys.stderr)
         return 2

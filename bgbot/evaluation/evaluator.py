@@ -118,15 +118,16 @@ def _evaluate(evaluator: PositionEvaluator, positions: np.ndarray, codes: np.nda
     """``evaluator.evaluate(positions)`` in equal blocks of at most :data:`BLOCK_ROWS`, handing the class codes to an
     evaluator that takes them (the specialists' ``evaluate_classified``) instead of letting it classify again."""
     by_class = getattr(evaluator, "evaluate_classified", None)
+
+    def block(rows: slice) -> np.ndarray:
+        return by_class(positions[rows], codes[rows]) if by_class is not None else evaluator.evaluate(positions[rows])
+
     if len(positions) <= BLOCK_ROWS:
-        return by_class(positions, codes) if by_class is not None else evaluator.evaluate(positions)
+        return block(slice(None))
     out = np.empty((len(positions), 5), dtype=np.float32)
     size = -(-len(positions) // -(-len(positions) // BLOCK_ROWS))  # equal blocks of at most BLOCK_ROWS
     for i in range(0, len(positions), size):
-        rows = slice(i, i + size)
-        out[rows] = (
-            by_class(positions[rows], codes[rows]) if by_class is not None else evaluator.evaluate(positions[rows])
-        )
+        out[i : i + size] = block(slice(i, i + size))
     return out
 
 
