@@ -111,112 +111,109 @@ def _reverse(bits: np.ndarray) -> np.ndarray:
     return (_REV13[bits & 0x1FFF] << 13) | _REV13[bits >> 13]
 
 
-_I32_A, _I32_B, _I32_D = _A[:, None].astype(np.int32), _B[:, None].astype(np.int32), _D[:, None].astype(np.int32)
+_D6 = np.arange(1, 7, dtype=np.int32)[:, None]  # (6, 1) the die of each double, a column to broadcast over rows
+_D6_2, _D6_3, _D6_4 = 2 * _D6, 3 * _D6, 4 * _D6
+_ENTRY = BAR - _D6  # (6, 1) index of the entry point of die d
+_SUMS = [(a + np.arange(a + 1, 7, dtype=np.int32))[:, None] for a in range(6)]  # _SUMS[a]: (6 - a, 1) a + b, b > a
+_PAIR_START = [0, 0, 5, 9, 12, 14]  # non-doubles (a, a+1..6) are rows _PAIR_START[a] .. + 6 - a of the hit table
+
+
+def _k_table(f) -> np.ndarray:
+    """``(16,)`` int32 bit masks by the number ``k`` 0..15 of checkers on the bar."""
+    return np.array([f(k) for k in range(16)], dtype=np.int64).astype(np.int32)
+
+
+_BAR_BIT = 1 << BAR
+_MOVERS = [_k_table(lambda k, i=i: (_PTS if k <= 4 - i else 0) | (_BAR_BIT if i <= 5 - min(k, 4) else 0)) for i in range(5)]
+"""``_MOVERS[i][k]``: the indices whose checkers can make the i-th move (i = 1..4) of a double with k checkers on the
+bar: those on points once all have entered (i <= 4 - k), the one on the bar its entering move and what is left of the
+four after the others entered (i <= 5 - min(k, 4))."""
+_COMBO_MOVERS = _k_table(lambda k: _PTS if k == 0 else _BAR_BIT if k == 1 else 0)
+"""Checkers that can move both dice of a non-double: any on a point with none on the bar, the one on the bar alone."""
+_ALL_OPEN = _k_table(lambda k: -1 if k == 0 else 0)
+"""All bits where no checker is on the bar: or'ed into the open points, every "entry point" reads open."""
+_ONE_ON_BAR = _k_table(lambda k: -1 if k == 1 else 0)
 
 
 def _shot_counts(k: np.ndarray, mine: np.ndarray, theirs: np.ndarray, theirs2: np.ndarray) -> np.ndarray:
-    """Rolls out of 36 with which the side on roll hits an opponent blot -> ``(M,)`` int32 in 0..36: the
-    positions without a checker of the side on the bar by :func:`_shot_counts_free` (most of them), the others by
-    :func:`_shot_counts_general`. Arguments as :func:`_shot_counts_general`'s."""
-    k = np.asarray(k)
-    i32 = np.int32  # every mask fits in 26 bits
-    theirs2 = theirs2.astype(i32)
-    others = mine.astype(i32) & _PTS
-    blots, opened = theirs.astype(i32) & ~theirs2 & _PTS, ~theirs2 & _PTS
-    on_bar = np.flatnonzero(k)
-    if len(on_bar) == 0:
-        return _shot_counts_free(others, blots, opened)
-    out = _shot_counts_free(others, blots, opened, k == 0)
-    out[on_bar] = _shot_counts_general(k[on_bar], mine[on_bar], theirs[on_bar], theirs2[on_bar])
-    return out
-
-
-_FREE_DISTANCES = sorted({a + b for a, b in _NON_DOUBLES} | {k * d for d in range(1, 7) for k in range(1, 5)})
-"""Distances a roll hits at with no checker on the bar: the dice, their sums, a double's 2, 3 and 4 steps."""
-_FREE_PATHS = sorted(set(range(1, 7)) | {k * d for d in range(1, 7) for k in (2, 3)})
-"""Distances of the landing points a combination passes: a die, a double's 2 and 3 steps."""
-
-
-def _shot_counts_free(
-    others: np.ndarray, blots: np.ndarray, opened: np.ndarray, free: np.ndarray | None = None
-) -> np.ndarray:
-    """:func:`_shot_counts_general` for positions with no checker of the side on roll on the bar, from int32 bitmasks
-    of its checkers on points, the opponent's blots and the points open to it: a blot at t is hit by a roll (a, b) from
-    t + a, t + b, or t + a + b through an open t + a or t + b; by a double d from t + i*d (i <= 4) with t + d ..
-    t + (i-1)*d open.
-
-    ``free``, if given, ``(M,)`` bool: only those positions are counted (the others get 0). Only the positions with a
-    checker above the lowest blot can hit; for those, one pass per roll over ``(R,)`` vectors: ``hit[s]``, the blots
-    with a checker ``s`` pips behind, for each distance ``s`` a roll hits at."""
-    out = np.zeros(len(others), dtype=np.int32)
-    lowest = blots & -blots
-    can = (blots != 0) & (others > lowest)  # no point holds both sides' checkers
-    rows = np.flatnonzero(can if free is None else can & free)
-    if len(rows) == 0:
-        return out
-    others, blots, opened = others[rows], blots[rows], opened[rows]
-    hit = {s: (others >> s) & blots for s in _FREE_DISTANCES}
-    path = {s: opened >> s for s in _FREE_PATHS}
-    direct = {d: hit[d] != 0 for d in range(1, 7)}
-    plain = np.zeros(len(rows), dtype=np.int8)  # non-doubles that hit
-    for a, b in _NON_DOUBLES:
-        combo = path[a] | path[b]
-        combo &= hit[a + b]
-        any_hit = combo != 0
-        any_hit |= direct[a]
-        any_hit |= direct[b]
-        plain += any_hit
-    doubles = np.zeros(len(rows), dtype=np.int8)
-    for d in range(1, 7):
-        on_path = path[d]
-        reach = hit[2 * d] & on_path
-        for i in (3, 4):
-            on_path = on_path & path[(i - 1) * d]
-            reach |= hit[i * d] & on_path
-        any_hit = reach != 0
-        any_hit |= direct[d]
-        doubles += any_hit
-    out[rows] = 2 * plain.astype(np.int32) + doubles
-    return out
-
-
-def _shot_counts_general(k: np.ndarray, mine: np.ndarray, theirs: np.ndarray, theirs2: np.ndarray) -> np.ndarray:
     """Rolls out of 36 with which the side on roll hits an opponent blot -> ``(M,)`` int32 in 0..36.
 
-    Args: ``k`` ``(M,)`` the side's checkers on its bar; bitmasks ``(M,)`` int64 of the indices where the side has
-    checkers (bar included), where the opponent has checkers, and where it has two or more (:func:`_masks`).
+    Args: ``k`` ``(M,)`` ints, the side's checkers on its bar (0..15); bitmasks ``(M,)`` (int32 or int64) of the
+    indices where the side has checkers (bar included), where the opponent has checkers, and where it has two or more
+    (:func:`_masks`).
 
     Bitmasks over the indices (bit t = index t), shifted by each die distance d: bit t of ``mask >> d`` is index
-    ``t + d``, d pips behind t. With ``k`` checkers on the bar: a roll whose entry point is blocked does nothing; after
-    entering, a non-double's other die moves any checker only when ``k == 1``; a double has ``4 - k`` moves left.
+    ``t + d``, d pips behind t. A blot at t is hit by a non-double (a, b) from t + a or t + b directly, or from
+    t + a + b through an open t + a or t + b; by a double d from t + i*d (i <= 4) with t + d .. t + (i-1)*d open.
+    With ``k`` checkers on the bar: a roll whose entry point is blocked does nothing; after entering, a non-double's
+    other die moves any checker only when ``k == 1``; a double has ``4 - k`` moves left.
+
+    Only the positions with a checker (bar included) above the lowest blot can hit; for those, every roll at once over
+    ``(rolls, R)`` arrays: the 15 non-doubles' and 6 doubles' hits as booleans, counted per position.
     """
     i32 = np.int32  # every mask fits in 26 bits: int32 halves the memory traffic of int64
-    k = k.astype(i32)
-    others = (mine & _PTS).astype(i32)  # (M,) my checkers on points 1..24
-    bar = (mine & (1 << BAR)).astype(i32)  # (M,) bit 25 when I have a checker on the bar
-    blots = (theirs & ~theirs2 & _PTS).astype(i32)  # (M,) opponent blots on points 1..24
-    opened = (~theirs2 & _PTS).astype(i32)  # (M,) points I may land on
-    free, one = -(k == 0).astype(i32), -(k == 1).astype(i32)  # (M,) all bits set where true
-
-    def enter(d):  # all bits where my entry point 25 - d is open
-        return -((opened >> (BAR - d)) & 1)
-
-    a, b = _A[:, None].astype(i32), _B[:, None].astype(i32)  # (15, 1) the dice of the non-doubles
-    direct = (bar >> a) | (bar >> b)  # (15, M) entering with either die
-    direct = direct | ((others >> a) & (free | one & enter(b))) | ((others >> b) & (free | one & enter(a)))
-    combo = (((others & free) | (bar & one)) >> (a + b)) & ((opened >> a) | (opened >> b))
-    plain = blots & (direct | combo)  # (15, M)
-    d = _D[:, None].astype(i32)  # (6, 1)
-    j_bar = np.minimum(5 - np.minimum(k, 4), 4) * (k > 0)  # (M,) moves of a double the entering checker can make
-    j_other = 4 - np.minimum(k, 4)  # (M,) moves of a double left for the checkers already in play
-    reach = np.zeros((6, len(k)), dtype=i32)  # (6, M) targets reached with a double
-    path_open = np.full((6, len(k)), -1, dtype=i32)  # all landing points before the i-th move are open
-    for i in range(1, 5):
-        movers = (bar & -(j_bar >= i).astype(i32)) | (others & -(j_other >= i).astype(i32))
-        reach |= (movers >> (i * d)) & path_open
-        path_open &= opened >> (i * d)
-    doubles = blots & reach & (free | enter(d))  # (6, M)
-    return (plain != 0).sum(axis=0, dtype=i32) * 2 + (doubles != 0).sum(axis=0, dtype=i32)
+    out = np.zeros(len(k), dtype=i32)
+    mine = mine.astype(i32, copy=False)
+    theirs2 = theirs2.astype(i32, copy=False)
+    blots = theirs.astype(i32, copy=False) & ~theirs2
+    blots &= _PTS
+    can = blots != 0
+    can &= mine > (blots & -blots)  # no point holds both sides' checkers
+    rows = np.flatnonzero(can)
+    if len(rows) == 0:
+        return out
+    mine, blots, opened, k = mine[rows], blots[rows], ~theirs2[rows] & _PTS, np.asarray(k)[rows]
+    m, b, op = mine[None], blots[None], opened[None]
+    ob = (op >> _D6) & b  # (6, R) blots with the point d pips behind them open
+    hits = np.empty((21, len(rows)), dtype=bool)  # rows 0..14 the non-doubles (a < b), 15..20 the doubles 1..6
+    if not k.any():  # no checker on the bar: every checker moves freely
+        do = ((m >> _D6) & b) != 0  # (6, R) hit directly with a d
+        for a in range(1, 6):
+            h = hits[_PAIR_START[a] : _PAIR_START[a] + 6 - a]
+            c = ob[a:] | ob[a - 1]
+            c &= m >> _SUMS[a]
+            np.not_equal(c, 0, out=h)
+            h |= do[a - 1]
+            h |= do[a:]
+        x = (m >> _D6_4) & (op >> _D6_3)
+        x |= m >> _D6_3
+        x &= op >> _D6_2
+        x |= m >> _D6_2
+        x &= ob
+        np.not_equal(x, 0, out=hits[15:])
+        hits[15:] |= do
+    else:
+        on_bar = mine & _BAR_BIT
+        others = (mine & _PTS)[None]
+        # (6, R): die d may be played, the other die entering a checker first (all dice when none is on the bar)
+        enters = ((opened | _ALL_OPEN[k]) >> _ENTRY) & 1 != 0
+        after = ((((opened & _ONE_ON_BAR[k]) | _ALL_OPEN[k]) >> _ENTRY) & 1) != 0  # other die played, then d
+        db = ((on_bar[None] >> _D6) & b) != 0  # (6, R) hit entering with a d
+        do = ((others >> _D6) & b) != 0  # (6, R) hit directly with a d by a checker on a point
+        mc = (mine & _COMBO_MOVERS[k])[None]
+        for a in range(1, 6):
+            h = hits[_PAIR_START[a] : _PAIR_START[a] + 6 - a]
+            c = ob[a:] | ob[a - 1]
+            c &= mc >> _SUMS[a]
+            np.not_equal(c, 0, out=h)
+            h |= db[a - 1]
+            h |= db[a:]
+            h |= do[a - 1] & after[a:]
+            h |= do[a:] & after[a - 1]
+        movers = [(mine & t[k])[None] for t in _MOVERS]
+        x = (movers[4] >> _D6_4) & (op >> _D6_3)
+        x |= movers[3] >> _D6_3
+        x &= op >> _D6_2
+        x |= movers[2] >> _D6_2
+        x &= ob
+        x |= (movers[1] >> _D6) & b
+        np.not_equal(x, 0, out=hits[15:])
+        hits[15:] &= enters
+    n = np.add.reduce(hits[:15].view(np.uint8), axis=0, dtype=np.uint8).astype(i32)
+    n *= 2
+    n += np.add.reduce(hits[15:].view(np.uint8), axis=0, dtype=np.uint8)
+    out[rows] = n
+    return out
 
 
 def _escape_counts(mine: np.ndarray, theirs2: np.ndarray) -> np.ndarray:
