@@ -111,6 +111,43 @@ def _reverse(bits: np.ndarray) -> np.ndarray:
     return (_REV13[bits & 0x1FFF] << 13) | _REV13[bits >> 13]
 
 
+_MAGIC = np.uint64(sum(1 << (56 - 7 * i) for i in range(8)))
+"""Times a word of 8 bytes each 0 or 1, its top byte holds byte i's bit at bit i (each product term lands on its own
+bit: no carries)."""
+_MAGIC_REV = np.uint64(sum(1 << (63 - 9 * i) for i in range(8)))
+"""As :data:`_MAGIC` with byte i's bit at bit 7 - i of the top byte."""
+_TOP = np.uint64(56)
+
+
+def _packed_masks(x: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The masks :func:`_expert_counts` reads, ``(M, 26)`` int positions -> six ``(M,)`` int32 (bit k = index k):
+    ``mine, theirs, theirs2`` of :func:`_masks` and ``r_mine, r_theirs, r_mine2``, :func:`_reverse` of ``mine, theirs,
+    mine2``. Each row is laid in bytes 6..31 of four 64-bit words (one byte per index, 0 or 1), which one multiply per
+    word packs into a byte (:data:`_MAGIC`): bit k + 6 of the 32-bit result is index k, and the bit-reversed packing
+    (:data:`_MAGIC_REV`, byte-swapped) puts index k at bit 31 - (k + 6) = 25 - k: the reversed mask, with no table."""
+    padded = np.zeros((len(x), 32), dtype=x.dtype)
+    padded[:, 6:] = x
+
+    def words(cond: np.ndarray) -> np.ndarray:
+        return cond.view(np.uint64)  # (M, 4)
+
+    def forward(w: np.ndarray) -> np.ndarray:
+        return (((w * _MAGIC) >> _TOP).astype(np.uint8).view(np.uint32)[:, 0] >> 6).view(np.int32)
+
+    def reverse(w: np.ndarray) -> np.ndarray:
+        return ((w * _MAGIC_REV) >> _TOP).astype(np.uint8).view(np.uint32)[:, 0].byteswap().view(np.int32)
+
+    mine, theirs = words(padded > 0), words(padded < 0)
+    return (
+        forward(mine),
+        forward(theirs),
+        forward(words(padded <= -2)),
+        reverse(mine),
+        reverse(theirs),
+        reverse(words(padded >= 2)),
+    )
+
+
 _D6 = np.arange(1, 7, dtype=np.int32)[:, None]  # (6, 1) the die of each double, a column to broadcast over rows
 _D6_2, _D6_3, _D6_4 = 2 * _D6, 3 * _D6, 4 * _D6
 _ENTRY = BAR - _D6  # (6, 1) index of the entry point of die d
@@ -124,7 +161,9 @@ def _k_table(f) -> np.ndarray:
 
 
 _BAR_BIT = 1 << BAR
-_MOVERS = [_k_table(lambda k, i=i: (_PTS if k <= 4 - i else 0) | (_BAR_BIT if i <= 5 - min(k, 4) else 0)) for i in range(5)]
+_MOVERS = [
+    _k_table(lambda k, i=i: (_PTS if k <= 4 - i else 0) | (_BAR_BIT if i <= 5 - min(k, 4) else 0)) for i in range(5)
+]
 """``_MOVERS[i][k]``: the indices whose checkers can make the i-th move (i = 1..4) of a double with k checkers on the
 bar: those on points once all have entered (i <= 4 - k), the one on the bar its entering move and what is left of the
 four after the others entered (i <= 5 - min(k, 4))."""
@@ -162,7 +201,8 @@ def _shot_counts(k: np.ndarray, mine: np.ndarray, theirs: np.ndarray, theirs2: n
     rows = np.flatnonzero(can)
     if len(rows) == 0:
         return out
-    mine, blots, opened, k = mine[rows], blots[rows], ~theirs2[rows] & _PTS, np.asarray(k)[rows]
+    mine, blots, opened = mine[rows], blots[rows], ~theirs2[rows] & _PTS
+    k = np.asarray(k)[rows].astype(np.intp)  # a table index (indexing with int8 is slower)
     m, b, op = mine[None], blots[None], opened[None]
     ob = (op >> _D6) & b  # (6, R) blots with the point d pips behind them open
     hits = np.empty((21, len(rows)), dtype=bool)  # rows 0..14 the non-doubles (a < b), 15..20 the doubles 1..6
@@ -218,30 +258,33 @@ def _shot_counts(k: np.ndarray, mine: np.ndarray, theirs: np.ndarray, theirs2: n
 
 def _escape_counts(mine: np.ndarray, theirs2: np.ndarray) -> np.ndarray:
     """gnubg escapes (rolls out of 36) of the rearmost checker of the side on roll, ``(M,)`` int32, from the bitmasks
-    of its checkers and of the opponent's points held (:func:`_masks`)."""
+    of its checkers and of the opponent's points held (:func:`_masks`; int32 or int64)."""
     rear = np.maximum(_highest_bit(mine), 1)  # (M,) index 1..25 (1 when all are off)
-    blocked = (theirs2 & _PTS) << 12  # (M,) bit k+12: the opponent holds point k
+    blocked = (theirs2 & _PTS).astype(np.int64) << 12  # (M,) bit k+12: the opponent holds point k
     return _ESCAPE_COUNTS_BY_WINDOW[(blocked >> rear) & 0xFFF]  # bit j: point rear - 12 + j held, distance 12 - j
 
 
 def _highest_bit(bits: np.ndarray) -> np.ndarray:
-    """Index of the highest set bit of each ``(M,)`` int64 (< 2**26), -1 for 0."""
+    """Index of the highest set bit of each ``(M,)`` int32 or int64 (< 2**26), -1 for 0."""
     return np.frexp(bits.astype(np.float64))[1] - 1
 
 
-def _expert_counts(x: np.ndarray, masks: tuple[np.ndarray, ...] | None = None) -> np.ndarray:
+def _expert_counts(
+    x: np.ndarray, masks: tuple[np.ndarray, ...] | None = None, out: np.ndarray | None = None
+) -> np.ndarray:
     """The race flag and the shot and escape counts as integers, ``(M, 26)`` int positions -> ``(M, 5)`` int32:
     race (0/1), my shots, the opponent's shots, my escapes, the opponent's escapes (rolls out of 36, each side from
     its own numbering). The opponent's masks are mine bit-reversed: no flipped copy of the board.
 
     ``masks``, if given, are the positions' ``(mine, theirs, mine2, theirs2)`` of :func:`_masks` followed by the first
-    three bit-reversed (:func:`_reverse`), each ``(M,)`` int64, computed elsewhere (encoding v2's features have them)."""
+    three bit-reversed (:func:`_reverse`), each ``(M,)`` int64, computed elsewhere (encoding v2's features have them).
+    ``out``, if given, is a ``(M, 5)`` int32 array (a view into a wider one is fine) that receives the counts."""
     if masks is None:
-        mine, theirs, mine2, theirs2 = _masks(x)
-        r_mine, r_theirs, r_mine2 = _reverse(mine), _reverse(theirs), _reverse(mine2)
+        mine, theirs, theirs2, r_mine, r_theirs, r_mine2 = _packed_masks(x)
     else:
-        mine, theirs, mine2, theirs2, r_mine, r_theirs, r_mine2 = masks
-    out = np.empty((len(x), 5), dtype=np.int32)
+        mine, theirs, _, theirs2, r_mine, r_theirs, r_mine2 = masks
+    if out is None:
+        out = np.empty((len(x), 5), dtype=np.int32)
     out[:, 0] = _is_race(mine, theirs)
     out[:, 1] = _shot_counts(x[:, BAR], mine, theirs, theirs2)
     out[:, 2] = _shot_counts(-x[:, 0], r_theirs, r_mine, r_mine2)  # the opponent's view: its checkers are "mine"
@@ -317,6 +360,8 @@ over :func:`sparse_encode` adds ``dense_inputs(x) @ W1[:, DENSE_COLUMNS].T``. Em
 is in the rows."""
 _BOARD_BASE = (np.arange(26, dtype=np.int32) * _V + 15)[None]  # (1, 26)
 _DENSE_TAIL = np.array([_R_OFF, _R_OFF + 16, _R_RACE, _R_SHOTS, _R_SHOTS + 37, _R_ESCAPES, _R_ESCAPES + 37], np.int32)
+_SLOT_BASE = np.concatenate([_BOARD_BASE[0], _DENSE_TAIL])  # (N_SLOTS,) the row of each slot's value 0
+_ONES26 = np.ones(26, dtype=np.float32)
 
 
 def _sparse_rows() -> np.ndarray:
@@ -371,16 +416,16 @@ def sparse_encode(
     if x.ndim != 2 or x.shape[1] != 26 or not np.issubdtype(x.dtype, np.integer):
         raise EncodingError(f"positions are (M, 26) integer arrays, got shape {x.shape} dtype {x.dtype}")
     out = np.empty((len(x), N_SLOTS), dtype=np.int32)
-    np.add(x, _BOARD_BASE, out=out[:, :26])
-    tail = out[:, 26:]
-    if off is None:
-        total, spread = x.sum(axis=1, dtype=np.int32), np.abs(x).sum(axis=1, dtype=np.int32)
-        tail[:, 0] = NUM_CHECKERS - (spread + total) // 2  # on the board: (|x| + x) / 2 mine, (|x| - x) / 2 theirs
-        tail[:, 1] = NUM_CHECKERS - (spread - total) // 2
+    if off is None:  # checkers on the board, mine and the opponent's: exact integer sums in float32
+        xf = x.astype(np.float32)
+        total, spread = xf @ _ONES26, np.abs(xf) @ _ONES26
+        out[:, OFF_SLOT] = NUM_CHECKERS - (spread + total).astype(np.int32) // 2
+        out[:, OFF_SLOT + 1] = NUM_CHECKERS - (spread - total).astype(np.int32) // 2
     else:
-        tail[:, :2] = off
-    tail[:, 2:] = _expert_counts(x, masks)
-    tail += _DENSE_TAIL
+        out[:, OFF_SLOT : OFF_SLOT + 2] = off
+    _expert_counts(x, masks, out[:, OFF_SLOT + 2 :])
+    out[:, :26] = x
+    out += _SLOT_BASE  # every slot's first row, in one pass over the contiguous array
     return out
 
 
