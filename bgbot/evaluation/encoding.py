@@ -151,8 +151,8 @@ def _packed_masks(x: np.ndarray) -> tuple[np.ndarray, ...]:
 _D6 = np.arange(1, 7, dtype=np.int32)[:, None]  # (6, 1) the die of each double, a column to broadcast over rows
 _D6_2, _D6_3, _D6_4 = 2 * _D6, 3 * _D6, 4 * _D6
 _ENTRY = BAR - _D6  # (6, 1) index of the entry point of die d
-_SUMS = [(a + np.arange(a + 1, 7, dtype=np.int32))[:, None] for a in range(6)]  # _SUMS[a]: (6 - a, 1) a + b, b > a
-_PAIR_START = [0, 0, 5, 9, 12, 14]  # non-doubles (a, a+1..6) are rows _PAIR_START[a] .. + 6 - a of the hit table
+_PA, _PB = (np.array(v) - 1 for v in zip(*_NON_DOUBLES))  # (15,) rows of each non-double's dice in (6, R) arrays
+_PS = (_PA + _PB + 2).astype(np.int32)[:, None]  # (15, 1) each non-double's sum
 
 
 def _k_table(f) -> np.ndarray:
@@ -208,13 +208,13 @@ def _shot_counts(k: np.ndarray, mine: np.ndarray, theirs: np.ndarray, theirs2: n
     hits = np.empty((21, len(rows)), dtype=bool)  # rows 0..14 the non-doubles (a < b), 15..20 the doubles 1..6
     if not k.any():  # no checker on the bar: every checker moves freely
         do = ((m >> _D6) & b) != 0  # (6, R) hit directly with a d
-        for a in range(1, 6):
-            h = hits[_PAIR_START[a] : _PAIR_START[a] + 6 - a]
-            c = ob[a:] | ob[a - 1]
-            c &= m >> _SUMS[a]
-            np.not_equal(c, 0, out=h)
-            h |= do[a - 1]
-            h |= do[a:]
+        h = hits[:15]
+        c = ob.take(_PA, axis=0)
+        c |= ob.take(_PB, axis=0)
+        c &= m >> _PS
+        np.not_equal(c, 0, out=h)
+        h |= do.take(_PA, axis=0)
+        h |= do.take(_PB, axis=0)
         x = (m >> _D6_4) & (op >> _D6_3)
         x |= m >> _D6_3
         x &= op >> _D6_2
@@ -231,15 +231,15 @@ def _shot_counts(k: np.ndarray, mine: np.ndarray, theirs: np.ndarray, theirs2: n
         db = ((on_bar[None] >> _D6) & b) != 0  # (6, R) hit entering with a d
         do = ((others >> _D6) & b) != 0  # (6, R) hit directly with a d by a checker on a point
         mc = (mine & _COMBO_MOVERS[k])[None]
-        for a in range(1, 6):
-            h = hits[_PAIR_START[a] : _PAIR_START[a] + 6 - a]
-            c = ob[a:] | ob[a - 1]
-            c &= mc >> _SUMS[a]
-            np.not_equal(c, 0, out=h)
-            h |= db[a - 1]
-            h |= db[a:]
-            h |= do[a - 1] & after[a:]
-            h |= do[a:] & after[a - 1]
+        h = hits[:15]
+        c = ob.take(_PA, axis=0)
+        c |= ob.take(_PB, axis=0)
+        c &= mc >> _PS
+        np.not_equal(c, 0, out=h)
+        h |= db.take(_PA, axis=0)
+        h |= db.take(_PB, axis=0)
+        h |= do.take(_PA, axis=0) & after.take(_PB, axis=0)
+        h |= do.take(_PB, axis=0) & after.take(_PA, axis=0)
         movers = [(mine & t[k])[None] for t in _MOVERS]
         x = (movers[4] >> _D6_4) & (op >> _D6_3)
         x |= movers[3] >> _D6_3
