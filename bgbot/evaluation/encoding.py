@@ -111,41 +111,23 @@ def _reverse(bits: np.ndarray) -> np.ndarray:
     return (_REV13[bits & 0x1FFF] << 13) | _REV13[bits >> 13]
 
 
-_MAGIC = np.uint64(sum(1 << (56 - 7 * i) for i in range(8)))
-"""Times a word of 8 bytes each 0 or 1, its top byte holds byte i's bit at bit i (each product term lands on its own
-bit: no carries)."""
-_MAGIC_REV = np.uint64(sum(1 << (63 - 9 * i) for i in range(8)))
-"""As :data:`_MAGIC` with byte i's bit at bit 7 - i of the top byte."""
-_TOP = np.uint64(56)
-
-
 def _packed_masks(x: np.ndarray) -> tuple[np.ndarray, ...]:
     """The masks :func:`_expert_counts` reads, ``(M, 26)`` int positions -> six ``(M,)`` int32 (bit k = index k):
     ``mine, theirs, theirs2`` of :func:`_masks` and ``r_mine, r_theirs, r_mine2``, :func:`_reverse` of ``mine, theirs,
-    mine2``. Each row is laid in bytes 6..31 of four 64-bit words (one byte per index, 0 or 1), which one multiply per
-    word packs into a byte (:data:`_MAGIC`): bit k + 6 of the 32-bit result is index k, and the bit-reversed packing
-    (:data:`_MAGIC_REV`, byte-swapped) puts index k at bit 31 - (k + 6) = 25 - k: the reversed mask, with no table."""
+    mine2``. Each row is laid in bits 6..31 of 32 (one bool per index, padded in front), so that ``np.packbits`` of the
+    flat array packs whole rows into 32-bit words: little-endian bit order puts index k at bit k + 6, big-endian
+    (byte-swapped) at bit 31 - (k + 6) = 25 - k, the reversed mask."""
     padded = np.zeros((len(x), 32), dtype=x.dtype)
     padded[:, 6:] = x
 
-    def words(cond: np.ndarray) -> np.ndarray:
-        return cond.view(np.uint64)  # (M, 4)
+    def forward(cond: np.ndarray) -> np.ndarray:
+        return (np.packbits(cond.reshape(-1), bitorder="little").view("<u4") >> 6).view(np.int32)
 
-    def forward(w: np.ndarray) -> np.ndarray:
-        return (((w * _MAGIC) >> _TOP).astype(np.uint8).view(np.uint32)[:, 0] >> 6).view(np.int32)
+    def reverse(cond: np.ndarray) -> np.ndarray:
+        return np.packbits(cond.reshape(-1), bitorder="big").view(">u4").astype("<u4").view(np.int32)
 
-    def reverse(w: np.ndarray) -> np.ndarray:
-        return ((w * _MAGIC_REV) >> _TOP).astype(np.uint8).view(np.uint32)[:, 0].byteswap().view(np.int32)
-
-    mine, theirs = words(padded > 0), words(padded < 0)
-    return (
-        forward(mine),
-        forward(theirs),
-        forward(words(padded <= -2)),
-        reverse(mine),
-        reverse(theirs),
-        reverse(words(padded >= 2)),
-    )
+    mine, theirs = padded > 0, padded < 0
+    return forward(mine), forward(theirs), forward(padded <= -2), reverse(mine), reverse(theirs), reverse(padded >= 2)
 
 
 _D6 = np.arange(1, 7, dtype=np.int32)[:, None]  # (6, 1) the die of each double, a column to broadcast over rows
@@ -156,8 +138,9 @@ _PS = (_PA + _PB + 2).astype(np.int32)[:, None]  # (15, 1) each non-double's sum
 
 
 def _k_table(f) -> np.ndarray:
-    """``(16,)`` int32 bit masks by the number ``k`` 0..15 of checkers on the bar."""
-    return np.array([f(k) for k in range(16)], dtype=np.int64).astype(np.int32)
+    """``(6,)`` int32 bit masks by the number ``k`` of checkers on the bar, indexed by ``clip(k, -1, 4)``: 0..3, 4 or
+    more, and (last) a negative count (not a position; handled as the scalar rules would: no checker moves first)."""
+    return np.array([f(k) for k in (0, 1, 2, 3, 4, -1)], dtype=np.int64).astype(np.int32)
 
 
 _BAR_BIT = 1 << BAR
@@ -202,7 +185,7 @@ def _shot_counts(k: np.ndarray, mine: np.ndarray, theirs: np.ndarray, theirs2: n
     if len(rows) == 0:
         return out
     mine, blots, opened = mine[rows], blots[rows], ~theirs2[rows] & _PTS
-    k = np.asarray(k)[rows].astype(np.intp)  # a table index (indexing with int8 is slower)
+    k = np.clip(np.asarray(k)[rows], -1, 4).astype(np.intp)  # index of the _k_table entries (intp: faster)
     m, b, op = mine[None], blots[None], opened[None]
     ob = (op >> _D6) & b  # (6, R) blots with the point d pips behind them open
     hits = np.empty((21, len(rows)), dtype=bool)  # rows 0..14 the non-doubles (a < b), 15..20 the doubles 1..6
@@ -361,7 +344,6 @@ is in the rows."""
 _BOARD_BASE = (np.arange(26, dtype=np.int32) * _V + 15)[None]  # (1, 26)
 _DENSE_TAIL = np.array([_R_OFF, _R_OFF + 16, _R_RACE, _R_SHOTS, _R_SHOTS + 37, _R_ESCAPES, _R_ESCAPES + 37], np.int32)
 _SLOT_BASE = np.concatenate([_BOARD_BASE[0], _DENSE_TAIL])  # (N_SLOTS,) the row of each slot's value 0
-_ONES26 = np.ones(26, dtype=np.float32)
 
 
 def _sparse_rows() -> np.ndarray:
@@ -416,11 +398,11 @@ def sparse_encode(
     if x.ndim != 2 or x.shape[1] != 26 or not np.issubdtype(x.dtype, np.integer):
         raise EncodingError(f"positions are (M, 26) integer arrays, got shape {x.shape} dtype {x.dtype}")
     out = np.empty((len(x), N_SLOTS), dtype=np.int32)
-    if off is None:  # checkers on the board, mine and the opponent's: exact integer sums in float32
-        xf = x.astype(np.float32)
-        total, spread = xf @ _ONES26, np.abs(xf) @ _ONES26
-        out[:, OFF_SLOT] = NUM_CHECKERS - (spread + total).astype(np.int32) // 2
-        out[:, OFF_SLOT + 1] = NUM_CHECKERS - (spread - total).astype(np.int32) // 2
+    if off is None:  # checkers on the board: (|x| + x) / 2 mine, (|x| - x) / 2 theirs (einsum: no per-row loop)
+        total = np.einsum("ij->i", x, dtype=np.int32, casting="unsafe")
+        spread = np.einsum("ij->i", np.abs(x), dtype=np.int32, casting="unsafe")
+        out[:, OFF_SLOT] = NUM_CHECKERS - (spread + total) // 2
+        out[:, OFF_SLOT + 1] = NUM_CHECKERS - (spread - total) // 2
     else:
         out[:, OFF_SLOT : OFF_SLOT + 2] = off
     _expert_counts(x, masks, out[:, OFF_SLOT + 2 :])
