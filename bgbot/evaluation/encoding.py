@@ -268,11 +268,18 @@ def _expert_counts(
         mine, theirs, _, theirs2, r_mine, r_theirs, r_mine2 = masks
     if out is None:
         out = np.empty((len(x), 5), dtype=np.int32)
+    n = len(x)
     out[:, 0] = _is_race(mine, theirs)
-    out[:, 1] = _shot_counts(x[:, BAR], mine, theirs, theirs2)
-    out[:, 2] = _shot_counts(-x[:, 0], r_theirs, r_mine, r_mine2)  # the opponent's view: its checkers are "mine"
-    out[:, 3] = _escape_counts(mine, theirs2)
-    out[:, 4] = _escape_counts(r_theirs, r_mine2)
+
+    def both(a: np.ndarray, b: np.ndarray) -> np.ndarray:  # (2M,) int32: the side on roll's rows, then the opponent's
+        return np.concatenate((a, b), dtype=np.int32, casting="unsafe")  # masks < 2**26: exact
+
+    # the opponent's view: its checkers are "mine" (the reversed masks); both sides in one pass
+    mine_2, theirs2_2 = both(mine, r_theirs), both(theirs2, r_mine2)
+    shots = _shot_counts(both(x[:, BAR], -x[:, 0]), mine_2, both(theirs, r_mine), theirs2_2)
+    escapes = _escape_counts(mine_2, theirs2_2)
+    out[:, 1], out[:, 2] = shots[:n], shots[n:]
+    out[:, 3], out[:, 4] = escapes[:n], escapes[n:]
     return out
 
 
