@@ -144,10 +144,10 @@ def _k_table(f) -> np.ndarray:
 
 
 _BAR_BIT = 1 << BAR
-_MOVERS = [
-    _k_table(lambda k, i=i: (_PTS if k <= 4 - i else 0) | (_BAR_BIT if i <= 5 - min(k, 4) else 0)) for i in range(5)
-]
-"""``_MOVERS[i][k]``: the indices whose checkers can make the i-th move (i = 1..4) of a double with k checkers on the
+_MOVERS = np.stack(
+    [_k_table(lambda k, i=i: (_PTS if k <= 4 - i else 0) | (_BAR_BIT if i <= 5 - min(k, 4) else 0)) for i in range(5)]
+)
+"""``(5, 6)``: ``_MOVERS[i, k]``: the indices whose checkers can make the i-th move (i = 1..4) of a double with k checkers on the
 bar: those on points once all have entered (i <= 4 - k), the one on the bar its entering move and what is left of the
 four after the others entered (i <= 5 - min(k, 4))."""
 _COMBO_MOVERS = _k_table(lambda k: _PTS if k == 0 else _BAR_BIT if k == 1 else 0)
@@ -185,7 +185,7 @@ def _shot_counts(k: np.ndarray, mine: np.ndarray, theirs: np.ndarray, theirs2: n
     if len(rows) == 0:
         return out
     mine, blots, opened = mine[rows], blots[rows], ~theirs2[rows] & _PTS
-    k = np.clip(np.asarray(k)[rows], -1, 4).astype(np.intp)  # index of the _k_table entries (intp: faster)
+    k = np.maximum(np.minimum(np.asarray(k)[rows], 4), -1).astype(np.intp)  # _k_table's index (intp: faster)
     m, b, op = mine[None], blots[None], opened[None]
     ob = (op >> _D6) & b  # (6, R) blots with the point d pips behind them open
     hits = np.empty((21, len(rows)), dtype=bool)  # rows 0..14 the non-doubles (a < b), 15..20 the doubles 1..6
@@ -223,13 +223,14 @@ def _shot_counts(k: np.ndarray, mine: np.ndarray, theirs: np.ndarray, theirs2: n
         h |= db.take(_PB, axis=0)
         h |= do.take(_PA, axis=0) & after.take(_PB, axis=0)
         h |= do.take(_PB, axis=0) & after.take(_PA, axis=0)
-        movers = [(mine & t[k])[None] for t in _MOVERS]
-        x = (movers[4] >> _D6_4) & (op >> _D6_3)
-        x |= movers[3] >> _D6_3
+        movers = _MOVERS.take(k, axis=1)  # (5, R) row i: the checkers that can make the i-th move
+        movers &= mine
+        x = (movers[4:] >> _D6_4) & (op >> _D6_3)
+        x |= movers[3:4] >> _D6_3
         x &= op >> _D6_2
-        x |= movers[2] >> _D6_2
+        x |= movers[2:3] >> _D6_2
         x &= ob
-        x |= (movers[1] >> _D6) & b
+        x |= (movers[1:2] >> _D6) & b
         np.not_equal(x, 0, out=hits[15:])
         hits[15:] &= enters
     n = np.add.reduce(hits[:15].view(np.uint8), axis=0, dtype=np.uint8).astype(i32)
