@@ -7,6 +7,7 @@ import pytest
 
 from bgbot.evaluation import encoding
 from bgbot.rules import board
+from bgbot.rules.board import BAR
 from tests.gnubg_oracle import from_gnubg_after, to_gnubg
 
 
@@ -127,6 +128,65 @@ def test_shots_against_legal_plays(on_bar):
     exact = np.array([_exact_shots(p) for p in x])
     assert (ours > 0).mean() > 0.5
     assert (ours == exact).mean() > 0.97
+
+
+def _scalar_shots(p: np.ndarray) -> int:
+    """Rolls (of 36) with which the side on roll hits a blot by the rule the shot inputs state, one roll and one blot
+    at a time: a twin of the vectorised count (``k`` checkers on the bar enter first; a non-double's other die moves
+    any checker only when ``k == 1``; a checker may move on only through open points)."""
+    k = int(p[BAR])
+    open_ = [i == 0 or i == BAR or p[i] > -2 for i in range(26)]
+    blot = [1 <= i <= 24 and p[i] == -1 for i in range(26)]
+
+    def hits_from(start: int, steps: list[int]) -> bool:  # one checker moving the dice in order, hitting on the way
+        at = start
+        for s in steps:
+            at -= s
+            if at < 1 or not open_[at]:
+                return False
+            if blot[at]:
+                return True
+        return False
+
+    checkers = [i for i in range(1, BAR) if p[i] > 0]
+    count = 0
+    for a in range(1, 7):
+        for b in range(a, 7):
+            if a != b:
+                if k == 0:
+                    hit = any(hits_from(c, [a, b]) or hits_from(c, [b, a]) for c in checkers)
+                elif k == 1:
+                    hit = any(
+                        open_[BAR - e]
+                        and (hits_from(BAR, [e]) or hits_from(BAR, [e, o]) or any(hits_from(c, [o]) for c in checkers))
+                        for e, o in ((a, b), (b, a))
+                    )
+                else:
+                    hit = hits_from(BAR, [a]) or hits_from(BAR, [b])
+                count += 2 * hit
+            else:
+                if k and not open_[BAR - a]:
+                    continue
+                left = 4 - min(k, 4)  # moves after every checker on the bar has entered
+                hit = (k > 0 and hits_from(BAR, [a] * (1 + left))) or any(hits_from(c, [a] * left) for c in checkers)
+                count += hit
+    return count
+
+
+def test_shots_equal_a_scalar_twin():
+    """The vectorised shot counts (every roll at once, positions with and without checkers on the bar in one pass)
+    equal the rule played out one roll at a time, for both sides, with 0 to 4+ checkers on the bar."""
+    rng = np.random.default_rng(12)
+    x = _random_positions(400, seed=13)
+    bar = _random_positions(400, seed=14)
+    bar[:, BAR] = rng.integers(1, 6, size=len(bar))  # 1..5 on my bar, the rest of my checkers as they fell
+    bar[:, 0] = np.where(rng.random(len(bar)) < 0.5, -rng.integers(1, 6, size=len(bar)), bar[:, 0])
+    x = np.concatenate([x, bar])
+    enc = encoding.encode(x)
+    got = np.rint(enc[:, encoding.I_SHOTS : encoding.I_SHOTS + 2] * 36).astype(int)
+    want = np.array([[_scalar_shots(p), _scalar_shots(board.flip(p))] for p in x])
+    assert (want > 0).mean() > 0.5 and (x[:, BAR] > 1).sum() > 100
+    np.testing.assert_array_equal(got, want)
 
 
 def test_sparse_encoding_sums_to_the_dense_inputs():
