@@ -73,8 +73,6 @@ _ESCAPE_COUNTS_BY_WINDOW = _escape_table().astype(np.int32)[[int(f"{w:012b}"[::-
 bit-reversed)."""
 _BITS = 2.0 ** np.arange(26)  # (26,) float64, bit k for index k: a float matmul packs a row of bools exactly
 _NON_DOUBLES = [(a, b) for a in range(1, 7) for b in range(a + 1, 7)]
-_A, _B = (np.array(v, dtype=np.int64) for v in zip(*_NON_DOUBLES))  # (15,) the dice of the 15 non-doubles
-_D = np.arange(1, 7, dtype=np.int64)  # (6,) doubles
 _UNITS = np.array([[n >= 1, n >= 2, n >= 3, max(n - 3, 0) / 2] for n in range(16)], dtype=np.float32)  # (16, 4)
 _POINTS = np.r_[False, np.ones(24, dtype=bool), False]  # (26,) indices 1..24
 _PIPS_MINE = np.arange(26, dtype=np.float32)  # a checker of mine on index p has p pips to go
@@ -147,9 +145,9 @@ _BAR_BIT = 1 << BAR
 _MOVERS = np.stack(
     [_k_table(lambda k, i=i: (_PTS if k <= 4 - i else 0) | (_BAR_BIT if i <= 5 - min(k, 4) else 0)) for i in range(5)]
 )
-"""``(5, 6)``: ``_MOVERS[i, k]``: the indices whose checkers can make the i-th move (i = 1..4) of a double with k checkers on the
-bar: those on points once all have entered (i <= 4 - k), the one on the bar its entering move and what is left of the
-four after the others entered (i <= 5 - min(k, 4))."""
+"""``(5, 6)`` int32, ``_MOVERS[i, k]``: the indices whose checkers can make the i-th move (i = 1..4) of a double with
+k checkers on the bar: those on points once all have entered (i <= 4 - k), the one on the bar its entering move and
+what is left of the four after the others entered (i <= 5 - min(k, 4))."""
 _COMBO_MOVERS = _k_table(lambda k: _PTS if k == 0 else _BAR_BIT if k == 1 else 0)
 """Checkers that can move both dice of a non-double: any on a point with none on the bar, the one on the bar alone."""
 _ALL_OPEN = _k_table(lambda k: -1 if k == 0 else 0)
@@ -261,8 +259,10 @@ def _expert_counts(
     its own numbering). The opponent's masks are mine bit-reversed: no flipped copy of the board.
 
     ``masks``, if given, are the positions' ``(mine, theirs, mine2, theirs2)`` of :func:`_masks` followed by the first
-    three bit-reversed (:func:`_reverse`), each ``(M,)`` int64, computed elsewhere (encoding v2's features have them).
-    ``out``, if given, is a ``(M, 5)`` int32 array (a view into a wider one is fine) that receives the counts."""
+    three bit-reversed (:func:`_reverse`), each ``(M,)`` int64 (or int32), computed elsewhere (encoding v2's features
+    have them); else computed here (:func:`_packed_masks`). Both sides' shots and escapes are counted in one pass over
+    the rows of both stacked. ``out``, if given, is a ``(M, 5)`` int32 array (a view into a wider one is fine) that
+    receives the counts."""
     if masks is None:
         mine, theirs, theirs2, r_mine, r_theirs, r_mine2 = _packed_masks(x)
     else:
