@@ -477,6 +477,22 @@ _DIVIDE = {  # column -> denominator of its integer numerator
 }
 
 
+def _divide_runs() -> list[tuple[int, int, np.ndarray]]:
+    """:data:`_DIVIDE` as runs of consecutive columns: ``(first, end, denominators (end - first, 1) float32)``."""
+    cols = sorted(COL[name] for name in _DIVIDE)
+    runs: list[list[int]] = []
+    for c in cols:
+        if runs and runs[-1][-1] == c - 1:
+            runs[-1].append(c)
+        else:
+            runs.append([c])
+    dens = {COL[name]: den for name, den in _DIVIDE.items()}
+    return [(r[0], r[-1] + 1, np.array([[dens[c]] for c in r], dtype=np.float32)) for r in runs]
+
+
+_DIVIDE_RUNS = _divide_runs()
+
+
 def _top(x: np.ndarray) -> np.ndarray:
     """Highest set bit of ``(M,)`` uint32 masks below 2**24 (exact in float32: its exponent), -1 for 0: int32."""
     return np.maximum((x.astype(np.float32).view(np.int32) >> 23) - 127, -1)
@@ -579,12 +595,15 @@ def _sides(
     mb: dict[str, np.ndarray],
     half: int | None = None,
     off_out: np.ndarray | None = None,
+    skip: int = 0,
 ) -> np.ndarray:
     """The ``N_SIDE`` features ``(N_SIDE, M)`` float32 of sides ``a`` ``(25, M)`` int8 (index-major, gnubg layout),
     given ``a``'s masks ``ma`` and the other side's ``mb`` (:func:`_masks`). ``half``: when the batch is stacked (the
     other side of column ``c`` is column ``c + half`` modulo ``M``, as :func:`_point_major` lays it out), ``half``, so
     that what the sides share is computed once; else ``None``. ``off_out``, if given, ``(M,)`` int16, receives each
-    column's borne-off count."""
+    column's borne-off count. ``skip``: rows ``0..skip-1`` are left undefined (not computed).
+
+    The array returned is a reused work buffer (:func:`_work`): copy what is kept before the next call."""
     m = a.shape[1]
     out = _work("out", (N_SIDE, m), np.float32)
     num = _work("num", (N_SIDE, m), np.int16)  # integer numerators of the _DIVIDE columns
@@ -604,11 +623,14 @@ def _sides(
     off = 15 - total
     if off_out is not None:
         off_out[:] = off
-    np.minimum(off, 5, out=num[COL["off1"]])
-    np.clip(off - 5, 0, 5, out=num[COL["off2"]])
-    np.clip(off - 10, 0, 5, out=num[COL["off3"]])
+    if skip < 3:
+        np.minimum(off, 5, out=num[COL["off1"]])
+        np.clip(off - 5, 0, 5, out=num[COL["off2"]])
+        np.clip(off - 10, 0, 5, out=num[COL["off3"]])
     made, nz = ma["made"], ma["nz"]
-    their_back = _top25(mb["nz"])  # the other side's rearmost index in its numbering: ob = 23 - their_back
+    back = _top25(nz)
+    # the other side's rearmost index in its numbering: ob = 23 - their_back
+    their_back = _top25(mb["nz"]) if half is None else np.concatenate([back[half:], back[:half]])
     ob = 23 - their_back  # -1..24
     cols = np.arange(m)
     # break contact: sum over i >= k = ob + 1 of (i - k + 2) a_i; free pips: sum over i < ob of (i + 1) a_i, i.e.
@@ -630,7 +652,6 @@ def _sides(
         if i:
             t += e * np.int16(i)
     np.maximum(t, 0, out=num[COL["timing"]])
-    back = _top25(nz)
     num[COL["back_chequer"]] = back
     num[COL["back_anchor"]] = _top(made & _FULL24)  # made points never lie behind the rearmost checker
     out[COL["forward_anchor"]] = _FORWARD.take(((made >> _U(12)) & _U(4095)).astype(np.intp))
@@ -663,12 +684,17 @@ def _sides(
     np.einsum("i,ij->j", _MOB_W, prod, out=num[COL["mobility"]])  # at most 19 * 15 * 36: int16
     # second moment behind the mean (integer ceilings): with k = mean + 1, sum over i >= k of a_i (i - k + 1)^2 is
     # 2 u0[k] - t0[k]; the sum of i a_i is t0[1]
-    tot = total.astype(np.int32)
-    mean = np.where(tot > 0, -(-t0[1].astype(np.int32) // np.maximum(tot, 1)), 0)
-    km = (mean + 1) * m + cols
-    j2 = s0f.take(km).astype(np.int32)
-    sq = 2 * u0f.take(km).astype(np.int32) - t0f.take(km)
-    num[COL["moment2"]] = np.where(j2 > 0, -(-sq // np.maximum(j2, 1)), 0)
+    # (ceilings of quotients of integers up to 8640 by 1..15: exact in float32, the gap to an integer at least 1/15)
+    mean = t0[1].astype(np.float32)
+    mean /= np.maximum(total, 1).astype(np.float32)
+    km = np.ceil(mean, out=mean).astype(np.intp)
+    km += 1
+    km *= m
+    km += cols
+    j2 = np.maximum(s0f.take(km), 1).astype(np.float32)
+    sq = (2 * u0f.take(km) - t0f.take(km)).astype(np.float32)
+    sq /= j2
+    num[COL["moment2"]] = np.ceil(sq, out=sq)
     # entering
     closed = (mb["made"] & _U(63)).astype(np.intp)
     out[COL["enter"]] = _ENTER_F.take(closed * 3 + np.minimum(a[24], 2))
@@ -684,8 +710,10 @@ def _sides(
     kb = np.minimum(np.bitwise_count((made >> _U(18)) & _U(63)), 2).astype(np.intp) * 16 + s0[18]
     out[COL["backg"]] = _BACKG_F.take(kb)
     out[COL["backg1"]] = _BACKG1_F.take(kb)
-    for name, den in _DIVIDE.items():
-        np.divide(num[COL[name]], np.float32(den), out=out[COL[name]])
+    for lo, hi, den in _DIVIDE_RUNS:
+        lo = max(lo, skip)
+        if lo < hi:
+            np.divide(num[lo:hi], den[lo - hi :], out=out[lo:hi])
     return out
 
 
@@ -930,7 +958,7 @@ def v2_parts(positions: np.ndarray, skip: int = 0) -> tuple[np.ndarray, tuple[np
     ma = _masks(a)
     mb = {k: _swap(v, h) for k, v in ma.items()}
     off = np.empty(2 * h, dtype=np.int16)
-    f = _sides(a, ma, mb, h, off)  # (N_SIDE, 2H)
+    f = _sides(a, ma, mb, h, off, skip)  # (N_SIDE, 2H)
     offs = np.empty((n, 2), dtype=np.int32)
     offs[:, 0], offs[:, 1] = off[:n], off[h : h + n]
     return np.concatenate([f[skip:, :n], f[skip:, h : h + n]]), _encoding_masks(ma, h, n), offs
