@@ -50,8 +50,6 @@ compares them on thousands of positions).
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 
 N_SIDE = 25
@@ -388,33 +386,6 @@ def _hits_scalar(a: list[int], b: list[int]) -> tuple[float, float, float]:
 # float64, so every value equals the plain definitions'.
 
 _U = np.uint32
-
-
-class _Scratch(threading.local):
-    """Per-thread work buffers, by name: flat byte arrays that only grow."""
-
-    def __init__(self) -> None:
-        self.flat: dict[str, np.ndarray] = {}
-
-
-_SCRATCH = _Scratch()
-
-
-def _work(name: str, shape: tuple[int, ...], dtype: type | np.dtype) -> np.ndarray:
-    """An uninitialised ``shape`` ``dtype`` array in this thread's buffer ``name``, reused from call to call.
-
-    The large temporaries of one batch live here rather than in fresh allocations: the C library hands blocks this size
-    back to the system when they are freed, and touching fresh pages again costs more than much of the arithmetic
-    (page faults). A buffer is overwritten by the next call that asks for the same name: never return one (or a view)."""
-    dt = np.dtype(dtype)
-    size = int(np.prod(shape)) * dt.itemsize
-    flat = _SCRATCH.flat.get(name)
-    if flat is None or len(flat) < size:
-        flat = np.empty(size + size // 4, dtype=np.uint8)
-        _SCRATCH.flat[name] = flat
-    return flat[:size].view(dt).reshape(shape)
-
-
 _FULL24, _FULL25 = _U((1 << 24) - 1), _U((1 << 25) - 1)
 
 
@@ -527,14 +498,12 @@ def _masks(a: np.ndarray) -> dict[str, np.ndarray]:
     ``rone``/``rmade``: ``one``/``made`` of indices 0..23 bit-reversed (bit 23 - k = index k), i.e. as the other side
     numbers them.
     """
-    cmp = _work("cmp", a.shape, bool)
-    one = _pack(np.equal(a, 1, out=cmp))
-    made = _pack(np.greater_equal(a, 2, out=cmp))
+    one, made = _pack(a == 1), _pack(a >= 2)
     return {
         "nz": one | made,
         "one": one,
         "made": made,
-        "two6": _pack(np.equal(a[:6], 2, out=cmp[:6])),
+        "two6": _pack(a[:6] == 2),
         "rone": _reverse24(one),
         "rmade": _reverse24(made),
     }
@@ -563,10 +532,7 @@ def _point_major(positions: np.ndarray) -> tuple[np.ndarray, int]:
     x = np.asarray(positions, dtype=np.int8)  # (N, 26), read transposed by the ufuncs: no transposing copy
     n = len(x)
     h = -(-n // 4) * 4
-    a = _work("a", (25, 2 * h), np.int8)
-    if h != n:
-        a[:, n:h] = 0
-        a[:, h + n :] = 0
+    a = np.zeros((25, 2 * h), dtype=np.int8) if h != n else np.empty((25, 2 * h), dtype=np.int8)
     np.maximum(x[:, 1:26].T, 0, out=a[:, :n])
     np.minimum(x[:, 24::-1].T, 0, out=a[:, h : h + n])
     np.negative(a[:, h : h + n], out=a[:, h : h + n])
@@ -581,12 +547,11 @@ def _escapes_by_index(made: np.ndarray) -> np.ndarray:
     Window ``i`` is ``(made >> (24 - i)) & 4095`` of the 24 point bits; four consecutive windows are read at once from
     :data:`_ESC4` by a 15-bit window, five reads for the 19."""
     m24 = made & _FULL24
-    packed = _work("esc_packed", (5, len(made)), "<u4")
+    packed = np.empty((5, len(made)), dtype="<u4")
     for g in range(5):
         np.take(_ESC4, ((m24 >> _U(4 * g)) & _U(0x7FFF)).astype(np.intp), out=packed[g])
-    by_shift = _work("esc_by_shift", (5, 4, len(made)), np.int8)  # row = shift
-    np.copyto(by_shift, packed.view(np.int8).reshape(5, len(made), 4).transpose(0, 2, 1))
-    return by_shift.reshape(20, len(made))[18::-1]
+    by_shift = packed.view(np.int8).reshape(5, len(made), 4).transpose(0, 2, 1).reshape(20, len(made))  # row = shift
+    return by_shift[18::-1]
 
 
 def _sides(
@@ -601,19 +566,16 @@ def _sides(
     given ``a``'s masks ``ma`` and the other side's ``mb`` (:func:`_masks`). ``half``: when the batch is stacked (the
     other side of column ``c`` is column ``c + half`` modulo ``M``, as :func:`_point_major` lays it out), ``half``, so
     that what the sides share is computed once; else ``None``. ``off_out``, if given, ``(M,)`` int16, receives each
-    column's borne-off count. ``skip``: rows ``0..skip-1`` are left undefined (not computed).
-
-    The array returned is a reused work buffer (:func:`_work`): copy what is kept before the next call."""
+    column's borne-off count. ``skip``: rows ``0..skip-1`` are left undefined (not computed)."""
     m = a.shape[1]
-    out = _work("out", (N_SIDE, m), np.float32)
-    num = _work("num", (N_SIDE, m), np.int16)  # integer numerators of the _DIVIDE columns
+    out = np.empty((N_SIDE, m), dtype=np.float32)
+    num = np.empty((N_SIDE, m), dtype=np.int16)  # integer numerators of the _DIVIDE columns
     # Suffix sums over indices: s0[k] = sum_{i >= k} a_i, t0[k] = sum_{j >= k} s0[j] = sum_{i >= k} (i - k + 1) a_i,
     # u0[k] = sum_{j >= k} t0[j] = sum_{i >= k} (i - k + 1)(i - k + 2) / 2 a_i (zero rows past the end): every
     # weighted count below is a combination of them at one index.
-    s0 = _work("s0", (27, m), np.int8)
-    t0 = _work("t0", (27, m), np.int16)
-    u0 = _work("u0", (27, m), np.int16)
-    s0[25:], t0[25:], u0[25:] = 0, 0, 0
+    s0 = np.zeros((27, m), dtype=np.int8)
+    t0 = np.zeros((27, m), dtype=np.int16)
+    u0 = np.zeros((27, m), dtype=np.int16)
     for k in range(24, -1, -1):
         np.add(s0[k + 1], a[k], out=s0[k])
         np.add(t0[k + 1], s0[k], out=t0[k])
@@ -666,7 +628,7 @@ def _sides(
     # swapped, the other side's mobility
     esc = _escapes_by_index(made)  # (19, m) int8
     # containment: the least escapes from indices 15..23 (and 15..their_back); runs[k] = least over 15..14 + k
-    runs = _work("runs", (11, m), np.int8)
+    runs = np.empty((11, m), dtype=np.int8)
     runs[0] = 36
     for k in range(1, 11):
         np.minimum(runs[k - 1], esc[k + 8], out=runs[k])
@@ -675,12 +637,8 @@ def _sides(
     out[COL["acontain"]], out[COL["acontain2"]] = _CONTAIN_F.take(ai), _CONTAIN2_F.take(ai)
     out[COL["contain"]], out[COL["contain2"]] = _CONTAIN_F.take(ci), _CONTAIN2_F.take(ci)
     # mobility: checkers on 6..24 weighted by (i - 5) and their escapes past the other side's points
-    if half is None:
-        esc_b = _escapes_by_index(mb["made"])  # overwrites esc's buffer: esc is not used below
-    else:
-        esc_b = _work("esc_b", (19, m), np.int8)
-        esc_b[:, : m - half], esc_b[:, m - half :] = esc[:, half:], esc[:, :half]
-    prod = np.multiply(a[6:25], esc_b, dtype=np.int16, out=_work("prod", (19, m), np.int16))  # at most 15 * 36
+    esc_b = _escapes_by_index(mb["made"]) if half is None else np.concatenate([esc[:, half:], esc[:, :half]], axis=1)
+    prod = np.multiply(a[6:25], esc_b, dtype=np.int16)  # (19, m): at most 15 * 36
     np.einsum("i,ij->j", _MOB_W, prod, out=num[COL["mobility"]])  # at most 19 * 15 * 36: int16
     # second moment behind the mean (integer ceilings): with k = mean + 1, sum over i >= k of a_i (i - k + 1)^2 is
     # 2 u0[k] - t0[k]; the sum of i a_i is t0[1]
@@ -917,7 +875,7 @@ def side_features(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     bt = np.zeros((25, m), dtype=np.int8)
     at[:, :n] = np.asarray(a).T
     bt[:, :n] = np.asarray(b).T
-    return _sides(at, _masks(at), _masks(bt))[:, :n].T.copy()  # a copy: _sides' out is reused
+    return np.ascontiguousarray(_sides(at, _masks(at), _masks(bt))[:, :n].T)
 
 
 def gnubg_halves(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
