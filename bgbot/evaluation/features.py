@@ -726,21 +726,30 @@ def _hits(a: np.ndarray, ma: dict[str, np.ndarray], mb: dict[str, np.ndarray], n
         pips[rows], one[rows], two[rows] = t[:, 0], t[:, 1], t[:, 2]
 
 
-class _Shifts(dict):
-    """``mask << d`` (``d > 0``) or ``mask >> -d`` on demand, each computed once."""
-
-    def __init__(self, mask: np.ndarray) -> None:
-        super().__init__()
-        self.mask = mask
-
-    def __missing__(self, d: int) -> np.ndarray:
-        v = self.mask << _U(d) if d >= 0 else self.mask >> _U(-d)
-        self[d] = v
-        return v
+def _rowsum(x: np.ndarray) -> np.ndarray:
+    """``(K, R)`` -> ``(R,)`` int16, the sum of the rows."""
+    return np.add.reduce(x, axis=0, dtype=np.int16)
 
 
-_HIT_DISTANCES = sorted({d1 + d2 for d1, d2 in _NON_DOUBLES} | {k * d for d in range(1, 7) for k in range(1, 5)})
-"""Distances a roll hits at: the dice, their sums, and a double's 2, 3 and 4 steps (1..12, 15, 16, 18, 20, 24)."""
+def _wsum(x: np.ndarray) -> np.ndarray:
+    """``(21, R)`` bool or non-negative int32 by roll (15 non-doubles, then 6 doubles) -> ``(R,)`` the sum weighted by
+    the rolls' chances out of 36 (2 and 1): uint8 from bool (at most 36), else int32. (Sums in the operand's own
+    width: numpy's default would widen to int64, several times slower.)"""
+    if x.dtype == bool:
+        u = x.view(np.uint8)
+        out = np.add.reduce(u[:15], axis=0, dtype=np.uint8)
+        out <<= 1
+        out += np.add.reduce(u[15:], axis=0, dtype=np.uint8)
+        return out
+    out = np.add.reduce(x[:15], axis=0, dtype=np.int32)
+    out <<= 1
+    out += np.add.reduce(x[15:], axis=0, dtype=np.int32)
+    return out
+
+
+_DIST24 = np.arange(1, 25, dtype=_U)[:, None]  # (24, 1) the distances 1..24
+_DIST18 = _DIST24[:18]
+_D6 = _DIST24[:6]  # (6, 1) the dice
 
 
 def _off_bar(hit, blots, blot_all, open_, single):
@@ -752,51 +761,54 @@ def _off_bar(hit, blots, blot_all, open_, single):
     hitters differ (or are one point with company), when a double's direct shot has two hitters, or when a
     combination's highest hitter passes a blot on the way. "The highest bit of ``x`` lies in ``y`` (a subset)" is
     ``y > x ^ y``.
+
+    Rolls are rows of ``(K, R)`` blocks (fewer, larger numpy calls): ``hb`` row ``s - 1`` the hitters with a blot ``s``
+    below (``s = 1..24``), so that a double's ``k d`` for ``d = 1..6`` is the strided view ``hb[k - 1 : 6 k : k]``; the
+    non-doubles go by their larger die ``d2`` (the smaller ``d1 = 1..d2 - 1`` a slice of the six dice's rows). The hit
+    sets ``(21, R)`` (15 non-doubles, then 6 doubles) are tallied at once.
     """
-    bl, ol, al = _Shifts(blots), _Shifts(open_), _Shifts(blot_all)
-    hb = {s: hit & bl[s] for s in _HIT_DISTANCES}  # bit j: a hitter on j, a blot s below
-    direct = {d: hb[d] >> _U(d) for d in range(1, 7)}  # blots hit directly by a d
-    ex = {d: hb[d].astype(np.float32).view(np.int32) >> 23 for d in range(1, 7)}  # 127 + its highest hitter, or 0
-    hits = {d: ex[d] > 0 for d in range(1, 7)}
-    company = {}  # the highest hitter of a direct d has company (not alone on its point)
-    for d in range(1, 7):
-        lone = hb[d] & single
-        company[d] = lone <= (hb[d] ^ lone)
     r = len(hit)
-    exp = [np.zeros(r, dtype=np.int32) for _ in range(2)]  # sums of the float exponent fields of the hit sets
-    cnt = [np.zeros(r, dtype=np.int16) for _ in range(2)]  # rolls hitting (non-doubles, doubles)
-    cnt2 = [np.zeros(r, dtype=np.int16) for _ in range(2)]  # rolls hitting two
-
-    def tally(h: np.ndarray, two: np.ndarray, k: int) -> None:
-        exp[k] += h.astype(np.float32).view(np.int32) >> 23  # 127 + highest bit, 0 for none
-        np.add(cnt[k], h != 0, out=cnt[k])
-        np.add(cnt2[k], two, out=cnt2[k])
-
-    for d1, d2 in _NON_DOUBLES:
-        s = d1 + d2
-        c = hb[s] & (ol[d1] | ol[d2])  # combination hitters
-        h = direct[d1] | direct[d2] | (c >> _U(s))
-        two = hits[d1] & hits[d2] & ((ex[d1] != ex[d2]) | company[d1])  # two direct shots, two checkers
-        way = c & (al[d1] | al[d2])
+    hb = hit & (blots << _DIST24)  # (24, R) bit j: a hitter on j, a blot s below
+    ol = open_ << _DIST18  # (18, R) row s - 1: the point s above each index open
+    al = blot_all << _DIST18  # (18, R) the same for a blot
+    hb6 = hb[:6]
+    direct = hb6 >> _D6  # (6, R) blots hit directly by a d
+    ex = hb6.view(np.int32).astype(np.float32).view(np.int32) >> 23  # 127 + the highest hitter of a direct d, or 0
+    hits = ex > 0
+    lone = hb6 & single
+    company = lone <= (hb6 ^ lone)  # the highest hitter of a direct d has company (not alone on its point)
+    h_all = np.empty((21, r), dtype=_U)
+    two_all = np.empty((21, r), dtype=bool)
+    row = 0
+    for d2 in range(2, 7):
+        k = d2 - 1  # rolls d1 d2, d1 = 1..k
+        h, two = h_all[row : row + k], two_all[row : row + k]
+        c = hb[d2 : 2 * d2 - 1] & (ol[:k] | ol[k])  # combination hitters (s = d1 + d2 = d2 + 1 .. 2 d2 - 1)
+        np.bitwise_or(direct[:k], direct[k], out=h)
+        h |= c >> _DIST24[d2 : 2 * d2 - 1]
+        np.bitwise_and(hits[:k], hits[k], out=two)
+        two &= (ex[:k] != ex[k]) | company[:k]  # two direct shots, two checkers
+        way = c & (al[:k] | al[k])
         two |= way > (c ^ way)
-        tally(h, two, 0)
-    for d in range(1, 7):
-        x = hb[d]
-        h = direct[d]
-        two = (x & (x - _U(1))) != 0
-        need, on_way = ol[d], al[d]
-        for k in range(2, 5):
-            if k > 2:
-                need = need & ol[(k - 1) * d]
-                on_way = on_way | al[(k - 1) * d]
-            c = hb[k * d] & need
-            h = h | (c >> _U(k * d))
-            way = c & on_way
-            two |= way > (c ^ way)
-        tally(h, two, 1)
-    n1 = 2 * cnt[0] + cnt[1]
-    pips = 2 * exp[0] + exp[1] - 126 * n1.astype(np.int32)  # sum of weight x (highest bit + 1) over hitting rolls
-    return pips, n1, 2 * cnt2[0] + cnt2[1]
+        row += k
+    h, two = h_all[15:], two_all[15:]
+    h[:] = direct
+    np.not_equal(hb6 & (hb6 - _U(1)), 0, out=two)
+    need, on_way = ol[:6], al[:6]
+    for k in range(2, 5):
+        if k > 2:
+            need = need & ol[k - 2 : 6 * k - 6 : k - 1]  # (k - 1) d above
+            on_way = on_way | al[k - 2 : 6 * k - 6 : k - 1]
+        c = hb[k - 1 : 6 * k : k] & need
+        h |= c >> (_D6 * _U(k))
+        way = c & on_way
+        two |= way > (c ^ way)
+    e = h_all.view(np.int32).astype(np.float32).view(np.int32)  # the hit sets lie below 2**24: exact
+    e >>= 23  # 127 + the highest blot hit, 0 for none
+    n1 = _wsum(h_all != 0)  # rolls hitting
+    pips = _wsum(e)
+    pips -= 126 * n1.astype(np.int32)  # sum of weight x (highest bit + 1) over hitting rolls
+    return pips, n1, _wsum(two_all)
 
 
 def _bits(mask: np.ndarray) -> np.ndarray:
@@ -807,11 +819,6 @@ def _bits(mask: np.ndarray) -> np.ndarray:
 _ND1 = np.array([d1 for d1, _ in _NON_DOUBLES])  # (15,) the smaller die of each non-double
 _ND2 = np.array([d2 for _, d2 in _NON_DOUBLES])
 _D = np.arange(1, 7)  # (6,) the doubles' die
-
-
-def _rowsum(x: np.ndarray) -> np.ndarray:
-    """``(K, R)`` -> ``(R,)`` int16, the sum of the rows."""
-    return np.add.reduce(x, axis=0, dtype=np.int16)
 
 
 _P1 = (25 - _ND1)[:, None].astype(np.int16)  # (15, 1) pips lost entering on a blot with the smaller die
