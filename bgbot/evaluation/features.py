@@ -466,7 +466,8 @@ _DIVIDE_RUNS = _divide_runs()
 
 def _top(x: np.ndarray) -> np.ndarray:
     """Highest set bit of ``(M,)`` uint32 masks below 2**24 (exact in float32: its exponent), -1 for 0: int32."""
-    return np.maximum((x.astype(np.float32).view(np.int32) >> 23) - 127, -1)
+    # (converted as int32: numpy converts uint32 to float32 several times slower)
+    return np.maximum((x.view(np.int32).astype(np.float32).view(np.int32) >> 23) - 127, -1)
 
 
 def _top25(x: np.ndarray) -> np.ndarray:
@@ -518,6 +519,10 @@ def _reverse24(x: np.ndarray) -> np.ndarray:
     out <<= _U(12)
     out |= _REV12.take(((x >> _U(12)) & _U(4095)).astype(np.intp))
     return out
+
+
+_SWAPPED = ("made", "rone", "rmade")
+"""The other side's masks that :func:`_sides` reads when the batch is stacked."""
 
 
 def _swap(x: np.ndarray, n: int) -> np.ndarray:
@@ -727,7 +732,10 @@ def _hits(a: np.ndarray, ma: dict[str, np.ndarray], mb: dict[str, np.ndarray], n
 
 
 def _rowsum(x: np.ndarray) -> np.ndarray:
-    """``(K, R)`` -> ``(R,)`` int16, the sum of the rows."""
+    """``(K, R)`` int16 or bool (``K < 256``) -> ``(R,)`` the sum of the rows, int16 or uint8 (summed in that width:
+    numpy's default would widen to int64, several times slower)."""
+    if x.dtype == bool:
+        return np.add.reduce(x.view(np.uint8), axis=0, dtype=np.uint8)
     return np.add.reduce(x, axis=0, dtype=np.int16)
 
 
@@ -813,7 +821,7 @@ def _off_bar(hit, blots, blot_all, open_, single):
 
 def _bits(mask: np.ndarray) -> np.ndarray:
     """``(R,)`` uint32 -> ``(32, R)`` bool, row k = bit k."""
-    return np.unpackbits(mask.view(np.uint8).reshape(-1, 4), axis=1, bitorder="little").T.astype(bool)
+    return np.unpackbits(mask.view(np.uint8).reshape(-1, 4).T, axis=0, bitorder="little").view(bool)
 
 
 _ND1 = np.array([d1 for d1, _ in _NON_DOUBLES])  # (15,) the smaller die of each non-double
@@ -921,7 +929,7 @@ def v2_parts(positions: np.ndarray, skip: int = 0) -> tuple[np.ndarray, tuple[np
         return np.zeros((2 * (N_SIDE - skip), 0), dtype=np.float32), (empty,) * 7, np.zeros((0, 2), dtype=np.int32)
     a, h = _point_major(positions)
     ma = _masks(a)
-    mb = {k: _swap(v, h) for k, v in ma.items()}
+    mb = {k: _swap(ma[k], h) for k in _SWAPPED}
     off = np.empty(2 * h, dtype=np.int16)
     f = _sides(a, ma, mb, h, off, skip)  # (N_SIDE, 2H)
     offs = np.empty((n, 2), dtype=np.int32)
@@ -974,7 +982,7 @@ def features(positions: np.ndarray, out: np.ndarray | None = None) -> np.ndarray
         return out
     a, h = _point_major(positions)
     ma = _masks(a)
-    mb = {k: _swap(v, h) for k, v in ma.items()}
+    mb = {k: _swap(ma[k], h) for k in _SWAPPED}
     f = _sides(a, ma, mb, h)  # (N_SIDE, 2H)
     out[:, :N_SIDE] = f[:, :n].T
     out[:, N_SIDE:] = f[:, h : h + n].T
