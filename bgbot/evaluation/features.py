@@ -395,6 +395,15 @@ def _popcount_index_sum() -> np.ndarray:
 
 
 _BITSUM12 = _popcount_index_sum()
+_POP12 = np.array([bin(m).count("1") for m in range(4096)], dtype=np.int16)
+_TIMING_HI = 2 * (_BITSUM12 + 12 * _POP12)
+"""``(4096,)`` int16 by our made points on indices 12..23 above the other side's back checker (bit i = index 12 + i):
+the pips timing does not count (2 checkers of each such point, index i + 12 each)."""
+_TWICE_POP12 = 2 * _POP12
+_ANCHORS16 = 16 * np.minimum(_POP12[:64], 2).astype(np.intp)  # by a 6-bit mask: min(points, 2) * 16
+_BACK_SHIFT = np.array([min(max(24 - tb, 0), 24) for tb in range(-1, 25)], dtype=np.uint32)
+_BACK_WINDOW = np.array([(1 << min(max(tb, 0), 12)) - 1 for tb in range(-1, 25)], dtype=np.uint32)
+"""By the other side's rearmost index + 1 (0..25): the shift and the mask of our made points ahead of it (at most 12)."""
 _ESC8 = ESCAPES.astype(np.int8)  # (4096,) escapes <= 36
 _ESC_F = (ESCAPES / 36.0).astype(np.float32)
 _ESC1_F = (ESCAPES1 / 36.0).astype(np.float32)
@@ -610,8 +619,8 @@ def _sides(
     # timing: every checker on 6..24 counts i pips, less 2 checkers of each point 12..23 above ob made by us
     above = made & (_FULL24 << np.clip(ob + 1, 0, 24).astype(_U)) & _U(0xFFF000)
     hi = (above >> _U(12)).astype(np.intp)
-    t = 6 * s0[6].astype(np.int16) + t0[7] - 2 * (_BITSUM12.take(hi) + 12 * np.bitwise_count(hi).astype(np.int16))
-    no = s0[6] - 2 * np.bitwise_count(above).astype(np.int16)
+    t = 6 * s0[6].astype(np.int16) + t0[7] - _TIMING_HI.take(hi)
+    no = s0[6] - _TWICE_POP12.take(hi)
     for i in range(5, -1, -1):  # the home board, highest point first: spares fill the gaps
         e = a[i] - np.int16(2)
         e *= (no + e) >= 0
@@ -620,12 +629,13 @@ def _sides(
             t += e * np.int16(i)
     np.maximum(t, 0, out=num[COL["timing"]])
     num[COL["back_chequer"]] = back
-    num[COL["back_anchor"]] = _top(made & _FULL24)  # made points never lie behind the rearmost checker
+    anchor = _top(made & _FULL24)
+    num[COL["back_anchor"]] = anchor  # made points never lie behind the rearmost checker
     out[COL["forward_anchor"]] = _FORWARD.take(((made >> _U(12)) & _U(4095)).astype(np.intp))
     _hits(a, ma, mb, num)
     # escapes of the other side's rearmost checker (index their_back in its numbering) past our points
-    n_esc = np.clip(their_back, 0, 12).astype(_U)
-    win = ((made >> np.clip(24 - their_back, 0, 24).astype(_U)) & ((_U(1) << n_esc) - _U(1))).astype(np.intp)
+    tb1 = (their_back + 1).astype(np.intp)
+    win = ((made >> _BACK_SHIFT.take(tb1)) & _BACK_WINDOW.take(tb1)).astype(np.intp)
     out[COL["backescapes"]] = _ESC_F.take(win)
     out[COL["backrescapes"]] = _ESC1_F.take(win)
     # escapes past our points of a checker of the other side on its index i = 6..24 (row i - 6; its window of up to
@@ -663,14 +673,14 @@ def _sides(
     out[COL["enter"]] = _ENTER_F.take(closed * 3 + np.minimum(a[24], 2))
     out[COL["enter2"]] = _ENTER2_F.take(closed)
     # backbone: connectivity of our points 1..23 behind the most advanced one; in the reversed mask (bit 23 - i =
-    # index i) the 11 indices below the front point pa are bits 24 - pa .. 34 - pa (bit y: distance y + 1)
-    pa = _top(made & _U(0xFFFFFE))
+    # index i) the 11 indices below the front point pa are bits 24 - pa .. 34 - pa (bit y: distance y + 1); pa is
+    # the back anchor but where that is index 0 (then no point counts: the window shifted by 24 is empty either way)
     rpts = ma["rmade"] & _U(0x7FFFFF)
-    window = ((rpts >> (24 - np.maximum(pa, 0)).astype(_U)) & _U(0x7FF)).astype(np.intp)
+    window = ((rpts >> (24 - np.maximum(anchor, 0)).astype(_U)) & _U(0x7FF)).astype(np.intp)
     below = np.maximum(np.bitwise_count(rpts).astype(np.intp) - 1, 0)
     out[COL["backbone"]] = _BACKBONE_F.take(below * 128 + _BACKBONE_W.take(window))
     # back games: anchors in the other side's home board and our checkers there and on the bar
-    kb = np.minimum(np.bitwise_count((made >> _U(18)) & _U(63)), 2).astype(np.intp) * 16 + s0[18]
+    kb = _ANCHORS16.take(((made >> _U(18)) & _U(63)).astype(np.intp)) + s0[18]
     out[COL["backg"]] = _BACKG_F.take(kb)
     out[COL["backg1"]] = _BACKG1_F.take(kb)
     for lo, hi, den in _DIVIDE_RUNS:
