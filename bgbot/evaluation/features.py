@@ -707,6 +707,10 @@ def _two_on_bar_table() -> np.ndarray:
 _TWO_ON_BAR = _two_on_bar_table()
 
 
+_OFF_BAR_CHUNK = 4096
+"""Rows :func:`_off_bar` takes at a time: its ``(24, R)`` uint32 blocks stay within a core's L2 cache."""
+
+
 def _hits(a: np.ndarray, ma: dict[str, np.ndarray], mb: dict[str, np.ndarray], num: np.ndarray) -> None:
     """Numerators of piploss (pips x rolls out of 36), p1 and p2 (rolls out of 36) into ``num`` (see
     :func:`_hits_scalar`; the rules are restated here on bitmasks).
@@ -727,8 +731,9 @@ def _hits(a: np.ndarray, ma: dict[str, np.ndarray], mb: dict[str, np.ndarray], n
     pips[:] = 0
     one[:] = 0
     two[:] = 0
-    rows = np.flatnonzero(some & (bar == 0))
-    if len(rows):
+    rows_all = np.flatnonzero(some & (bar == 0))
+    for lo in range(0, len(rows_all), _OFF_BAR_CHUNK):  # (K, R) blocks that stay in cache
+        rows = rows_all[lo : lo + _OFF_BAR_CHUNK]
         pips[rows], one[rows], two[rows] = _off_bar(
             hit[rows], blots[rows], blot_all[rows], open_[rows], ma["one"][rows]
         )
