@@ -395,6 +395,15 @@ def _popcount_index_sum() -> np.ndarray:
 
 
 _BITSUM12 = _popcount_index_sum()
+_POP12 = np.array([bin(m).count("1") for m in range(4096)], dtype=np.int16)
+_TIMING_HI = 2 * (_BITSUM12 + 12 * _POP12)
+"""``(4096,)`` int16 by our made points on indices 12..23 above the other side's back checker (bit i = index 12 + i):
+the pips timing does not count (2 checkers of each such point, index i + 12 each)."""
+_TWICE_POP12 = 2 * _POP12
+_ANCHORS16 = 16 * np.minimum(_POP12[:64], 2).astype(np.intp)  # by a 6-bit mask: min(points, 2) * 16
+_BACK_SHIFT = np.array([min(max(24 - tb, 0), 24) for tb in range(-1, 25)], dtype=np.uint32)
+_BACK_WINDOW = np.array([(1 << min(max(tb, 0), 12)) - 1 for tb in range(-1, 25)], dtype=np.uint32)
+"""By the other side's rearmost index + 1 (0..25): the shift and the mask of our made points ahead of it (at most 12)."""
 _ESC8 = ESCAPES.astype(np.int8)  # (4096,) escapes <= 36
 _ESC_F = (ESCAPES / 36.0).astype(np.float32)
 _ESC1_F = (ESCAPES1 / 36.0).astype(np.float32)
@@ -448,9 +457,26 @@ _DIVIDE = {  # column -> denominator of its integer numerator
 }
 
 
+def _divide_runs() -> list[tuple[int, int, np.ndarray]]:
+    """:data:`_DIVIDE` as runs of consecutive columns: ``(first, end, denominators (end - first, 1) float32)``."""
+    cols = sorted(COL[name] for name in _DIVIDE)
+    runs: list[list[int]] = []
+    for c in cols:
+        if runs and runs[-1][-1] == c - 1:
+            runs[-1].append(c)
+        else:
+            runs.append([c])
+    dens = {COL[name]: den for name, den in _DIVIDE.items()}
+    return [(r[0], r[-1] + 1, np.array([[dens[c]] for c in r], dtype=np.float32)) for r in runs]
+
+
+_DIVIDE_RUNS = _divide_runs()
+
+
 def _top(x: np.ndarray) -> np.ndarray:
     """Highest set bit of ``(M,)`` uint32 masks below 2**24 (exact in float32: its exponent), -1 for 0: int32."""
-    return np.maximum((x.astype(np.float32).view(np.int32) >> 23) - 127, -1)
+    # (converted as int32: numpy converts uint32 to float32 several times slower)
+    return np.maximum((x.view(np.int32).astype(np.float32).view(np.int32) >> 23) - 127, -1)
 
 
 def _top25(x: np.ndarray) -> np.ndarray:
@@ -504,6 +530,10 @@ def _reverse24(x: np.ndarray) -> np.ndarray:
     return out
 
 
+_SWAPPED = ("made", "rone", "rmade")
+"""The other side's masks that :func:`_sides` reads when the batch is stacked."""
+
+
 def _swap(x: np.ndarray, n: int) -> np.ndarray:
     """``(2n, ...)`` -> its halves swapped (the other side's view of a stacked batch)."""
     return np.concatenate([x[n:], x[:n]])
@@ -544,12 +574,13 @@ def _sides(
     mb: dict[str, np.ndarray],
     half: int | None = None,
     off_out: np.ndarray | None = None,
+    skip: int = 0,
 ) -> np.ndarray:
     """The ``N_SIDE`` features ``(N_SIDE, M)`` float32 of sides ``a`` ``(25, M)`` int8 (index-major, gnubg layout),
     given ``a``'s masks ``ma`` and the other side's ``mb`` (:func:`_masks`). ``half``: when the batch is stacked (the
     other side of column ``c`` is column ``c + half`` modulo ``M``, as :func:`_point_major` lays it out), ``half``, so
     that what the sides share is computed once; else ``None``. ``off_out``, if given, ``(M,)`` int16, receives each
-    column's borne-off count."""
+    column's borne-off count. ``skip``: rows ``0..skip-1`` are left undefined (not computed)."""
     m = a.shape[1]
     out = np.empty((N_SIDE, m), dtype=np.float32)
     num = np.empty((N_SIDE, m), dtype=np.int16)  # integer numerators of the _DIVIDE columns
@@ -568,11 +599,14 @@ def _sides(
     off = 15 - total
     if off_out is not None:
         off_out[:] = off
-    np.minimum(off, 5, out=num[COL["off1"]])
-    np.clip(off - 5, 0, 5, out=num[COL["off2"]])
-    np.clip(off - 10, 0, 5, out=num[COL["off3"]])
+    if skip < 3:
+        np.minimum(off, 5, out=num[COL["off1"]])
+        np.clip(off - 5, 0, 5, out=num[COL["off2"]])
+        np.clip(off - 10, 0, 5, out=num[COL["off3"]])
     made, nz = ma["made"], ma["nz"]
-    their_back = _top25(mb["nz"])  # the other side's rearmost index in its numbering: ob = 23 - their_back
+    back = _top25(nz)
+    # the other side's rearmost index in its numbering: ob = 23 - their_back
+    their_back = _top25(mb["nz"]) if half is None else np.concatenate([back[half:], back[:half]])
     ob = 23 - their_back  # -1..24
     cols = np.arange(m)
     # break contact: sum over i >= k = ob + 1 of (i - k + 2) a_i; free pips: sum over i < ob of (i + 1) a_i, i.e.
@@ -585,8 +619,8 @@ def _sides(
     # timing: every checker on 6..24 counts i pips, less 2 checkers of each point 12..23 above ob made by us
     above = made & (_FULL24 << np.clip(ob + 1, 0, 24).astype(_U)) & _U(0xFFF000)
     hi = (above >> _U(12)).astype(np.intp)
-    t = 6 * s0[6].astype(np.int16) + t0[7] - 2 * (_BITSUM12.take(hi) + 12 * np.bitwise_count(hi).astype(np.int16))
-    no = s0[6] - 2 * np.bitwise_count(above).astype(np.int16)
+    t = 6 * s0[6].astype(np.int16) + t0[7] - _TIMING_HI.take(hi)
+    no = s0[6] - _TWICE_POP12.take(hi)
     for i in range(5, -1, -1):  # the home board, highest point first: spares fill the gaps
         e = a[i] - np.int16(2)
         e *= (no + e) >= 0
@@ -594,14 +628,14 @@ def _sides(
         if i:
             t += e * np.int16(i)
     np.maximum(t, 0, out=num[COL["timing"]])
-    back = _top25(nz)
     num[COL["back_chequer"]] = back
-    num[COL["back_anchor"]] = _top(made & _FULL24)  # made points never lie behind the rearmost checker
+    anchor = _top(made & _FULL24)
+    num[COL["back_anchor"]] = anchor  # made points never lie behind the rearmost checker
     out[COL["forward_anchor"]] = _FORWARD.take(((made >> _U(12)) & _U(4095)).astype(np.intp))
     _hits(a, ma, mb, num)
     # escapes of the other side's rearmost checker (index their_back in its numbering) past our points
-    n_esc = np.clip(their_back, 0, 12).astype(_U)
-    win = ((made >> np.clip(24 - their_back, 0, 24).astype(_U)) & ((_U(1) << n_esc) - _U(1))).astype(np.intp)
+    tb1 = (their_back + 1).astype(np.intp)
+    win = ((made >> _BACK_SHIFT.take(tb1)) & _BACK_WINDOW.take(tb1)).astype(np.intp)
     out[COL["backescapes"]] = _ESC_F.take(win)
     out[COL["backrescapes"]] = _ESC1_F.take(win)
     # escapes past our points of a checker of the other side on its index i = 6..24 (row i - 6; its window of up to
@@ -623,29 +657,36 @@ def _sides(
     np.einsum("i,ij->j", _MOB_W, prod, out=num[COL["mobility"]])  # at most 19 * 15 * 36: int16
     # second moment behind the mean (integer ceilings): with k = mean + 1, sum over i >= k of a_i (i - k + 1)^2 is
     # 2 u0[k] - t0[k]; the sum of i a_i is t0[1]
-    tot = total.astype(np.int32)
-    mean = np.where(tot > 0, -(-t0[1].astype(np.int32) // np.maximum(tot, 1)), 0)
-    km = (mean + 1) * m + cols
-    j2 = s0f.take(km).astype(np.int32)
-    sq = 2 * u0f.take(km).astype(np.int32) - t0f.take(km)
-    num[COL["moment2"]] = np.where(j2 > 0, -(-sq // np.maximum(j2, 1)), 0)
+    # (ceilings of quotients of integers up to 8640 by 1..15: exact in float32, the gap to an integer at least 1/15)
+    mean = t0[1].astype(np.float32)
+    mean /= np.maximum(total, 1).astype(np.float32)
+    km = np.ceil(mean, out=mean).astype(np.intp)
+    km += 1
+    km *= m
+    km += cols
+    j2 = np.maximum(s0f.take(km), 1).astype(np.float32)
+    sq = (2 * u0f.take(km) - t0f.take(km)).astype(np.float32)
+    sq /= j2
+    num[COL["moment2"]] = np.ceil(sq, out=sq)
     # entering
     closed = (mb["made"] & _U(63)).astype(np.intp)
     out[COL["enter"]] = _ENTER_F.take(closed * 3 + np.minimum(a[24], 2))
     out[COL["enter2"]] = _ENTER2_F.take(closed)
     # backbone: connectivity of our points 1..23 behind the most advanced one; in the reversed mask (bit 23 - i =
-    # index i) the 11 indices below the front point pa are bits 24 - pa .. 34 - pa (bit y: distance y + 1)
-    pa = _top(made & _U(0xFFFFFE))
+    # index i) the 11 indices below the front point pa are bits 24 - pa .. 34 - pa (bit y: distance y + 1); pa is
+    # the back anchor but where that is index 0 (then no point counts: the window shifted by 24 is empty either way)
     rpts = ma["rmade"] & _U(0x7FFFFF)
-    window = ((rpts >> (24 - np.maximum(pa, 0)).astype(_U)) & _U(0x7FF)).astype(np.intp)
+    window = ((rpts >> (24 - np.maximum(anchor, 0)).astype(_U)) & _U(0x7FF)).astype(np.intp)
     below = np.maximum(np.bitwise_count(rpts).astype(np.intp) - 1, 0)
     out[COL["backbone"]] = _BACKBONE_F.take(below * 128 + _BACKBONE_W.take(window))
     # back games: anchors in the other side's home board and our checkers there and on the bar
-    kb = np.minimum(np.bitwise_count((made >> _U(18)) & _U(63)), 2).astype(np.intp) * 16 + s0[18]
+    kb = _ANCHORS16.take(((made >> _U(18)) & _U(63)).astype(np.intp)) + s0[18]
     out[COL["backg"]] = _BACKG_F.take(kb)
     out[COL["backg1"]] = _BACKG1_F.take(kb)
-    for name, den in _DIVIDE.items():
-        np.divide(num[COL[name]], np.float32(den), out=out[COL[name]])
+    for lo, hi, den in _DIVIDE_RUNS:
+        lo = max(lo, skip)
+        if lo < hi:
+            np.divide(num[lo:hi], den[lo - hi :], out=out[lo:hi])
     return out
 
 
@@ -664,6 +705,10 @@ def _two_on_bar_table() -> np.ndarray:
 
 
 _TWO_ON_BAR = _two_on_bar_table()
+
+
+_OFF_BAR_CHUNK = 4096
+"""Rows :func:`_off_bar` takes at a time: its ``(24, R)`` uint32 blocks stay within a core's L2 cache."""
 
 
 def _hits(a: np.ndarray, ma: dict[str, np.ndarray], mb: dict[str, np.ndarray], num: np.ndarray) -> None:
@@ -686,8 +731,9 @@ def _hits(a: np.ndarray, ma: dict[str, np.ndarray], mb: dict[str, np.ndarray], n
     pips[:] = 0
     one[:] = 0
     two[:] = 0
-    rows = np.flatnonzero(some & (bar == 0))
-    if len(rows):
+    rows_all = np.flatnonzero(some & (bar == 0))
+    for lo in range(0, len(rows_all), _OFF_BAR_CHUNK):  # (K, R) blocks that stay in cache
+        rows = rows_all[lo : lo + _OFF_BAR_CHUNK]
         pips[rows], one[rows], two[rows] = _off_bar(
             hit[rows], blots[rows], blot_all[rows], open_[rows], ma["one"][rows]
         )
@@ -700,21 +746,33 @@ def _hits(a: np.ndarray, ma: dict[str, np.ndarray], mb: dict[str, np.ndarray], n
         pips[rows], one[rows], two[rows] = t[:, 0], t[:, 1], t[:, 2]
 
 
-class _Shifts(dict):
-    """``mask << d`` (``d > 0``) or ``mask >> -d`` on demand, each computed once."""
-
-    def __init__(self, mask: np.ndarray) -> None:
-        super().__init__()
-        self.mask = mask
-
-    def __missing__(self, d: int) -> np.ndarray:
-        v = self.mask << _U(d) if d >= 0 else self.mask >> _U(-d)
-        self[d] = v
-        return v
+def _rowsum(x: np.ndarray) -> np.ndarray:
+    """``(K, R)`` int16 or bool (``K < 256``) -> ``(R,)`` the sum of the rows, int16 or uint8 (summed in that width:
+    numpy's default would widen to int64, several times slower)."""
+    if x.dtype == bool:
+        return np.add.reduce(x.view(np.uint8), axis=0, dtype=np.uint8)
+    return np.add.reduce(x, axis=0, dtype=np.int16)
 
 
-_HIT_DISTANCES = sorted({d1 + d2 for d1, d2 in _NON_DOUBLES} | {k * d for d in range(1, 7) for k in range(1, 5)})
-"""Distances a roll hits at: the dice, their sums, and a double's 2, 3 and 4 steps (1..12, 15, 16, 18, 20, 24)."""
+def _wsum(x: np.ndarray) -> np.ndarray:
+    """``(21, R)`` bool or non-negative int32 by roll (15 non-doubles, then 6 doubles) -> ``(R,)`` the sum weighted by
+    the rolls' chances out of 36 (2 and 1): uint8 from bool (at most 36), else int32. (Sums in the operand's own
+    width: numpy's default would widen to int64, several times slower.)"""
+    if x.dtype == bool:
+        u = x.view(np.uint8)
+        out = np.add.reduce(u[:15], axis=0, dtype=np.uint8)
+        out <<= 1
+        out += np.add.reduce(u[15:], axis=0, dtype=np.uint8)
+        return out
+    out = np.add.reduce(x[:15], axis=0, dtype=np.int32)
+    out <<= 1
+    out += np.add.reduce(x[15:], axis=0, dtype=np.int32)
+    return out
+
+
+_DIST24 = np.arange(1, 25, dtype=_U)[:, None]  # (24, 1) the distances 1..24
+_DIST18 = _DIST24[:18]
+_D6 = _DIST24[:6]  # (6, 1) the dice
 
 
 def _off_bar(hit, blots, blot_all, open_, single):
@@ -726,66 +784,64 @@ def _off_bar(hit, blots, blot_all, open_, single):
     hitters differ (or are one point with company), when a double's direct shot has two hitters, or when a
     combination's highest hitter passes a blot on the way. "The highest bit of ``x`` lies in ``y`` (a subset)" is
     ``y > x ^ y``.
+
+    Rolls are rows of ``(K, R)`` blocks (fewer, larger numpy calls): ``hb`` row ``s - 1`` the hitters with a blot ``s``
+    below (``s = 1..24``), so that a double's ``k d`` for ``d = 1..6`` is the strided view ``hb[k - 1 : 6 k : k]``; the
+    non-doubles go by their larger die ``d2`` (the smaller ``d1 = 1..d2 - 1`` a slice of the six dice's rows). The hit
+    sets ``(21, R)`` (15 non-doubles, then 6 doubles) are tallied at once.
     """
-    bl, ol, al = _Shifts(blots), _Shifts(open_), _Shifts(blot_all)
-    hb = {s: hit & bl[s] for s in _HIT_DISTANCES}  # bit j: a hitter on j, a blot s below
-    direct = {d: hb[d] >> _U(d) for d in range(1, 7)}  # blots hit directly by a d
-    ex = {d: hb[d].astype(np.float32).view(np.int32) >> 23 for d in range(1, 7)}  # 127 + its highest hitter, or 0
-    hits = {d: ex[d] > 0 for d in range(1, 7)}
-    company = {}  # the highest hitter of a direct d has company (not alone on its point)
-    for d in range(1, 7):
-        lone = hb[d] & single
-        company[d] = lone <= (hb[d] ^ lone)
     r = len(hit)
-    exp = [np.zeros(r, dtype=np.int32) for _ in range(2)]  # sums of the float exponent fields of the hit sets
-    cnt = [np.zeros(r, dtype=np.int16) for _ in range(2)]  # rolls hitting (non-doubles, doubles)
-    cnt2 = [np.zeros(r, dtype=np.int16) for _ in range(2)]  # rolls hitting two
-
-    def tally(h: np.ndarray, two: np.ndarray, k: int) -> None:
-        exp[k] += h.astype(np.float32).view(np.int32) >> 23  # 127 + highest bit, 0 for none
-        np.add(cnt[k], h != 0, out=cnt[k])
-        np.add(cnt2[k], two, out=cnt2[k])
-
-    for d1, d2 in _NON_DOUBLES:
-        s = d1 + d2
-        c = hb[s] & (ol[d1] | ol[d2])  # combination hitters
-        h = direct[d1] | direct[d2] | (c >> _U(s))
-        two = hits[d1] & hits[d2] & ((ex[d1] != ex[d2]) | company[d1])  # two direct shots, two checkers
-        way = c & (al[d1] | al[d2])
+    hb = hit & (blots << _DIST24)  # (24, R) bit j: a hitter on j, a blot s below
+    ol = open_ << _DIST18  # (18, R) row s - 1: the point s above each index open
+    al = blot_all << _DIST18  # (18, R) the same for a blot
+    hb6 = hb[:6]
+    direct = hb6 >> _D6  # (6, R) blots hit directly by a d
+    ex = hb6.view(np.int32).astype(np.float32).view(np.int32) >> 23  # 127 + the highest hitter of a direct d, or 0
+    hits = ex > 0
+    lone = hb6 & single
+    company = lone <= (hb6 ^ lone)  # the highest hitter of a direct d has company (not alone on its point)
+    h_all = np.empty((21, r), dtype=_U)
+    two_all = np.empty((21, r), dtype=bool)
+    row = 0
+    for d2 in range(2, 7):
+        k = d2 - 1  # rolls d1 d2, d1 = 1..k
+        h, two = h_all[row : row + k], two_all[row : row + k]
+        c = hb[d2 : 2 * d2 - 1] & (ol[:k] | ol[k])  # combination hitters (s = d1 + d2 = d2 + 1 .. 2 d2 - 1)
+        np.bitwise_or(direct[:k], direct[k], out=h)
+        h |= c >> _DIST24[d2 : 2 * d2 - 1]
+        np.bitwise_and(hits[:k], hits[k], out=two)
+        two &= (ex[:k] != ex[k]) | company[:k]  # two direct shots, two checkers
+        way = c & (al[:k] | al[k])
         two |= way > (c ^ way)
-        tally(h, two, 0)
-    for d in range(1, 7):
-        x = hb[d]
-        h = direct[d]
-        two = (x & (x - _U(1))) != 0
-        need, on_way = ol[d], al[d]
-        for k in range(2, 5):
-            if k > 2:
-                need = need & ol[(k - 1) * d]
-                on_way = on_way | al[(k - 1) * d]
-            c = hb[k * d] & need
-            h = h | (c >> _U(k * d))
-            way = c & on_way
-            two |= way > (c ^ way)
-        tally(h, two, 1)
-    n1 = 2 * cnt[0] + cnt[1]
-    pips = 2 * exp[0] + exp[1] - 126 * n1.astype(np.int32)  # sum of weight x (highest bit + 1) over hitting rolls
-    return pips, n1, 2 * cnt2[0] + cnt2[1]
+        row += k
+    h, two = h_all[15:], two_all[15:]
+    h[:] = direct
+    np.not_equal(hb6 & (hb6 - _U(1)), 0, out=two)
+    need, on_way = ol[:6], al[:6]
+    for k in range(2, 5):
+        if k > 2:
+            need = need & ol[k - 2 : 6 * k - 6 : k - 1]  # (k - 1) d above
+            on_way = on_way | al[k - 2 : 6 * k - 6 : k - 1]
+        c = hb[k - 1 : 6 * k : k] & need
+        h |= c >> (_D6 * _U(k))
+        way = c & on_way
+        two |= way > (c ^ way)
+    e = h_all.view(np.int32).astype(np.float32).view(np.int32)  # the hit sets lie below 2**24: exact
+    e >>= 23  # 127 + the highest blot hit, 0 for none
+    n1 = _wsum(h_all != 0)  # rolls hitting
+    pips = _wsum(e)
+    pips -= 126 * n1.astype(np.int32)  # sum of weight x (highest bit + 1) over hitting rolls
+    return pips, n1, _wsum(two_all)
 
 
 def _bits(mask: np.ndarray) -> np.ndarray:
     """``(R,)`` uint32 -> ``(32, R)`` bool, row k = bit k."""
-    return np.unpackbits(mask.view(np.uint8).reshape(-1, 4), axis=1, bitorder="little").T.astype(bool)
+    return np.unpackbits(mask.view(np.uint8).reshape(-1, 4).T, axis=0, bitorder="little").view(bool)
 
 
 _ND1 = np.array([d1 for d1, _ in _NON_DOUBLES])  # (15,) the smaller die of each non-double
 _ND2 = np.array([d2 for _, d2 in _NON_DOUBLES])
 _D = np.arange(1, 7)  # (6,) the doubles' die
-
-
-def _rowsum(x: np.ndarray) -> np.ndarray:
-    """``(K, R)`` -> ``(R,)`` int16, the sum of the rows."""
-    return np.add.reduce(x, axis=0, dtype=np.int16)
 
 
 _P1 = (25 - _ND1)[:, None].astype(np.int16)  # (15, 1) pips lost entering on a blot with the smaller die
@@ -888,9 +944,9 @@ def v2_parts(positions: np.ndarray, skip: int = 0) -> tuple[np.ndarray, tuple[np
         return np.zeros((2 * (N_SIDE - skip), 0), dtype=np.float32), (empty,) * 7, np.zeros((0, 2), dtype=np.int32)
     a, h = _point_major(positions)
     ma = _masks(a)
-    mb = {k: _swap(v, h) for k, v in ma.items()}
+    mb = {k: _swap(ma[k], h) for k in _SWAPPED}
     off = np.empty(2 * h, dtype=np.int16)
-    f = _sides(a, ma, mb, h, off)  # (N_SIDE, 2H)
+    f = _sides(a, ma, mb, h, off, skip)  # (N_SIDE, 2H)
     offs = np.empty((n, 2), dtype=np.int32)
     offs[:, 0], offs[:, 1] = off[:n], off[h : h + n]
     return np.concatenate([f[skip:, :n], f[skip:, h : h + n]]), _encoding_masks(ma, h, n), offs
@@ -941,7 +997,7 @@ def features(positions: np.ndarray, out: np.ndarray | None = None) -> np.ndarray
         return out
     a, h = _point_major(positions)
     ma = _masks(a)
-    mb = {k: _swap(v, h) for k, v in ma.items()}
+    mb = {k: _swap(ma[k], h) for k in _SWAPPED}
     f = _sides(a, ma, mb, h)  # (N_SIDE, 2H)
     out[:, :N_SIDE] = f[:, :n].T
     out[:, N_SIDE:] = f[:, h : h + n].T
