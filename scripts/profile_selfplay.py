@@ -1,0 +1,132 @@
+"""Where self-play's time goes: a cProfile of 0-ply self-play (optionally with learning on), as JSON shares.
+
+Runs the loop that ``scripts/bench_selfplay.py`` times (``--games-in-flight`` games advancing together, one core: one
+process, one torch and one BLAS thread), plays :data:`WARMUP_PLIES` plies off the profile (the steady state), then
+profiles ``--plies`` plies and prints one JSON object:
+
+* ``profiled_games_per_s``: games finished per CPU second under the profiler (it slows the loop: compare shares, not
+  this rate, with the benchmark's);
+* ``total_s``: the profiled CPU seconds; ``share``: for each stage of the loop, its cumulative time over ``total_s``
+  (a stage's callees included; stages nest, so shares do not add up to 1). The stages: ``evaluate`` (the evaluator's
+  classified probabilities of every afterstate), inside it ``inputs`` (the networks' inputs: ``features`` and
+  ``sparse_encode``) and ``forward`` (the networks), ``generate_plays`` (the move generator), and with ``--learn``
+  ``td_loss``, ``backward`` and ``adam``;
+* ``top``: the ``--top`` functions by their own time (``tottime``): name -> ``[seconds, share]``.
+
+Usage: ``python scripts/profile_selfplay.py [--model PATH] [--plies 300] [--games-in-flight 512] [--learn]
+[--config full] [--top 15]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import json
+import pstats
+import time
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from bgbot.api import DEFAULT_MODEL
+from bgbot.evaluation import checkpoint
+from bgbot.evaluation.network import set_threads
+from bgbot.evaluation.specialists import evaluator_for
+from bgbot_training.config import TrainConfig
+from bgbot_training.selfplay import SelfPlay
+from bgbot_training.train import adam, encoder_for, td_loss
+
+WARMUP_PLIES = 120
+"""Plies played before the profile starts (as ``scripts/bench_selfplay.py``'s warm-up)."""
+
+STAGES = {
+    "evaluate": ("evaluator.py", "classified_probabilities"),
+    "inputs": ("specialists.py", "inputs"),
+    "features": ("features.py", "v2_parts"),
+    "sparse_encode": ("encoding.py", "sparse_encode"),
+    "forward": ("network.py", "_forward_sparse"),
+    "generate_plays": ("movegen.py", "generate_plays"),
+    "td_loss": ("train.py", "td_loss"),
+    "backward": ("_tensor.py", "backward"),
+    "adam": ("adam.py", "step"),
+}
+"""Stage name -> (file name, function name) of the function whose cumulative time it reports. ``inputs`` is the
+specialists' one pass over both encodings (bgbot-1's one net calls ``sparse_encode`` directly: its ``inputs`` and
+``features`` are absent)."""
+
+
+def profile(model: str, plies: int, games_in_flight: int, learn: bool, config: TrainConfig, top: int) -> dict:
+    """Profile ``plies`` plies of self-play of ``model`` (after the warm-up); see the module docstring."""
+    net, _ = checkpoint.load(model)
+    evaluator = evaluator_for(net)
+    if learn:
+        sp = SelfPlay(
+            games_in_flight, np.random.default_rng(1), config.td_lambda, config.lambda_horizon, encoder_for(net)
+        )
+        opt = adam(net.parameters(), config.lr)
+    else:
+        sp = SelfPlay(games_in_flight, np.random.default_rng(1))
+
+    def ply() -> None:
+        positions, targets = sp.step(evaluator)
+        if learn and len(positions):
+            net.train()
+            loss = td_loss(net, positions, targets, sp.inputs)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+
+    for _ in range(WARMUP_PLIES):
+        ply()
+    prof = cProfile.Profile()
+    start, t0 = sp.games_finished, time.process_time()
+    prof.enable()
+    for _ in range(plies):
+        ply()
+    prof.disable()
+    cpu = time.process_time() - t0
+    stats = pstats.Stats(prof).stats  # type: ignore[attr-defined]
+    total = max(sum(v[2] for v in stats.values()), 1e-12)  # tottime summed: the profiled seconds
+    share = {}
+    for name, (file, func) in STAGES.items():
+        cum = sum(v[3] for (f, _, fn), v in stats.items() if fn == func and f.endswith(file))
+        if cum:
+            share[name] = round(cum / total, 3)
+    by_own = sorted(stats.items(), key=lambda kv: -kv[1][2])[:top]
+    return {
+        "model": model,
+        "learn": learn,
+        "plies": plies,
+        "games_in_flight": games_in_flight,
+        "profiled_games_per_s": round((sp.games_finished - start) / cpu, 1),
+        "total_s": round(total, 3),
+        "share": share,
+        "top": {f"{f.rsplit('/', 1)[-1]}:{fn}": [round(v[2], 3), round(v[2] / total, 3)] for (f, _, fn), v in by_own},
+    }
+
+
+def main() -> None:
+    """Parse the arguments, profile, print the JSON."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--model", default=None, help="checkpoint (default: the shipped model)")
+    p.add_argument("--plies", type=int, default=300, help="plies profiled (after the warm-up)")
+    p.add_argument("--games-in-flight", type=int, default=512, help="games advancing together")
+    p.add_argument("--learn", action="store_true", help="learning on: a TD(lambda) and Adam step after each ply")
+    p.add_argument("--config", default="full", help="training preset for --learn")
+    p.add_argument("--top", type=int, default=15, help="functions listed by their own time")
+    args = p.parse_args()
+    set_threads(1)
+    with threadpool_limits(1):
+        out = profile(
+            args.model or str(DEFAULT_MODEL),
+            args.plies,
+            args.games_in_flight,
+            args.learn,
+            TrainConfig.load(args.config),
+            args.top,
+        )
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()
