@@ -55,8 +55,17 @@ specialists' one pass over both encodings (bgbot-1's one net calls ``sparse_enco
 ``features`` are absent)."""
 
 
-def profile(model: str, plies: int, games_in_flight: int, learn: bool, config: TrainConfig, top: int) -> dict:
-    """Profile ``plies`` plies of self-play of ``model`` (after the warm-up); see the module docstring."""
+def profile(
+    model: str,
+    plies: int,
+    games_in_flight: int,
+    learn: bool,
+    config: TrainConfig,
+    top: int,
+    warmup: int = WARMUP_PLIES,
+) -> dict:
+    """Profile ``plies`` plies of self-play of ``model`` after ``warmup`` plies; see the module docstring. A stage
+    whose function did not run is absent from ``share``."""
     net, _ = checkpoint.load(model)
     evaluator = evaluator_for(net)
     if learn:
@@ -76,7 +85,7 @@ def profile(model: str, plies: int, games_in_flight: int, learn: bool, config: T
             loss.backward()
             opt.step()
 
-    for _ in range(WARMUP_PLIES):
+    for _ in range(warmup):
         ply()
     prof = cProfile.Profile()
     start, t0 = sp.games_finished, time.process_time()

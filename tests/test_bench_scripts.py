@@ -48,3 +48,23 @@ def test_bare_gnubg_loop_plays_legal_games():
         lengths.append(plies)
     assert 30 < sum(lengths) / len(lengths) < 100
     assert bench.bare_gnubg_speed(4, seed=1) > 0
+
+
+def test_profile_selfplay_finds_every_stage_of_the_loop():
+    """Each stage that scripts/profile_selfplay.py reports names a function the loop really calls: a renamed function
+    would drop out of ``share`` silently. bgbot-5 (specialists on encoding v2) with learning on runs all of them."""
+    prof = _load("profile_selfplay")
+    config = prof.TrainConfig.load("full")
+    out = prof.profile(
+        str(SCRIPTS.parent / "models" / "bgbot-5.pt"),
+        plies=8,
+        games_in_flight=16,
+        learn=True,
+        config=config,
+        top=5,
+        warmup=8,
+    )
+    assert set(out["share"]) == set(prof.STAGES)
+    assert all(0 < v <= 1 for v in out["share"].values())
+    assert out["share"]["inputs"] <= out["share"]["evaluate"] and out["share"]["features"] <= out["share"]["inputs"]
+    assert len(out["top"]) == 5 and out["profiled_games_per_s"] >= 0
