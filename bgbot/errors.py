@@ -3,7 +3,30 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
+from typing import NoReturn
+
 
 class BgbotError(ValueError):
     """Bad input or an unusable state, with a message that names what is wrong (a malformed ID, impossible dice, an
     illegal play, a corrupt checkpoint, a bad request). A ``ValueError``, so that callers catching that keep working."""
+
+
+def run_script(main: Callable[[], object]) -> NoReturn:
+    """Run a script's ``main()`` (``scripts/``) as the command line runs a command: a :class:`BgbotError` or an
+    ``OSError`` (a missing checkpoint, an unreadable file) becomes one ``error: ...`` line on standard error and exit
+    status 2, a closed output pipe exit 0, anything else keeps its traceback (a bug). ``main``'s return value, an int,
+    is the exit status (``None``: 0).
+
+    Raises:
+        SystemExit: always, with the exit status.
+    """
+    try:
+        status = main()
+    except BrokenPipeError:
+        raise SystemExit(0) from None
+    except (BgbotError, OSError) as err:
+        sys.stderr.write(f"error: {err}\n")
+        raise SystemExit(2) from None
+    raise SystemExit(status if isinstance(status, int) else 0)

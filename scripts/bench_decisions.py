@@ -37,6 +37,7 @@ import numpy as np
 from bgbot.api import DEFAULT_MODEL
 from bgbot.arena.players import to_gnubg
 from bgbot.cube.decision import decide
+from bgbot.errors import run_script
 from bgbot.evaluation import checkpoint, search, specialists
 from bgbot.evaluation.classes import efficiency_for
 from bgbot.evaluation.evaluator import position_probabilities
@@ -233,4 +234,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

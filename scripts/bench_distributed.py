@@ -18,6 +18,8 @@ import time
 
 import numpy as np
 
+from bgbot.errors import run_script
+
 
 def timed(fn):
     t0 = time.perf_counter()
@@ -96,4 +98,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

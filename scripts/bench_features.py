@@ -28,6 +28,7 @@ from threadpoolctl import threadpool_limits
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # tests/features_reference.py
 
+from bgbot.errors import run_script  # noqa: E402
 from bgbot.evaluation import encoding, features  # noqa: E402
 from bgbot.evaluation.specialists import encode_v2  # noqa: E402
 from bgbot.rules.movegen import generate_plays  # noqa: E402
@@ -113,4 +114,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

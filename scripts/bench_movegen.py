@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bgbot.errors import run_script
 from bgbot.formats import positionid
 from bgbot.rules.movegen import ROLLS, generate_plays
 
@@ -89,4 +90,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -21,6 +21,8 @@ import shutil
 import subprocess
 import time
 
+from bgbot.errors import run_script
+
 GNUBG = shutil.which("gnubg") or "/usr/games/gnubg"
 
 
@@ -116,4 +118,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -31,6 +31,7 @@ from threadpoolctl import threadpool_limits
 from bgbot.api import DEFAULT_MODEL
 from bgbot.arena import tournament
 from bgbot.arena.players import to_gnubg
+from bgbot.errors import run_script
 from bgbot.evaluation import bearoff, checkpoint, search
 from bgbot.evaluation.network import Evaluator, set_threads
 from bgbot.evaluation.specialists import evaluator_for
@@ -124,4 +125,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -40,6 +40,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from bgbot.api import DEFAULT_MODEL
+from bgbot.errors import run_script
 from bgbot.evaluation import bearoff, checkpoint
 from bgbot.evaluation.evaluator import set_class_dispatch
 from bgbot.evaluation.network import set_threads
@@ -260,4 +261,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -42,6 +42,8 @@ from urllib.parse import urlencode
 
 import httpx
 
+from bgbot.errors import run_script
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "gnubg_selfplay_positions.txt"
 
@@ -251,4 +253,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main)

@@ -10,6 +10,7 @@ import argparse
 import os
 
 from bgbot.arena import tournament
+from bgbot.errors import run_script
 
 ANCHOR = 0.633
 
@@ -32,4 +33,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main)

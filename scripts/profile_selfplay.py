@@ -29,6 +29,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from bgbot.api import DEFAULT_MODEL
+from bgbot.errors import run_script
 from bgbot.evaluation import checkpoint
 from bgbot.evaluation.network import set_threads
 from bgbot.evaluation.specialists import evaluator_for
@@ -138,4 +139,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

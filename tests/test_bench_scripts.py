@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import importlib.util
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import gnubg_nn
+import pytest
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 
@@ -68,3 +71,39 @@ def test_profile_selfplay_finds_every_stage_of_the_loop():
     assert all(0 < v <= 1 for v in out["share"].values())
     assert out["share"]["inputs"] <= out["share"]["evaluate"] and out["share"]["features"] <= out["share"]["inputs"]
     assert len(out["top"]) == 5 and out["profiled_games_per_s"] >= 0
+
+
+def test_run_script_reports_bad_input_as_one_line(capsys):
+    """``bgbot.errors.run_script``: bad input (a BgbotError, an OSError) is one ``error:`` line and status 2, a return
+    value is the status, a bug keeps its traceback."""
+    from bgbot.errors import BgbotError, run_script
+
+    def bad() -> None:
+        raise BgbotError("no checkpoint file at 'x.pt'")
+
+    with pytest.raises(SystemExit) as done:
+        run_script(bad)
+    assert done.value.code == 2 and capsys.readouterr().err == "error: no checkpoint file at 'x.pt'\n"
+    with pytest.raises(SystemExit) as done:
+        run_script(lambda: 3)
+    assert done.value.code == 3
+    with pytest.raises(SystemExit) as done:
+        run_script(lambda: None)
+    assert done.value.code == 0
+    with pytest.raises(ZeroDivisionError):
+        run_script(lambda: 1 // 0)
+
+
+def test_a_benchmark_given_a_missing_checkpoint_says_so_in_one_line(tmp_path):
+    """A benchmark script run on a checkpoint that does not exist: one ``error:`` line naming it, status 2, no
+    traceback."""
+    missing = tmp_path / "missing.pt"
+    run = subprocess.run(
+        [sys.executable, str(SCRIPTS / "profile_selfplay.py"), "--model", str(missing), "--plies", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.strip().splitlines() == [f"error: no checkpoint file at {str(missing)!r}"]
+    assert run.stdout == ""
