@@ -13,6 +13,7 @@ import json
 
 import torch
 
+from bgbot.errors import run_script
 from bgbot.evaluation import checkpoint
 
 
@@ -40,4 +41,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

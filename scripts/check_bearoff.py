@@ -24,15 +24,20 @@ import argparse
 import json
 import re
 import subprocess
+import sys
 import time
+from pathlib import Path
 
 import gnubg_nn
 import numpy as np
 
-from bgbot.evaluation import bearoff
-from bgbot.evaluation.classes import BEAROFF_OS, classify_batch
-from bgbot.rules.board import NUM_CHECKERS
-from tests.gnubg_oracle import to_gnubg
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/gnubg_oracle.py, from any directory
+
+from bgbot.errors import run_script  # noqa: E402
+from bgbot.evaluation import bearoff  # noqa: E402
+from bgbot.evaluation.classes import BEAROFF_OS, classify_batch  # noqa: E402
+from bgbot.rules.board import NUM_CHECKERS  # noqa: E402
+from tests.gnubg_oracle import to_gnubg  # noqa: E402
 
 BEAROFFDUMP = "/usr/games/bearoffdump"
 OS_FILE = "/usr/share/gnubg/gnubg_os0.bd"
@@ -144,4 +149,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

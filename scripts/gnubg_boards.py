@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bgbot.errors import run_script
 from bgbot.formats import positionid
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
@@ -56,4 +57,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -33,6 +33,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 import gnubg_nn  # noqa: E402
 from gnubg_oracle import from_gnubg  # noqa: E402
 
+from bgbot.errors import run_script  # noqa: E402
+
 MET = "/usr/share/gnubg/met/Kazaross-XG2.xml"
 HEADER = [
     "set player 0 human",
@@ -246,4 +248,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

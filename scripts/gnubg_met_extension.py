@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bgbot.errors import run_script
+
 DATA = Path(__file__).resolve().parents[1] / "bgbot" / "data"
 SIZE = 64
 
@@ -68,4 +70,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

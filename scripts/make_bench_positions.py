@@ -15,6 +15,8 @@ from pathlib import Path
 import gnubg_nn as gnubg
 import numpy as np
 
+from bgbot.errors import run_script
+
 OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "gnubg_selfplay_positions.txt"
 
 
@@ -63,4 +65,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

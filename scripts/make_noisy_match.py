@@ -13,6 +13,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from bgbot.errors import run_script
+
 GNUBG = "/usr/games/gnubg"
 MARKS = {"DO[]": "doubtful", "BM[1]": "bad", "BM[2]": "very bad"}
 
@@ -82,4 +84,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

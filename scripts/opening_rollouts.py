@@ -20,6 +20,7 @@ import numpy as np
 from bgbot.api import Bot
 from bgbot.arena import rollout as ro
 from bgbot.arena.players import to_gnubg
+from bgbot.errors import run_script
 from bgbot.formats import notation
 from bgbot.rules.board import apply_steps, flip, starting_position
 
@@ -98,4 +99,4 @@ def _scalar(after: bytes, d1: int, d2: int):
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

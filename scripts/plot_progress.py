@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 from bgbot.arena.benchmark import benchmark, plot_progress
+from bgbot.errors import run_script
 from bgbot.evaluation.checkpoint import load
 
 
@@ -46,4 +47,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)
