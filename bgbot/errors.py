@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Callable
 from typing import NoReturn
@@ -30,3 +31,26 @@ def run_script(main: Callable[[], object]) -> NoReturn:
         sys.stderr.write(f"error: {err}\n")
         raise SystemExit(2) from None
     raise SystemExit(status if isinstance(status, int) else 0)
+
+
+def int_at_least(lo: int, even: bool = False) -> Callable[[str], int]:
+    """An argparse ``type=`` for a whole-number option that must be at least ``lo`` (a game, ply or worker count), and
+    with ``even`` an even one (games played in duplicate pairs): anything else is argparse's usage error, which names
+    the option (``error: argument --games: a whole number >= 1, got 0``) and exits with status 2 before any work
+    starts.
+
+    Returns:
+        The parser: ``str -> int``.
+    """
+    what = f"an even whole number >= {lo}" if even else f"a whole number >= {lo}"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what}, got {text!r}") from None
+        if value < lo or (even and value % 2):
+            raise argparse.ArgumentTypeError(f"{what}, got {value}")
+        return value
+
+    return parse

@@ -19,9 +19,10 @@ from bgbot.evaluation import checkpoint
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("paths", nargs="+")
+    p.add_argument("paths", nargs="+", help="checkpoint files")
     args = p.parse_args()
     for path in args.paths:
+        checkpoint.load(path)  # a missing, damaged or foreign file: one error line naming it (CheckpointError)
         before = checkpoint.weights_checksum(torch.load(path, map_location="cpu", weights_only=True)["state_dict"])
         written = checkpoint.add_checksum(path)
         _, meta = checkpoint.load(path)

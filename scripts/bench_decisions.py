@@ -22,7 +22,8 @@ The referee's values are cached (``--cache``, a JSON file keyed by position ID a
 the plays no earlier run asked about. A measuring stick only: never a training signal, never used to choose training
 positions or targets.
 
-Usage: ``python scripts/bench_decisions.py [--model PATH] [--ply 0] [--positions 2000] [--cache FILE]``
+Usage: ``python scripts/bench_decisions.py [--model PATH] [--ply 0] [--cube-ply 0] [--positions 2000] [--cache FILE]``
+(``--make-set [--positions 2000]``: rewrite the set and exit).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ import numpy as np
 from bgbot.api import DEFAULT_MODEL
 from bgbot.arena.players import to_gnubg
 from bgbot.cube.decision import decide
-from bgbot.errors import run_script
+from bgbot.errors import BgbotError, int_at_least, run_script
 from bgbot.evaluation import checkpoint, search, specialists
 from bgbot.evaluation.classes import efficiency_for
 from bgbot.evaluation.evaluator import position_probabilities
@@ -90,13 +91,26 @@ def _mover_equity_gnubg(gnubg_nn, afterstates: np.ndarray, ply: int) -> np.ndarr
     return equity(flip_probabilities(probs.reshape(-1, 5)))
 
 
+def _read_cache(path: Path) -> dict:
+    """The referee cache at ``path``: a JSON object. Raises :class:`BgbotError` naming the file when it is not one."""
+    try:
+        data = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise BgbotError(
+            f"the referee cache {str(path)!r} is not JSON ({err}); delete it or give another --cache"
+        ) from None
+    if not isinstance(data, dict):
+        raise BgbotError(f"the referee cache {str(path)!r} is not a JSON object; delete it or give another --cache")
+    return data
+
+
 class Referee:
     """GNU Backgammon 2-ply values of resulting positions and positions, cached by position ID."""
 
     def __init__(self, gnubg_nn, cache: Path | None):
         self.g = gnubg_nn
         self.path = cache
-        self.data = json.loads(cache.read_text()) if cache and cache.exists() else {}
+        self.data = _read_cache(cache) if cache and cache.exists() else {}
         self.calls = 0
 
     def after(self, afterstates: np.ndarray) -> np.ndarray:
@@ -140,14 +154,15 @@ def _summary(errors: dict[str, list[float]]) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default=None, help="checkpoint (default: the shipped model)")
-    ap.add_argument("--ply", type=int, default=0, help="the model's lookahead")
+    ap.add_argument("--ply", type=int, choices=range(search.MAX_PLIES + 1), default=0, help="the model's lookahead")
     ap.add_argument(
         "--cube-ply",
         type=int,
+        choices=range(search.MAX_PLIES + 1),
         default=0,
         help="lookahead of the model's cubeless probabilities for cube decisions (bgbot cube --ply)",
     )
-    ap.add_argument("--positions", type=int, default=2000)
+    ap.add_argument("--positions", type=int_at_least(1), default=2000, help="the first N of the set")
     ap.add_argument("--cache", default=str(ROOT / "runs" / "bench_decisions_cache.json"), help="referee cache")
     ap.add_argument("--make-set", action="store_true", help="(re)write tests/data/decision_set.txt and exit")
     args = ap.parse_args()

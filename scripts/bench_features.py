@@ -28,7 +28,7 @@ from threadpoolctl import threadpool_limits
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # tests/features_reference.py
 
-from bgbot.errors import run_script  # noqa: E402
+from bgbot.errors import BgbotError, int_at_least, run_script  # noqa: E402
 from bgbot.evaluation import encoding, features  # noqa: E402
 from bgbot.evaluation.specialists import encode_v2  # noqa: E402
 from bgbot.rules.movegen import generate_plays  # noqa: E402
@@ -41,7 +41,7 @@ def afterstates(n: int, seed: int) -> np.ndarray:
     """``n`` afterstates ``(n, 26)`` int8 of the target files' positions, one random roll each, drawn at random."""
     files = sorted(TARGETS.glob("*.npz"))
     if not files:
-        raise SystemExit(f"no position files in {TARGETS}")
+        raise BgbotError(f"no position files (*.npz) in {str(TARGETS)!r}")
     rng = np.random.default_rng(seed)
     positions = np.concatenate([np.load(f)["positions"] for f in files])
     after = generate_plays(positions, rng.integers(1, 7, (len(positions), 2))).afterstates
@@ -67,10 +67,10 @@ def best_time(fn: Callable[[np.ndarray], object], x: np.ndarray, batch: int) -> 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--positions", type=int, default=46000)
-    p.add_argument("--batch", type=int, default=46000, help="positions per call")
-    p.add_argument("--repeat", type=int, default=5, help="interleaved runs; the best of each is reported")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--positions", type=int_at_least(1), default=46000, help="afterstates timed")
+    p.add_argument("--batch", type=int_at_least(1), default=46000, help="positions per call")
+    p.add_argument("--repeat", type=int_at_least(1), default=5, help="interleaved runs; the best of each is reported")
+    p.add_argument("--seed", type=int_at_least(0), default=0, help="draws the positions and rolls")
     args = p.parse_args()
     x = afterstates(args.positions, args.seed)
     fns: dict[str, Callable[[np.ndarray], object]] = {

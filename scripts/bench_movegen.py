@@ -6,7 +6,7 @@ their ratio (ours / gnubg's), and a check that both found the same number of dis
 (numpy here is single-threaded); times are CPU seconds of this process (``time.process_time``), the best of
 ``--repeat`` interleaved runs, so that other processes on the machine disturb the ratio as little as possible.
 
-Usage: ``python scripts/bench_movegen.py [--positions FILE] [--chunk 250] [--repeat 3]`` (needs ``gnubg-nn``).
+Usage: ``python scripts/bench_movegen.py [--positions FILE] [--chunk 250] [--repeat 5]`` (needs ``gnubg-nn``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bgbot.errors import run_script
+from bgbot.errors import BgbotError, int_at_least, run_script
 from bgbot.formats import positionid
 from bgbot.rules.movegen import ROLLS, generate_plays
 
@@ -56,13 +56,15 @@ def bench_gnubg(boards: list) -> tuple[float, int]:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--positions", type=Path, default=DATA)
-    p.add_argument("--chunk", type=int, default=250, help="positions per generate_plays call (x 21 rolls)")
-    p.add_argument("--repeat", type=int, default=5, help="timed runs of each; the best is reported")
+    p.add_argument("--positions", type=Path, default=DATA, help="file of position IDs, one a line")
+    p.add_argument("--chunk", type=int_at_least(1), default=250, help="positions per generate_plays call (x 21 rolls)")
+    p.add_argument("--repeat", type=int_at_least(1), default=5, help="timed runs of each; the best is reported")
     args = p.parse_args()
     import gnubg_nn
 
     ids = read_ids(args.positions)
+    if not ids:
+        raise BgbotError(f"no position IDs in {str(args.positions)!r}")
     positions = np.stack([positionid.decode(s) for s in ids])
     boards = [gnubg_nn.board_from_position_id(s) for s in ids]
     n = len(ids) * len(ROLLS)

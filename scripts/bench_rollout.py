@@ -8,6 +8,8 @@ script without the ``rollout`` command) is subtracted. Wall-clock and CPU second
 bgbot's trials per wall-clock second over GNU Backgammon's (target >= 1.0)::
 
     python scripts/bench_rollout.py --trials 1296
+
+Usage: ``python scripts/bench_rollout.py [--trials 1296] [--workers 2] [--seed 0]`` (needs Debian's ``gnubg``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ import shutil
 import subprocess
 import time
 
-from bgbot.errors import run_script
+from bgbot.arena.rollout import MIN_TRIALS
+from bgbot.errors import int_at_least, run_script
 
 GNUBG = shutil.which("gnubg") or "/usr/games/gnubg"
 
@@ -80,9 +83,11 @@ def run_bgbot(trials: int, workers: int, seed: int) -> tuple[float, float, list[
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--trials", type=int, default=1296)
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--trials", type=int_at_least(MIN_TRIALS), default=1296, help="trials of each (at least 2, for an SE)"
+    )
+    ap.add_argument("--workers", type=int_at_least(1), default=2, help="bgbot's rollout processes")
+    ap.add_argument("--seed", type=int_at_least(0), default=0, help="bgbot's dice seed")
     args = ap.parse_args()
     start_wall, start_cpu = run_gnubg(gnubg_script(args.trials, rollout=False))
     g_wall, g_cpu = run_gnubg(gnubg_script(args.trials, rollout=True))

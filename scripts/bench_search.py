@@ -14,8 +14,8 @@ Prints one JSON object from one run:
   (``bgbot.arena.tournament.run``, duplicate dice, the same seed, games split into one chunk per worker), and
   ``ratio`` = bgbot's / gnubg's.
 
-Usage: ``python scripts/bench_search.py [--positions 60] [--games 400] [--gnubg-games 200] [--workers 2]``
-(needs ``gnubg-nn``).
+Usage: ``python scripts/bench_search.py [--model PATH] [--positions 60] [--games 400] [--gnubg-games 200]
+[--workers 2] [--seed 11] [--no-tournament]`` (needs ``gnubg-nn``).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from threadpoolctl import threadpool_limits
 from bgbot.api import DEFAULT_MODEL
 from bgbot.arena import tournament
 from bgbot.arena.players import to_gnubg
-from bgbot.errors import run_script
+from bgbot.errors import int_at_least, run_script
 from bgbot.evaluation import bearoff, checkpoint, search
 from bgbot.evaluation.network import Evaluator, set_threads
 from bgbot.evaluation.specialists import evaluator_for
@@ -94,12 +94,22 @@ def tournament_speed(spec: str, games: int, workers: int, seed: int) -> float:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", default=None, help="checkpoint (default: the shipped model)")
-    p.add_argument("--positions", type=int, default=60, help="positions for the latency figures")
-    p.add_argument("--games", type=int, default=400, help="games of the 1-ply bgbot tournament (even)")
-    p.add_argument("--gnubg-games", type=int, default=200, help="games of the gnubg:1 tournament (even)")
-    p.add_argument("--workers", type=int, default=2)
-    p.add_argument("--seed", type=int, default=11)
-    p.add_argument("--no-tournament", action="store_true")
+    p.add_argument("--positions", type=int_at_least(1), default=60, help="positions for the latency figures")
+    p.add_argument(
+        "--games",
+        type=int_at_least(tournament.MIN_GAMES, even=True),
+        default=400,
+        help="games of the 1-ply bgbot tournament (even)",
+    )
+    p.add_argument(
+        "--gnubg-games",
+        type=int_at_least(tournament.MIN_GAMES, even=True),
+        default=200,
+        help="games of the gnubg:1 tournament (even)",
+    )
+    p.add_argument("--workers", type=int_at_least(1), default=2, help="tournament processes")
+    p.add_argument("--seed", type=int_at_least(0), default=11, help="dice seed")
+    p.add_argument("--no-tournament", action="store_true", help="latency only")
     args = p.parse_args()
     model = args.model or str(DEFAULT_MODEL)
     set_threads()

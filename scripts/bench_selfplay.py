@@ -22,9 +22,9 @@ on a shared machine disturb the ratios as little as possible; the reference and 
   databases, no outcome constraints), in the same rounds, and on / off (``--dispatch both``, the default);
 * ``peak_rss_mib``: the process's peak resident memory.
 
-Usage: ``python scripts/bench_selfplay.py [--model PATH] [--games 3000] [--train-games 3000] [--config full]
-[--rounds 3] [--dispatch both|on|off] [--no-gnubg] [--no-2core]`` (``gnubg-nn`` needed for the references;
-``--train-games 0`` skips training).
+Usage: ``python scripts/bench_selfplay.py [--model PATH] [--baseline PATH] [--games 3000] [--gnubg-games 1000]
+[--train-games 3000] [--config full] [--rounds 3] [--dispatch both|on|off] [--no-gnubg] [--no-2core]`` (``gnubg-nn``
+needed for the references; ``--train-games 0`` skips training).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from bgbot.api import DEFAULT_MODEL
-from bgbot.errors import run_script
+from bgbot.errors import int_at_least, run_script
 from bgbot.evaluation import bearoff, checkpoint
 from bgbot.evaluation.evaluator import set_class_dispatch
 from bgbot.evaluation.network import set_threads
@@ -174,11 +174,18 @@ def two_core_speed(model: str, games: int, games_in_flight: int) -> float:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", default=None, help="checkpoint (default: the shipped model)")
-    p.add_argument("--games", type=int, default=3000, help="games for each self-play speed measurement")
-    p.add_argument("--gnubg-games", type=int, default=1000, help="games of each reference measurement")
-    p.add_argument("--train-games", type=int, default=3000, help="games of the learning-on measurement (0: skip)")
+    p.add_argument("--games", type=int_at_least(1), default=3000, help="games for each self-play speed measurement")
+    p.add_argument(
+        "--gnubg-games",
+        type=int_at_least(2),
+        default=1000,
+        help="games of each reference measurement (the harness plays them in duplicate pairs)",
+    )
+    p.add_argument(
+        "--train-games", type=int_at_least(0), default=3000, help="games of the learning-on measurement (0: skip)"
+    )
     p.add_argument("--config", default="full", help="training preset for the learning-on measurement")
-    p.add_argument("--rounds", type=int, default=3, help="alternating rounds; the best of each is reported")
+    p.add_argument("--rounds", type=int_at_least(1), default=3, help="alternating rounds; the best of each is reported")
     p.add_argument(
         "--dispatch",
         choices=["both", "on", "off"],
@@ -198,6 +205,9 @@ def main() -> None:
     bearoff.load()  # built or read before timing
     config = TrainConfig.load(args.config)
     model = args.model or str(DEFAULT_MODEL)
+    for path in (model, args.baseline):  # a missing or damaged checkpoint is reported now, not after the first timings
+        if path:
+            checkpoint.load(path)
     runs: dict[str, list[float]] = {
         "bare": [],
         "selfplay": [],

@@ -1,7 +1,7 @@
 """The harness's anchor benchmark (issue 4): GNU Backgammon 0-ply against pubeval with duplicate dice.
 
 Expected: a 95% CI that contains +0.633 ppg (200,000 games measured here) and is at most ±0.02 wide at 20,000 games.
-Usage: python scripts/bench_tournament.py [--games 20000] [--seed 2024] [--workers 2]
+Usage: ``python scripts/bench_tournament.py [--games 20000] [--seed 2024] [--workers N]`` (default: one per CPU)
 """
 
 from __future__ import annotations
@@ -10,16 +10,16 @@ import argparse
 import os
 
 from bgbot.arena import tournament
-from bgbot.errors import run_script
+from bgbot.errors import int_at_least, run_script
 
 ANCHOR = 0.633
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", type=int, default=20000)
-    ap.add_argument("--seed", type=int, default=2024)
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--games", type=int_at_least(tournament.MIN_GAMES, even=True), default=20000)
+    ap.add_argument("--seed", type=int_at_least(0), default=2024)
+    ap.add_argument("--workers", type=int_at_least(1), default=os.cpu_count() or 1)
     args = ap.parse_args()
     r = tournament.run(["gnubg:0", "pubeval"], args.games, seed=args.seed, workers=args.workers)
     print(tournament.format_table(r))

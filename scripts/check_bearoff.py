@@ -33,7 +33,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/gnubg_oracle.py, from any directory
 
-from bgbot.errors import run_script  # noqa: E402
+from bgbot.errors import int_at_least, run_script  # noqa: E402
 from bgbot.evaluation import bearoff  # noqa: E402
 from bgbot.evaluation.classes import BEAROFF_OS, classify_batch  # noqa: E402
 from bgbot.rules.board import NUM_CHECKERS  # noqa: E402
@@ -118,8 +118,8 @@ def one_sided_eval(db: bearoff.Databases, n: int, seed: int = 1) -> dict:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--no-bearoffdump", action="store_true")
-    p.add_argument("--random", type=int, default=20000)
+    p.add_argument("--no-bearoffdump", action="store_true", help="skip first_off (needs Debian's bearoffdump)")
+    p.add_argument("--random", type=int_at_least(1), default=20000, help="random bear-offs of one_sided_eval")
     args = p.parse_args()
     t0, c0 = time.perf_counter(), time.process_time()
     off, first = bearoff.build_one_sided()

@@ -4,6 +4,9 @@ The one command behind the README's opening table::
 
     python scripts/opening_rollouts.py --trials 1296 --candidates 4 --workers 2
 
+Usage: ``python scripts/opening_rollouts.py [--trials 1296] [--truncate 0] [--candidates 4] [--workers 2] [--seed 0]
+[--json PATH]`` (needs ``gnubg-nn``).
+
 Each roll's candidates are the best ``--candidates`` plays of GNU Backgammon's 0-ply move filter, rolled out by
 :func:`bgbot.arena.rollout.rollout_plays` (0-ply players, variance reduction, quasi-random dice). GNU Backgammon's
 2-ply choice (``gnubg_nn.best_move(board, d1, d2, n=2)``) is printed next to bgbot's first-ranked play.
@@ -20,7 +23,8 @@ import numpy as np
 from bgbot.api import Bot
 from bgbot.arena import rollout as ro
 from bgbot.arena.players import to_gnubg
-from bgbot.errors import run_script
+from bgbot.errors import int_at_least, run_script
+from bgbot.files import write_atomic
 from bgbot.formats import notation
 from bgbot.rules.board import apply_steps, flip, starting_position
 
@@ -37,11 +41,11 @@ def gnubg_choice(d1: int, d2: int) -> bytes:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--trials", type=int, default=1296)
-    ap.add_argument("--truncate", type=int, default=0)
-    ap.add_argument("--candidates", type=int, default=4)
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--trials", type=int_at_least(ro.MIN_TRIALS), default=1296, help="trials per candidate")
+    ap.add_argument("--truncate", type=int_at_least(0), default=0, help="stop trials after N plies (0: never)")
+    ap.add_argument("--candidates", type=int_at_least(1), default=4, help="plays rolled out per roll")
+    ap.add_argument("--workers", type=int_at_least(1), default=2, help="rollout processes")
+    ap.add_argument("--seed", type=int_at_least(0), default=0, help="dice seed")
     ap.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     args = ap.parse_args()
     bot = Bot.load()
@@ -85,8 +89,7 @@ def main() -> None:
     }
     print(f"\n{summary['agree']}/15 first-ranked plays agree with GNU Backgammon 2-ply; {elapsed:.0f} s")
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(summary, f)
+        write_atomic(args.json, json.dumps(summary))
 
 
 def _scalar(after: bytes, d1: int, d2: int):

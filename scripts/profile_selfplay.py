@@ -4,8 +4,8 @@ Runs the loop that ``scripts/bench_selfplay.py`` times (``--games-in-flight`` ga
 process, one torch and one BLAS thread), plays :data:`WARMUP_PLIES` plies off the profile (the steady state), then
 profiles ``--plies`` plies and prints one JSON object:
 
-* ``profiled_games_per_s``: games finished per CPU second under the profiler (it slows the loop: compare shares, not
-  this rate, with the benchmark's);
+* ``games_finished`` and ``profiled_games_per_s``: games finished under the profiler, and per CPU second (it slows the
+  loop: compare shares, not this rate, with the benchmark's; null when no game finished: too few ``--plies``);
 * ``total_s``: the profiled CPU seconds; ``share``: for each stage of the loop, its cumulative time over ``total_s``
   (a stage's callees included; stages nest, so shares do not add up to 1). The stages: ``evaluate`` (the evaluator's
   classified probabilities of every afterstate), inside it ``inputs`` (the networks' inputs: ``features`` and
@@ -29,7 +29,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from bgbot.api import DEFAULT_MODEL
-from bgbot.errors import run_script
+from bgbot.errors import int_at_least, run_script
 from bgbot.evaluation import checkpoint
 from bgbot.evaluation.network import set_threads
 from bgbot.evaluation.specialists import evaluator_for
@@ -94,7 +94,7 @@ def profile(
     for _ in range(plies):
         ply()
     prof.disable()
-    cpu = time.process_time() - t0
+    cpu, finished = time.process_time() - t0, sp.games_finished - start
     stats = pstats.Stats(prof).stats  # type: ignore[attr-defined]
     total = max(sum(v[2] for v in stats.values()), 1e-12)  # tottime summed: the profiled seconds
     share = {}
@@ -108,7 +108,8 @@ def profile(
         "learn": learn,
         "plies": plies,
         "games_in_flight": games_in_flight,
-        "profiled_games_per_s": round((sp.games_finished - start) / cpu, 1),
+        "games_finished": finished,
+        "profiled_games_per_s": round(finished / cpu, 1) if finished else None,
         "total_s": round(total, 3),
         "share": share,
         "top": {f"{f.rsplit('/', 1)[-1]}:{fn}": [round(v[2], 3), round(v[2] / total, 3)] for (f, _, fn), v in by_own},
@@ -119,11 +120,11 @@ def main() -> None:
     """Parse the arguments, profile, print the JSON."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--model", default=None, help="checkpoint (default: the shipped model)")
-    p.add_argument("--plies", type=int, default=300, help="plies profiled (after the warm-up)")
-    p.add_argument("--games-in-flight", type=int, default=512, help="games advancing together")
+    p.add_argument("--plies", type=int_at_least(1), default=300, help="plies profiled (after the warm-up)")
+    p.add_argument("--games-in-flight", type=int_at_least(1), default=512, help="games advancing together")
     p.add_argument("--learn", action="store_true", help="learning on: a TD(lambda) and Adam step after each ply")
     p.add_argument("--config", default="full", help="training preset for --learn")
-    p.add_argument("--top", type=int, default=15, help="functions listed by their own time")
+    p.add_argument("--top", type=int_at_least(0), default=15, help="functions listed by their own time")
     args = p.parse_args()
     set_threads(1)
     with threadpool_limits(1):
