@@ -3,8 +3,10 @@ legal plays (checked against ``gnubg_nn.moves``), so its games/s is that of real
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -70,7 +72,23 @@ def test_profile_selfplay_finds_every_stage_of_the_loop():
     assert set(out["share"]) == set(prof.STAGES)
     assert all(0 < v <= 1 for v in out["share"].values())
     assert out["share"]["inputs"] <= out["share"]["evaluate"] and out["share"]["features"] <= out["share"]["inputs"]
-    assert len(out["top"]) == 5 and out["profiled_games_per_s"] >= 0
+    assert len(out["top"]) == 5 and out["games_finished"] >= 0
+    assert (out["profiled_games_per_s"] is None) == (out["games_finished"] == 0)
+
+
+def test_profile_selfplay_gives_no_rate_when_no_game_finished():
+    """Too few plies for any game to finish: games/s is null, not a measured 0."""
+    prof = _load("profile_selfplay")
+    out = prof.profile(
+        str(SCRIPTS.parent / "models" / "bgbot-1.pt"),
+        plies=2,
+        games_in_flight=4,
+        learn=False,
+        config=prof.TrainConfig.load("full"),
+        top=1,
+        warmup=0,
+    )
+    assert out["games_finished"] == 0 and out["profiled_games_per_s"] is None
 
 
 def test_run_script_reports_bad_input_as_one_line(capsys):
@@ -107,3 +125,160 @@ def test_a_benchmark_given_a_missing_checkpoint_says_so_in_one_line(tmp_path):
     assert run.returncode == 2, run.stderr
     assert run.stderr.strip().splitlines() == [f"error: no checkpoint file at {str(missing)!r}"]
     assert run.stdout == ""
+
+
+class _Parsed(Exception):
+    """Raised in place of a script's work once its arguments parsed (the tests need the parser, not the run)."""
+
+    def __init__(self, parser: argparse.ArgumentParser, args: argparse.Namespace | None) -> None:
+        super().__init__()
+        self.parser, self.namespace = parser, args
+
+
+def _parse(monkeypatch, script: str, argv: list[str]) -> _Parsed:
+    """Run ``script``'s ``main()`` with ``argv`` up to its argument parsing: a :class:`_Parsed` holding the parser and
+    the arguments, or argparse's ``SystemExit`` (raised out of this function) for a usage error."""
+    module = _load(script)
+    parse_args = argparse.ArgumentParser.parse_args
+
+    def stop(self, *a, **k):
+        raise _Parsed(self, parse_args(self, *a, **k))
+
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", stop)
+    monkeypatch.setattr(sys, "argv", [f"{script}.py", *argv])
+    with pytest.raises(_Parsed) as parsed:
+        module.main()
+    return parsed.value
+
+
+SCRIPT_USAGE = [
+    "profile_selfplay",
+    "bench_selfplay",
+    "bench_search",
+    "bench_movegen",
+    "bench_features",
+    "bench_decisions",
+    "bench_rollout",
+    "bench_tournament",
+    "add_checksum",
+    "plot_progress",
+    "opening_rollouts",
+    "check_bearoff",
+]
+_NEEDS = {"add_checksum": ["x.pt"], "plot_progress": ["dir", "--out", "x.png"]}
+
+
+@pytest.mark.parametrize("script", SCRIPT_USAGE)
+def test_a_scripts_usage_line_names_its_real_options_and_defaults(monkeypatch, script):
+    """The docstring's ``Usage:`` names every option the script has and no other, and a number shown after an option
+    (``[--games 3000]``) is its default."""
+    module = _load(script)
+    usage = module.__doc__.split("Usage:", 1)[1]
+    parsed = _parse(monkeypatch, script, _NEEDS.get(script, []))
+    options = {o for a in parsed.parser._actions for o in a.option_strings if o.startswith("--")} - {"--help"}
+    assert set(re.findall(r"--[a-z0-9][a-z0-9-]*", usage)) == options
+    for name, shown in re.findall(r"\[(--[a-z0-9-]+) (\d+)\]", usage):
+        assert getattr(parsed.namespace, name[2:].replace("-", "_")) == int(shown), name
+
+
+BAD_NUMBERS = [
+    ("profile_selfplay", "--plies", "0"),
+    ("profile_selfplay", "--plies", "-1"),
+    ("profile_selfplay", "--games-in-flight", "0"),
+    ("profile_selfplay", "--top", "-1"),
+    ("bench_selfplay", "--games", "0"),
+    ("bench_selfplay", "--rounds", "0"),
+    ("bench_selfplay", "--gnubg-games", "1"),
+    ("bench_selfplay", "--train-games", "-5"),
+    ("bench_search", "--positions", "0"),
+    ("bench_search", "--games", "5"),
+    ("bench_search", "--workers", "0"),
+    ("bench_movegen", "--repeat", "0"),
+    ("bench_movegen", "--chunk", "0"),
+    ("bench_features", "--positions", "0"),
+    ("bench_features", "--seed", "-1"),
+    ("bench_decisions", "--positions", "0"),
+    ("bench_decisions", "--ply", "3"),
+    ("bench_rollout", "--trials", "1"),
+    ("bench_rollout", "--workers", "0"),
+    ("bench_tournament", "--games", "3"),
+    ("bench_tournament", "--workers", "0"),
+    ("plot_progress", "--games", "0"),
+    ("plot_progress", "--select", "10,x"),
+    ("opening_rollouts", "--candidates", "0"),
+    ("opening_rollouts", "--truncate", "-1"),
+    ("check_bearoff", "--random", "0"),
+]
+
+
+@pytest.mark.parametrize(("script", "option", "value"), BAD_NUMBERS)
+def test_a_script_refuses_an_impossible_number_before_it_starts(monkeypatch, capsys, script, option, value):
+    """An impossible count (``--games 0``, ``--plies -1``, an odd duplicate game count...) is argparse's usage error
+    naming the option, status 2, before any work."""
+    with pytest.raises(SystemExit) as done:
+        _parse(monkeypatch, script, [*_NEEDS.get(script, []), option, value])
+    assert done.value.code == 2
+    assert f"error: argument {option}: " in capsys.readouterr().err
+
+
+def test_int_at_least():
+    from bgbot.errors import int_at_least
+
+    assert int_at_least(0)("0") == 0 and int_at_least(4, even=True)("6") == 6
+    for parse, text in ((int_at_least(1), "0"), (int_at_least(1), "1.5"), (int_at_least(4, even=True), "5")):
+        with pytest.raises(argparse.ArgumentTypeError):
+            parse(text)
+
+
+def test_bad_data_files_are_bgbot_errors(monkeypatch, tmp_path):
+    """A positions file with no IDs, no target files, a corrupt referee cache, a file that is not a checkpoint, and a
+    folder with no checkpoints: each a :class:`BgbotError` naming it (one ``error:`` line), not a traceback or an
+    empty result."""
+    from bgbot.errors import BgbotError
+
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# only a comment\n")
+    monkeypatch.setattr(sys, "argv", ["bench_movegen.py", "--positions", str(empty), "--repeat", "1"])
+    with pytest.raises(BgbotError, match="no position IDs"):
+        _load("bench_movegen").main()
+
+    features = _load("bench_features")
+    monkeypatch.setattr(features, "TARGETS", tmp_path)
+    with pytest.raises(BgbotError, match="no position files"):
+        features.afterstates(10, 0)
+
+    cache = tmp_path / "cache.json"
+    for text in ("{not json", "[1, 2]"):
+        cache.write_text(text)
+        with pytest.raises(BgbotError, match="referee cache"):
+            _load("bench_decisions").Referee(None, cache)
+
+    not_a_checkpoint = tmp_path / "notes.pt"
+    not_a_checkpoint.write_text("not a checkpoint")
+    monkeypatch.setattr(sys, "argv", ["add_checksum.py", str(not_a_checkpoint)])
+    with pytest.raises(BgbotError, match="notes.pt"):
+        _load("add_checksum").main()
+
+    folder = tmp_path / "checkpoints"
+    folder.mkdir()
+    monkeypatch.setattr(sys, "argv", ["plot_progress.py", str(folder), "--out", str(tmp_path / "p.png")])
+    with pytest.raises(BgbotError, match=r"no checkpoints \(\*\.pt\)"):
+        _load("plot_progress").main()
+    assert not (tmp_path / "p.jsonl").exists()
+
+
+def test_bench_selfplay_checks_its_checkpoints_before_timing(monkeypatch, tmp_path):
+    """A missing ``--baseline`` is reported at once, not after the first rounds of timings."""
+    from bgbot.errors import BgbotError
+
+    bench = _load("bench_selfplay")
+
+    def timed(*a, **k):
+        raise AssertionError("timed before the checkpoints were checked")
+
+    for name in ("bare_gnubg_speed", "selfplay_speed", "harness_gnubg_speed", "training_speed"):
+        monkeypatch.setattr(bench, name, timed)
+    missing = tmp_path / "missing.pt"
+    monkeypatch.setattr(sys, "argv", ["bench_selfplay.py", "--baseline", str(missing), "--no-2core"])
+    with pytest.raises(BgbotError, match="no checkpoint file"):
+        bench.main()
