@@ -24,7 +24,7 @@ import subprocess
 import time
 
 from bgbot.arena.rollout import MIN_TRIALS
-from bgbot.errors import int_at_least, run_script
+from bgbot.errors import BgbotError, int_at_least, run_script
 
 GNUBG = shutil.which("gnubg") or "/usr/games/gnubg"
 
@@ -91,7 +91,12 @@ def main() -> None:
     args = ap.parse_args()
     start_wall, start_cpu = run_gnubg(gnubg_script(args.trials, rollout=False))
     g_wall, g_cpu = run_gnubg(gnubg_script(args.trials, rollout=True))
-    g_wall, g_cpu = max(g_wall - start_wall, 1e-9), max(g_cpu - start_cpu, 1e-9)
+    g_wall, g_cpu = g_wall - start_wall, g_cpu - start_cpu
+    if g_wall <= 0 or g_cpu <= 0:  # a rate from a time of 0 or less would be nonsense, not a measurement
+        raise BgbotError(
+            f"GNU Backgammon's {args.trials} trials took no longer than its start-up alone "
+            f"({g_wall + start_wall:.2f} s against {start_wall:.2f} s wall clock): too few --trials to time"
+        )
     b_wall, b_cpu, probs = run_bgbot(args.trials, args.workers, args.seed)
     out = {
         "trials": args.trials,

@@ -282,3 +282,20 @@ def test_bench_selfplay_checks_its_checkpoints_before_timing(monkeypatch, tmp_pa
     monkeypatch.setattr(sys, "argv", ["bench_selfplay.py", "--baseline", str(missing), "--no-2core"])
     with pytest.raises(BgbotError, match="no checkpoint file"):
         bench.main()
+
+
+def test_bench_rollout_refuses_a_gnubg_time_of_zero(monkeypatch):
+    """GNU Backgammon's rollout no slower than its start-up alone (too few trials, a noisy machine): an error, not a
+    ratio computed from a clamped time of 1e-9 s."""
+    from bgbot.errors import BgbotError
+
+    bench = _load("bench_rollout")
+    monkeypatch.setattr(bench, "run_gnubg", lambda script: (0.2, 0.1))
+
+    def not_reached(*a, **k):
+        raise AssertionError("bgbot timed although GNU Backgammon's time was unusable")
+
+    monkeypatch.setattr(bench, "run_bgbot", not_reached)
+    monkeypatch.setattr(sys, "argv", ["bench_rollout.py", "--trials", "2"])
+    with pytest.raises(BgbotError, match="too few --trials"):
+        bench.main()
