@@ -50,10 +50,20 @@ def gnubg_script(trials: int, rollout: bool) -> str:
 
 
 def run_gnubg(script: str) -> tuple[float, float]:
-    """(wall seconds, CPU seconds of the child)."""
+    """(wall seconds, CPU seconds of the child).
+
+    Raises:
+        OSError: GNU Backgammon failed or timed out.
+    """
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    subprocess.run([GNUBG, "-t", "-q"], input=script, text=True, capture_output=True, check=True, timeout=7200)
+    try:
+        subprocess.run([GNUBG, "-t", "-q"], input=script, text=True, capture_output=True, check=True, timeout=7200)
+    except subprocess.CalledProcessError as err:  # the reference failed: one error line (run_script), its last words
+        tail = (err.stderr or err.stdout or "").strip().splitlines()[-1:] or ["no output"]
+        raise OSError(f"{GNUBG} exited with status {err.returncode}: {tail[0]}") from None
+    except subprocess.TimeoutExpired:
+        raise OSError(f"{GNUBG} did not finish within 7200 s") from None
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)

@@ -299,3 +299,12 @@ def test_bench_rollout_refuses_a_gnubg_time_of_zero(monkeypatch):
     monkeypatch.setattr(sys, "argv", ["bench_rollout.py", "--trials", "2"])
     with pytest.raises(BgbotError, match="too few --trials"):
         bench.main()
+
+
+def test_bench_rollout_reports_a_failed_gnubg_as_bad_input(monkeypatch):
+    """GNU Backgammon exiting with an error is an OSError naming it and its status (one ``error:`` line through
+    ``run_script``), not a CalledProcessError traceback."""
+    bench = _load("bench_rollout")
+    monkeypatch.setattr(bench, "GNUBG", "/bin/false")
+    with pytest.raises(OSError, match="/bin/false exited with status 1"):
+        bench.run_gnubg("quit\n")

@@ -169,8 +169,8 @@ def test_rollout_kind_and_missing_inputs_say_why(tmp_path, capsys):
     assert "no positions parts" in capsys.readouterr().err
     sample = ["sample", "--model", MODEL, "--out", str(tmp_path / "s")]
     for argv, message in (
-        ([*sample, "--positions", "0"], "argument --positions: an integer >= 1, got 0"),
-        ([*sample, "--positions", "5", "--seed", "-1"], "argument --seed: an integer >= 0, got -1"),
+        ([*sample, "--positions", "0"], "argument --positions: a whole number >= 1, got 0"),
+        ([*sample, "--positions", "5", "--seed", "-1"], "argument --seed: a whole number >= 0, got -1"),
         (["sample", "--model", MODEL, "--out", "", "--positions", "5"], "argument --out: a directory name"),
     ):
         with pytest.raises(SystemExit) as exit_:

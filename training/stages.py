@@ -48,7 +48,7 @@ import torch
 from tqdm import tqdm
 
 from bgbot import files
-from bgbot.errors import BgbotError
+from bgbot.errors import BgbotError, int_at_least
 from bgbot.evaluation import checkpoint, encoding, features, search, specialists
 from bgbot.evaluation.evaluator import position_probabilities
 from bgbot.evaluation.network import NetConfig, ValueNet, set_threads
@@ -744,21 +744,6 @@ STAGES = {"sample": run_sample, "select": run_select, "targets": run_targets, "f
 """Each stage's name and its function (``python -m training STAGE``; ``bgbot train STAGE`` forwards here)."""
 
 
-def _at_least(lo: int):
-    """An argparse type: an integer >= ``lo`` (argparse then prints one ``error:`` line and exits 2)."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"an integer >= {lo}, got {text!r}") from None
-        if value < lo:
-            raise argparse.ArgumentTypeError(f"an integer >= {lo}, got {value}")
-        return value
-
-    return parse
-
-
 def _directory(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("a directory name, got an empty one")
@@ -772,11 +757,11 @@ def build_parser(prog: str = "python -m training") -> argparse.ArgumentParser:
     s = sub.add_parser("sample", help="sample positions from the model's self-play")
     s.add_argument("--model", required=True)
     s.add_argument("--out", required=True, type=_directory, help="directory of part-NNNNN.npz files")
-    s.add_argument("--positions", type=_at_least(1), required=True)
-    s.add_argument("--part-size", type=_at_least(1), default=500)
-    s.add_argument("--seed", type=_at_least(0), default=1)
-    s.add_argument("--generation", type=_at_least(1), default=1)
-    s.add_argument("--games-in-flight", type=_at_least(1), default=256)
+    s.add_argument("--positions", type=int_at_least(1), required=True)
+    s.add_argument("--part-size", type=int_at_least(1), default=500)
+    s.add_argument("--seed", type=int_at_least(0), default=1)
+    s.add_argument("--generation", type=int_at_least(1), default=1)
+    s.add_argument("--games-in-flight", type=int_at_least(1), default=256)
     s.add_argument("--keep", action="append", metavar="CLASS=RATE", help=f"keep rates, defaults {DEFAULT_KEEP}")
     c = sub.add_parser("select", help="keep sampled positions of given classes and 0-ply winning chances")
     c.add_argument("--model", required=True, help="the model whose 0-ply win probability selects")
@@ -790,24 +775,24 @@ def build_parser(prog: str = "python -m training") -> argparse.ArgumentParser:
     c.add_argument(
         "--win", type=float, nargs=2, metavar=("LO", "HI"), default=(0.0, 1.0), help="side on roll's 0-ply win range"
     )
-    c.add_argument("--part-size", type=_at_least(1), default=500)
-    c.add_argument("--max", type=_at_least(0), default=0, help="keep at most N positions (0: all)")
+    c.add_argument("--part-size", type=int_at_least(1), default=500)
+    c.add_argument("--max", type=int_at_least(0), default=0, help="keep at most N positions (0: all)")
     t = sub.add_parser("targets", help="compute targets of sampled positions with the engine")
     t.add_argument("--model", required=True)
     t.add_argument("--positions", required=True, help="a sample directory")
     t.add_argument("--out", required=True, type=_directory)
     t.add_argument("--kind", default="ply2", choices=TARGET_KINDS)
-    t.add_argument("--chunk", type=_at_least(1), default=100, help="positions searched together")
-    t.add_argument("--limit", type=_at_least(0), default=0, help="only the first N parts (0: all)")
+    t.add_argument("--chunk", type=int_at_least(1), default=100, help="positions searched together")
+    t.add_argument("--limit", type=int_at_least(0), default=0, help="only the first N parts (0: all)")
     t.add_argument(
-        "--trials", type=_at_least(1), help="rollout: trials per position (default 36: each first roll once)"
+        "--trials", type=int_at_least(1), help="rollout: trials per position (default 36: each first roll once)"
     )
     t.add_argument(
-        "--horizon", type=_at_least(0), help="rollout: half-moves before the net values the position (default 8)"
+        "--horizon", type=int_at_least(0), help="rollout: half-moves before the net values the position (default 8)"
     )
-    t.add_argument("--seed", type=_at_least(0), help="rollout: dice seed (default 1)")
+    t.add_argument("--seed", type=int_at_least(0), help="rollout: dice seed (default 1)")
     t.add_argument(
-        "--workers", type=_at_least(1), help="rollout: worker processes (default 1; the targets do not depend on it)"
+        "--workers", type=int_at_least(1), help="rollout: worker processes (default 1; the targets do not depend on it)"
     )
     t.add_argument("--ray", metavar="ADDRESS", help="rollout: run on Ray ('local' or HOST:PORT); the same targets")
     t.add_argument(
@@ -826,14 +811,14 @@ def build_parser(prog: str = "python -m training") -> argparse.ArgumentParser:
         help="a position in several target parts is fitted once, to the last part's target (list rollouts last)",
     )
     f.add_argument("--run-dir", required=True, type=_directory)
-    f.add_argument("--epochs", type=_at_least(1), default=10)
+    f.add_argument("--epochs", type=int_at_least(1), default=10)
     f.add_argument("--lr", type=float, default=1e-4)
     f.add_argument(
         "--lr-final", type=float, help="anneal the learning rate from --lr to this by the last epoch (cosine)"
     )
-    f.add_argument("--batch", type=_at_least(1), default=128)
+    f.add_argument("--batch", type=int_at_least(1), default=128)
     f.add_argument("--val-frac", type=float, default=0.05)
-    f.add_argument("--seed", type=_at_least(0), default=1)
+    f.add_argument("--seed", type=int_at_least(0), default=1)
     f.add_argument(
         "--arch",
         choices=FIT_ARCHS,
