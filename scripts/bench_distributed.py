@@ -18,7 +18,9 @@ import time
 
 import numpy as np
 
-from bgbot.errors import run_script
+from bgbot.arena.rollout import MIN_TRIALS
+from bgbot.arena.tournament import MIN_GAMES
+from bgbot.errors import int_at_least, run_script
 
 
 def timed(fn):
@@ -29,9 +31,9 @@ def timed(fn):
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--trials", type=int, default=432)
-    ap.add_argument("--truncate", type=int, default=10)
-    ap.add_argument("--games", type=int, default=2000)
+    ap.add_argument("--trials", type=int_at_least(MIN_TRIALS), default=432, help="rollout trials (default 432)")
+    ap.add_argument("--truncate", type=int_at_least(0), default=10, help="plies a trial is truncated at (default 10)")
+    ap.add_argument("--games", type=int_at_least(MIN_GAMES, even=True), default=2000, help="games (default 2000)")
     args = ap.parse_args()
 
     import ray

@@ -42,7 +42,7 @@ from urllib.parse import urlencode
 
 import httpx
 
-from bgbot.errors import run_script
+from bgbot.errors import int_at_least, run_script
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "gnubg_selfplay_positions.txt"
@@ -177,8 +177,8 @@ def percentile(values: list[float], q: float) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--requests", type=int, default=200, help="move requests per mode (default 200)")
-    parser.add_argument("--repeat", type=int, default=3, help="rounds, the median reported (default 3)")
+    parser.add_argument("--requests", type=int_at_least(1), default=200, help="move requests per mode (default 200)")
+    parser.add_argument("--repeat", type=int_at_least(1), default=3, help="rounds, the median reported (default 3)")
     parser.add_argument(
         "--client", choices=("raw", "httpx"), default="raw", help="HTTP client (default raw: see fire_raw)"
     )

@@ -208,6 +208,11 @@ BAD_NUMBERS = [
     ("opening_rollouts", "--candidates", "0"),
     ("opening_rollouts", "--truncate", "-1"),
     ("check_bearoff", "--random", "0"),
+    ("bench_distributed", "--trials", "1"),
+    ("bench_distributed", "--truncate", "-1"),
+    ("bench_distributed", "--games", "3"),
+    ("bench_server", "--requests", "0"),
+    ("bench_server", "--repeat", "0"),
 ]
 
 
