@@ -47,7 +47,7 @@ from bgbot.evaluation.network import set_threads
 from bgbot.evaluation.specialists import evaluator_for
 from bgbot_training.config import TrainConfig
 from bgbot_training.selfplay import SelfPlay
-from bgbot_training.train import adam, encoder_for, td_loss
+from bgbot_training.train import adam, encoder_for, td_update
 
 WARMUP_PLIES = 120
 """Plies played off the clock before self-play is timed: all games in flight start together, and for the first ~50
@@ -141,11 +141,7 @@ def training_speed(model: str, config: TrainConfig, games: int, seed: int = 1) -
     def ply() -> None:
         positions, targets = sp.step(evaluator)
         if len(positions):
-            net.train()
-            loss = td_loss(net, positions, targets, sp.inputs)
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
+            td_update(net, opt, positions, targets, sp.inputs)
 
     for _ in range(WARMUP_PLIES):
         ply()

@@ -35,7 +35,7 @@ from bgbot.evaluation.network import set_threads
 from bgbot.evaluation.specialists import evaluator_for
 from bgbot_training.config import TrainConfig
 from bgbot_training.selfplay import SelfPlay
-from bgbot_training.train import adam, encoder_for, td_loss
+from bgbot_training.train import adam, encoder_for, td_update
 
 WARMUP_PLIES = 120
 """Plies played before the profile starts (as ``scripts/bench_selfplay.py``'s warm-up)."""
@@ -80,11 +80,7 @@ def profile(
     def ply() -> None:
         positions, targets = sp.step(evaluator)
         if learn and len(positions):
-            net.train()
-            loss = td_loss(net, positions, targets, sp.inputs)
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
+            td_update(net, opt, positions, targets, sp.inputs)
 
     for _ in range(warmup):
         ply()

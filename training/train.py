@@ -23,6 +23,7 @@ line is appended with one write and fsynced. A failed write (disk full, ...) sto
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from collections.abc import Callable
@@ -177,6 +178,27 @@ def td_loss(
     return torch.nn.functional.mse_loss(out, torch.from_numpy(targets))
 
 
+def td_update(
+    net: ValueNet | ClassNets,
+    opt: torch.optim.Optimizer,
+    positions: np.ndarray,
+    targets: np.ndarray,
+    inputs: dict[str, np.ndarray] | None = None,
+) -> float:
+    """One learning step of self-play training: :func:`td_loss` of ``positions`` ``(K, 26)`` int8 against their
+    lambda-return ``targets`` ``(K, 5)`` float32 (``inputs`` as :func:`td_loss` takes them), then, if the loss is
+    finite, one step of ``opt``. Returns the loss (mean squared error, a float); a NaN or infinite loss leaves the
+    weights as they were, for the caller to report."""
+    net.train()
+    loss = td_loss(net, positions, targets, inputs)
+    value = loss.item()
+    if math.isfinite(value):
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+    return value
+
+
 def _append_jsonl(path: Path, record: dict) -> None:
     """Append one JSON line with a single write, then fsync; a failed write is cut back off, so the file holds whole
     lines only.
@@ -287,14 +309,10 @@ def train(
         if len(positions):
             for group in opt.param_groups:
                 group["lr"] = _learning_rate(config, games)
-            net.train()
-            loss = td_loss(net, positions, targets, selfplay.inputs)
-            if not torch.isfinite(loss):
-                raise RunError(f"training diverged at {games} games: the loss is {loss.item()}; {kept()}")
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            losses.append(loss.item())
+            loss = td_update(net, opt, positions, targets, selfplay.inputs)
+            if not math.isfinite(loss):
+                raise RunError(f"training diverged at {games} games: the loss is {loss}; {kept()}")
+            losses.append(loss)
         done = min(start_games + selfplay.games_finished, config.games) - games  # exact: extras are not counted
         if done:
             games += done

@@ -155,6 +155,26 @@ _ALL_OPEN = _k_table(lambda k: -1 if k == 0 else 0)
 _ONE_ON_BAR = _k_table(lambda k: -1 if k == 1 else 0)
 
 
+def _combination_hits(
+    ob: np.ndarray, op: np.ndarray, mc: np.ndarray, m2: np.ndarray, m3: np.ndarray, m4: np.ndarray, hits: np.ndarray
+) -> None:
+    """The hits that pass an intermediate point, into ``hits`` ``(21, R)`` bool (rows 0..14 the non-doubles, 15..20
+    the doubles; overwritten): a non-double's sum by a checker of ``mc`` through either die's point, a double's 2, 3
+    or 4 steps by a checker of ``m2``/``m3``/``m4`` (those that can make that many moves) through open points.
+    ``ob`` ``(6, R)``: the blots with the point d pips behind open; ``op`` ``(1, R)`` the open points; the movers
+    ``(1, R)`` int32 masks."""
+    c = ob.take(_PA, axis=0)
+    c |= ob.take(_PB, axis=0)
+    c &= mc >> _PS
+    np.not_equal(c, 0, out=hits[:15])
+    x = (m4 >> _D6_4) & (op >> _D6_3)
+    x |= m3 >> _D6_3
+    x &= op >> _D6_2
+    x |= m2 >> _D6_2
+    x &= ob
+    np.not_equal(x, 0, out=hits[15:])
+
+
 def _shot_counts(k: np.ndarray, mine: np.ndarray, theirs: np.ndarray, theirs2: np.ndarray) -> np.ndarray:
     """Rolls out of 36 with which the side on roll hits an opponent blot -> ``(M,)`` int32 in 0..36.
 
@@ -190,18 +210,9 @@ def _shot_counts(k: np.ndarray, mine: np.ndarray, theirs: np.ndarray, theirs2: n
     if not k.any():  # no checker on the bar: every checker moves freely
         do = ((m >> _D6) & b) != 0  # (6, R) hit directly with a d
         h = hits[:15]
-        c = ob.take(_PA, axis=0)
-        c |= ob.take(_PB, axis=0)
-        c &= m >> _PS
-        np.not_equal(c, 0, out=h)
+        _combination_hits(ob, op, m, m, m, m, hits)
         h |= do.take(_PA, axis=0)
         h |= do.take(_PB, axis=0)
-        x = (m >> _D6_4) & (op >> _D6_3)
-        x |= m >> _D6_3
-        x &= op >> _D6_2
-        x |= m >> _D6_2
-        x &= ob
-        np.not_equal(x, 0, out=hits[15:])
         hits[15:] |= do
     else:
         on_bar = mine & _BAR_BIT
@@ -212,24 +223,15 @@ def _shot_counts(k: np.ndarray, mine: np.ndarray, theirs: np.ndarray, theirs2: n
         db = ((on_bar[None] >> _D6) & b) != 0  # (6, R) hit entering with a d
         do = ((others >> _D6) & b) != 0  # (6, R) hit directly with a d by a checker on a point
         mc = (mine & _COMBO_MOVERS[k])[None]
+        movers = _MOVERS.take(k, axis=1)  # (5, R) row i: the checkers that can make the i-th move
+        movers &= mine
         h = hits[:15]
-        c = ob.take(_PA, axis=0)
-        c |= ob.take(_PB, axis=0)
-        c &= mc >> _PS
-        np.not_equal(c, 0, out=h)
+        _combination_hits(ob, op, mc, movers[2:3], movers[3:4], movers[4:], hits)
         h |= db.take(_PA, axis=0)
         h |= db.take(_PB, axis=0)
         h |= do.take(_PA, axis=0) & after.take(_PB, axis=0)
         h |= do.take(_PB, axis=0) & after.take(_PA, axis=0)
-        movers = _MOVERS.take(k, axis=1)  # (5, R) row i: the checkers that can make the i-th move
-        movers &= mine
-        x = (movers[4:] >> _D6_4) & (op >> _D6_3)
-        x |= movers[3:4] >> _D6_3
-        x &= op >> _D6_2
-        x |= movers[2:3] >> _D6_2
-        x &= ob
-        x |= (movers[1:2] >> _D6) & b
-        np.not_equal(x, 0, out=hits[15:])
+        hits[15:] |= ((movers[1:2] >> _D6) & b) != 0
         hits[15:] &= enters
     n = np.add.reduce(hits[:15].view(np.uint8), axis=0, dtype=np.uint8).astype(i32)
     n *= 2

@@ -606,7 +606,7 @@ def _sides(
     made, nz = ma["made"], ma["nz"]
     back = _top25(nz)
     # the other side's rearmost index in its numbering: ob = 23 - their_back
-    their_back = _top25(mb["nz"]) if half is None else np.concatenate([back[half:], back[:half]])
+    their_back = _top25(mb["nz"]) if half is None else _swap(back, half)
     ob = 23 - their_back  # -1..24
     cols = np.arange(m)
     # break contact: sum over i >= k = ob + 1 of (i - k + 2) a_i; free pips: sum over i < ob of (i + 1) a_i, i.e.
