@@ -314,3 +314,26 @@ def test_the_fast_td_step_learns_what_the_plain_one_did(model):
     assert moved > 1e-2  # the steps did change the weights (11 Adam steps of up to 3e-3 each)
     for (name, p), q in zip(net.named_parameters(), ref.parameters(), strict=True):
         assert torch.allclose(p, q, rtol=0, atol=1e-6), name
+
+
+def test_td_update_steps_on_a_finite_loss_and_leaves_the_weights_on_a_nan():
+    """``td_update``: the loss it returns is ``td_loss``'s, and one Adam step follows it; a NaN loss (diverged targets)
+    is returned with the weights untouched, for ``train`` to report as divergence."""
+    from pathlib import Path
+
+    from bgbot.rules.board import starting_position
+    from training.train import adam, td_loss, td_update
+
+    net, _ = checkpoint.load(str(Path(__file__).resolve().parents[1] / "models" / "bgbot-1.pt"))
+    opt = adam(net.parameters(), 1e-3)
+    start = starting_position()
+    positions = np.stack([start, flip(position({6: 5, 8: 3, 13: 5, 24: 2}, {1: 2, 12: 5, 17: 3, 19: 4, 20: 1}))])
+    targets = np.full((2, 5), 0.25, dtype=np.float32)
+    before = [p.detach().clone() for p in net.parameters()]
+    expected = td_loss(net, positions, targets).item()
+    assert td_update(net, opt, positions, targets) == pytest.approx(expected, rel=1e-6)
+    assert any(not torch.equal(p, b) for p, b in zip(net.parameters(), before, strict=True))
+    after = [p.detach().clone() for p in net.parameters()]
+    targets[0, 0] = np.nan
+    assert np.isnan(td_update(net, opt, positions, targets))
+    assert all(torch.equal(p, a) for p, a in zip(net.parameters(), after, strict=True))
