@@ -740,7 +740,20 @@ def run_gate(args: argparse.Namespace) -> dict:
 
 # --- command line --------------------------------------------------------------------------------------------------
 
-STAGES = {"sample": run_sample, "select": run_select, "targets": run_targets, "fit": run_fit, "gate": run_gate}
+def run_campaign(args: argparse.Namespace) -> dict:
+    from .campaign import run_campaign as run
+
+    return run(args)
+
+
+STAGES = {
+    "sample": run_sample,
+    "select": run_select,
+    "targets": run_targets,
+    "fit": run_fit,
+    "gate": run_gate,
+    "campaign": run_campaign,
+}
 """Each stage's name and its function (``python -m training STAGE``; ``bgbot train STAGE`` forwards here)."""
 
 
@@ -841,7 +854,10 @@ def build_parser(prog: str = "python -m training") -> argparse.ArgumentParser:
     g.add_argument("--workers", type=int, default=1)
     g.add_argument("--ply", type=int, default=0)
     g.add_argument("--out", help="JSON record file")
-    for sp in (s, c, t, f, g):
+    from .campaign import add_parser as add_campaign
+
+    add_campaign(sub)
+    for sp in (s, c, t, f, g, sub.choices["campaign"]):
         sp.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
