@@ -164,6 +164,7 @@ SCRIPT_USAGE = [
     "plot_progress",
     "opening_rollouts",
     "check_bearoff",
+    "cost_table",
 ]
 _NEEDS = {"add_checksum": ["x.pt"], "plot_progress": ["dir", "--out", "x.png"]}
 

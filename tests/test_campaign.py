@@ -158,3 +158,33 @@ def test_reasons_follow_their_rules():
     order = campaign.interleave(np.array([Reason.BASE] * 3 + [Reason.CUBE] * 4, dtype=np.int8), seed=1, size=5)
     # the schedule takes cube, cube, cube, then base, then cube again (the other streams are empty)
     assert [int(i >= 3) for i in order] == [1, 1, 1, 0, 1] and len(set(order.tolist())) == 5
+
+
+def test_cost_table_compares_each_kind_with_the_reference(pool, tmp_path):
+    ref = tmp_path / "ref"
+    assert stages.main(plan(ref, pool, size=6)) == 0
+    assert stages.main(["campaign", "run", "--store", str(ref), "--quiet"]) == 0
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "cost_table.py"),
+            "--reference",
+            str(ref),
+            "--positions",
+            "4",
+            "--kinds",
+            "ply0,plain36",
+        ],  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    table = json.loads(out.stdout)
+    assert table["reference"]["positions"] == 4 and [k["kind"] for k in table["kinds"]] == ["ply0", "plain36"]
+    refs = [stages.load_npz(campaign.part_path(ref, n)) for n in (0, 1)]
+    pos = np.concatenate([r["positions"] for r in refs])[:4]
+    target = np.concatenate([r["targets"] for r in refs])[:4]
+    ev = evaluator_for(checkpoint.load(MODEL)[0])
+    bias = float(np.mean(stages.ply_targets(ev, pos, 0)[:, 0].astype(np.float64) - target[:, 0]))
+    assert table["kinds"][0]["win"]["bias"] == pytest.approx(bias, abs=1e-6)
+    assert all(k["cpu_s"] > 0 and k["win"]["rmse"] >= 0 for k in table["kinds"])
