@@ -740,6 +740,7 @@ def run_gate(args: argparse.Namespace) -> dict:
 
 # --- command line --------------------------------------------------------------------------------------------------
 
+
 def run_campaign(args: argparse.Namespace) -> dict:
     from .campaign import run_campaign as run
 
