@@ -188,3 +188,43 @@ def test_cost_table_compares_each_kind_with_the_reference(pool, tmp_path):
     bias = float(np.mean(stages.ply_targets(ev, pos, 0)[:, 0].astype(np.float64) - target[:, 0]))
     assert table["kinds"][0]["win"]["bias"] == pytest.approx(bias, abs=1e-6)
     assert all(k["cpu_s"] > 0 and k["win"]["rmse"] >= 0 for k in table["kinds"])
+
+
+def test_cube_errors_are_the_referees_cost_of_each_models_action():
+    from bgbot.cube.decision import decide
+    from bgbot.rules.state import CubeState, MatchState
+    from training import cubegate
+
+    start = starting_position()
+    positions = np.stack([start] * 3)
+    ref = np.array([[0.78, 0.25, 0.01, 0.04, 0.0], [0.60, 0.10, 0.0, 0.05, 0.0], [0.30, 0.05, 0.0, 0.1, 0.0]])
+    same = cubegate.decision_errors(ref, positions, ref)
+    assert same["double"][:2].tolist() == [0.0, 0.0] and np.isnan(same["double"][2])  # 0.30 is outside the window
+    timid = ref.copy()
+    timid[0] = [0.52, 0.05, 0.0, 0.05, 0.0]  # a model that sees no double in the first position
+    got = cubegate.decision_errors(timid, positions, ref)
+    r = decide(ref[:1], CubeState(), MatchState(), cubegate._efficiency(start))
+    assert min(r.equities["double_take"], r.equities["double_pass"]) > r.equities["no_double"]  # the referee doubles
+    assert got["double"][0] == pytest.approx(1000 * r.errors["no_double"]) and got["double"][0] > 0
+    paired = cubegate._paired(got["double"], same["double"])
+    assert paired["mean"] > 0
+
+
+def test_gate_with_cube_reference_records_both_models_cube_errors(pool, tmp_path, capsys):
+    ref = tmp_path / "ref"
+    assert stages.main(plan(ref, pool, size=30)) == 0
+    assert stages.main(["campaign", "run", "--store", str(ref), "--quiet"]) == 0
+    capsys.readouterr()
+    five = str(ROOT / "models" / "bgbot-5.pt")
+    argv = ["gate", "--candidate", MODEL, "--against", MODEL, "--games", "4", "--cube-reference", str(ref), "--quiet"]
+    assert stages.main(argv) == 0
+    record = json.loads(capsys.readouterr().out)
+    cube = record["cube"]
+    assert cube["positions"] == 30 and cube["diff"]["double"]["mean"] in (0.0, None) and cube["not_worse"]
+    assert record["accepted"] is False  # a model against itself gains nothing in ppg
+    argv[4] = five
+    assert stages.main(argv) == 0
+    other = json.loads(capsys.readouterr().out)["cube"]
+    n = other["against"]["double"]["decisions"]
+    assert n == cube["candidate"]["double"]["decisions"] and n > 0  # the window is the referee's, not a model's
+    assert other["against"]["double"]["mean_millipoints"] == cube["against"]["double"]["mean_millipoints"]

@@ -4,7 +4,9 @@
     python -m training select  --model M --positions DIR [DIR ...] --out DIR [--classes C,...] [--win LO HI]
     python -m training targets --model M --positions DIR --out DIR --kind ply2|ply1|ply0|rollout
     python -m training fit     --init M --targets DIR [DIR ...] --run-dir DIR [--epochs E] [--resume]
-    python -m training gate    --candidate C --against P --games N [--opponent pubeval ...] --out FILE.json
+    python -m training gate    --candidate C --against P --games N [--opponent pubeval ...] [--cube-reference STORE]
+                               --out FILE.json
+    python -m training campaign plan|run|status --store DIR ...   (training.campaign: the rollout campaign)
 
 Files (every one written atomically, temp file + ``os.replace``; a stage killed at any moment loses at most the part
 it was working on and continues with ``--resume`` or by simply being run again with the same settings: an output
@@ -22,7 +24,8 @@ directory holding parts made with other settings, or a fit resumed on other data
 * ``fit`` writes ``RUN_DIR/latest.pt`` (with the optimiser, each epoch), ``RUN_DIR/best.pt`` (lowest validation loss)
   and ``RUN_DIR/curve.jsonl`` (one line per epoch: losses overall and per class, seconds).
 * ``gate`` writes one JSON record: ppg with 95% CI of the candidate against the previous generation and each
-  ``--opponent``.
+  ``--opponent``; with ``--cube-reference``, also both models' money cube errors on held-out long rollouts, paired
+  (:mod:`training.cubegate`). Accepted: the lower 95% end of the ppg above 0, and the cube decisions not worse.
 
 No GNU Backgammon output is used anywhere here: positions come from the model's own self-play, targets from the engine's
 own search and rollouts.
@@ -731,6 +734,13 @@ def run_gate(args: argparse.Namespace) -> dict:
         record["results"][opp] = r
     first = record["results"][args.against]
     record["accepted"] = bool(first["ci_low"] > 0)
+    if getattr(args, "cube_reference", None):
+        from .cubegate import cube_check
+
+        if not args.against.endswith(".pt"):
+            raise StageError("--cube-reference compares two checkpoints: --against must be a .pt file")
+        record["cube"] = cube_check(args.candidate, args.against, args.cube_reference)
+        record["accepted"] = record["accepted"] and record["cube"]["not_worse"]
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -855,6 +865,13 @@ def build_parser(prog: str = "python -m training") -> argparse.ArgumentParser:
     g.add_argument("--workers", type=int, default=1)
     g.add_argument("--ply", type=int, default=0)
     g.add_argument("--out", help="JSON record file")
+    g.add_argument(
+        "--cube-reference",
+        nargs="+",
+        metavar="STORE",
+        help="campaign stores of held-out long rollouts: accept only if the candidate's money cube decisions on them "
+        "are not worse than --against's (training.cubegate)",
+    )
     from .campaign import add_parser as add_campaign
 
     add_campaign(sub)
