@@ -228,3 +228,36 @@ def test_gate_with_cube_reference_records_both_models_cube_errors(pool, tmp_path
     n = other["against"]["double"]["decisions"]
     assert n == cube["candidate"]["double"]["decisions"] and n > 0  # the window is the referee's, not a model's
     assert other["against"]["double"]["mean_millipoints"] == cube["against"]["double"]["mean_millipoints"]
+
+
+def test_fit_weighs_rollout_targets_by_their_standard_errors(pool, tmp_path, capsys):
+    ref = tmp_path / "ref"
+    assert stages.main(plan(ref, pool, size=12)) == 0
+    assert stages.main(["campaign", "run", "--store", str(ref), "--quiet"]) == 0
+    pos, tg, se, _ = stages._load_targets([str(ref)])
+    assert se.shape == (12, 5) and (se[:, 0] > 0).all()
+    w = stages.stderr_weights(se, 0.02)
+    assert w[0, 0] == pytest.approx(0.02**2 / (0.02**2 + float(se[0, 0]) ** 2), rel=1e-6) and (w <= 1).all()
+    assert (stages.stderr_weights(np.zeros((2, 5)), 0.02) == 1).all()  # exact targets weigh 1
+    net = stages._SingleFit(checkpoint.load(MODEL)[0])
+    rows = np.array([0, 5, 11, 5])
+    with torch_no_grad():
+        x = stages.EncodedTargets(net, pos, tg, w)
+        out = net.net(x.inputs[0][rows]).numpy()
+        by_hand = float((w[rows] * (out - tg[rows]) ** 2).sum() / (5 * len(rows)))
+        assert float(x.loss(rows)) == pytest.approx(by_hand, rel=1e-5)
+        assert float(x.loss(rows)) < float(stages.EncodedTargets(net, pos, tg).loss(rows))
+    # the option reaches the fit and is part of what a resumed fit must see again
+    run = tmp_path / "fit"
+    argv = ["fit", "--init", MODEL, "--targets", str(ref), "--run-dir", str(run), "--epochs", "1", "--arch", "single"]
+    assert stages.main([*argv, "--stderr-scale", "0.02", "--val-frac", "0.25", "--quiet"]) == 0
+    assert stages.main([*argv, "--stderr-scale", "0.05", "--val-frac", "0.25", "--quiet", "--resume"]) == 2
+    assert "stderr_scale" in capsys.readouterr().err
+    assert stages.main([*argv, "--stderr-scale", "-1", "--run-dir", str(tmp_path / "f2"), "--quiet"]) == 2
+    assert "--stderr-scale must be" in capsys.readouterr().err
+
+
+def torch_no_grad():
+    import torch
+
+    return torch.no_grad()

@@ -468,12 +468,13 @@ def run_targets(args: argparse.Namespace) -> dict:
 # --- fit -----------------------------------------------------------------------------------------------------------
 
 
-def _load_targets(dirs: list[str], last_wins: bool = False) -> tuple[np.ndarray, np.ndarray, list[dict]]:
-    """Positions ``(N, 26)`` int8, targets ``(N, 5)`` float32 and each part's file, kind and model, from the
-    ``part-*.npz`` of ``dirs`` in order (each directory's parts sorted by name). ``last_wins``: a position held by
-    several parts is kept once, with the target of the last part that holds it (rollout targets of some positions,
-    listed after the 2-ply targets of them all, replace those)."""
-    pos, tg, metas = [], [], []
+def _load_targets(dirs: list[str], last_wins: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]:
+    """Positions ``(N, 26)`` int8, targets ``(N, 5)`` float32, their standard errors ``(N, 5)`` float32 (0 where a part
+    records none: search targets) and each part's file, kind and model, from the ``part-*.npz`` of ``dirs`` in order
+    (each directory's parts sorted by name). ``last_wins``: a position held by several parts is kept once, with the
+    target of the last part that holds it (rollout targets of some positions, listed after the 2-ply targets of them
+    all, replace those)."""
+    pos, tg, se, metas = [], [], [], []
     for d in dirs:
         parts = sorted(Path(d).glob("part-*.npz"))
         if not parts:
@@ -484,12 +485,26 @@ def _load_targets(dirs: list[str], last_wins: bool = False) -> tuple[np.ndarray,
                 raise StageError(f"{str(p)!r} holds no targets (a positions part?)")
             pos.append(z["positions"])
             tg.append(z["targets"])
+            se.append(z.get("stderr", np.zeros_like(z["targets"])))
             metas.append({"file": str(p), "kind": z["meta"].get("kind"), "model": z["meta"].get("model")})
     positions, targets = np.concatenate(pos), np.concatenate(tg).astype(np.float32)
+    stderr = np.concatenate(se).astype(np.float32)
     if last_wins:
         keep = np.sort(len(positions) - 1 - first_rows(positions[::-1]))  # each position's last occurrence
-        positions, targets = positions[keep], targets[keep]
-    return positions, targets, metas
+        positions, targets, stderr = positions[keep], targets[keep], stderr[keep]
+    return positions, targets, stderr, metas
+
+
+def stderr_weights(stderr: np.ndarray, scale: float) -> np.ndarray:
+    """Per-output weights of targets by their standard errors: ``scale^2 / (scale^2 + se^2)``, ``(N, 5)`` float32.
+
+    Weighted least squares with each target's error variance ``se^2`` beside a common variance ``scale^2`` that the
+    net cannot fit anyway (its approximation error): a target known to within its ``se`` counts in proportion to the
+    inverse of its total error variance, normalised so that an exact target (se = 0: search targets, databases)
+    weighs 1. ``scale`` is in the targets' units (probability), e.g. 0.02.
+    """
+    s2 = np.float32(scale) ** 2
+    return (s2 / (s2 + np.asarray(stderr, dtype=np.float32) ** 2)).astype(np.float32)
 
 
 def run_fit(args: argparse.Namespace) -> dict:
@@ -517,6 +532,7 @@ def run_fit(args: argparse.Namespace) -> dict:
         "lr_final": getattr(args, "lr_final", None),
         "batch": args.batch,
         "seed": args.seed,
+        "stderr_scale": getattr(args, "stderr_scale", None),
     }
     hint = "resume with the run's own settings, or start a new fit (--init RUN_DIR/latest.pt)"
     meta: checkpoint.CheckpointMeta | None = None
@@ -524,8 +540,14 @@ def run_fit(args: argparse.Namespace) -> dict:
         loaded, meta = checkpoint.load(latest)
         net = _fit_model(loaded, arch, encoding_version, resumed=True)
         check_settings(meta.training_config, data_settings, str(latest), hint)
-    pos, tg, metas = _load_targets(args.targets, getattr(args, "last_wins", False))
-    digest = hashlib.sha256(pos.tobytes() + tg.tobytes()).hexdigest()  # what a resumed fit must see again
+    pos, tg, se, metas = _load_targets(args.targets, getattr(args, "last_wins", False))
+    scale = data_settings["stderr_scale"]
+    if scale is not None and not (math.isfinite(scale) and scale > 0):
+        raise StageError(f"--stderr-scale must be a finite number > 0, got {scale}")
+    weights = None if scale is None else stderr_weights(se, scale)
+    digest = hashlib.sha256(  # what a resumed fit must see again
+        pos.tobytes() + tg.tobytes() + (b"" if weights is None else weights.tobytes())
+    ).hexdigest()
     if meta is not None:
         check = {"positions": len(pos), "data_sha256": digest}
         check_settings(meta.training_config, check, str(latest), "the target parts changed; " + hint)
@@ -556,7 +578,7 @@ def run_fit(args: argparse.Namespace) -> dict:
         "encoding": net.config.encoding_version,
     }
 
-    data = EncodedTargets(net, pos, tg)
+    data = EncodedTargets(net, pos, tg, weights)
 
     def val_loss() -> dict:
         with torch.no_grad():
@@ -646,7 +668,13 @@ class EncodedTargets:
     253 MB for 250,000 positions on encoding v2.
     """
 
-    def __init__(self, net: _SingleFit | specialists.ClassNets, positions: np.ndarray, targets: np.ndarray) -> None:
+    def __init__(
+        self,
+        net: _SingleFit | specialists.ClassNets,
+        positions: np.ndarray,
+        targets: np.ndarray,
+        weights: np.ndarray | None = None,
+    ) -> None:
         if isinstance(net, _SingleFit):
             self.nets: list[ValueNet] = [net.net]
             group = np.zeros(len(positions), dtype=np.int64)
@@ -665,9 +693,11 @@ class EncodedTargets:
             x = encode(positions[rows]) if len(rows) else np.zeros((0, sub.config.n_inputs), dtype=np.float32)
             self.inputs.append(torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32)))
         self.targets = torch.from_numpy(np.ascontiguousarray(targets, dtype=np.float32))
+        self.weights = None if weights is None else torch.from_numpy(np.ascontiguousarray(weights, dtype=np.float32))
 
     def loss(self, rows: np.ndarray) -> torch.Tensor:
-        """Mean squared error over the five outputs of ``rows`` ``(K,)`` int64 (autograd on)."""
+        """Mean squared error over the five outputs of ``rows`` ``(K,)`` int64 (autograd on), each squared error times
+        its weight when the targets have weights (:func:`stderr_weights`)."""
         total = torch.zeros(())
         groups = self.group[rows]
         for g, sub in enumerate(self.nets):
@@ -675,7 +705,8 @@ class EncodedTargets:
             if len(sel) == 0:
                 continue
             out = sub(self.inputs[g][torch.from_numpy(self.within[sel])])
-            total = total + ((out - self.targets[torch.from_numpy(sel)]) ** 2).sum()
+            sq = (out - self.targets[torch.from_numpy(sel)]) ** 2
+            total = total + (sq if self.weights is None else sq * self.weights[torch.from_numpy(sel)]).sum()
         return total / (5 * max(len(rows), 1))
 
 
@@ -854,6 +885,13 @@ def build_parser(prog: str = "python -m training") -> argparse.ArgumentParser:
         choices=sorted(_FIT_ENCODINGS),
         help="inputs: v1 (bgbot-1's 203) or v2 (plus GNU-style features, 253); default: v2 for specialists made "
         "from a single net, else --init's own",
+    )
+    f.add_argument(
+        "--stderr-scale",
+        type=float,
+        metavar="TAU",
+        help="weigh each target by TAU^2 / (TAU^2 + se^2), se its standard error (rollouts; 0 for search targets), "
+        "e.g. 0.02",
     )
     f.add_argument("--resume", action="store_true")
     g = sub.add_parser("gate", help="duplicate games of a candidate against the previous generation")
