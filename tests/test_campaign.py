@@ -56,6 +56,13 @@ def test_plan_run_status_and_resume_after_kill_give_identical_parts(pool, tmp_pa
     assert stages.main(["campaign", "run", "--store", str(whole), "--quiet"]) == 0
     done = json.loads(capsys.readouterr().out)
     assert done["made"] == 10 and done["store"]["positions"] == 30 and done["store"]["parts_done"] == 10
+    gap = done["store"]["rollout_minus_0ply"]
+    assert sum(g["positions"] for g in gap.values()) == 30
+    planned_rows = stages.load_npz(whole / campaign.PLAN_FILE)
+    rolled = np.concatenate([stages.load_npz(campaign.part_path(whole, n))["targets"] for n in range(10)])
+    base = planned_rows["reasons"] == Reason.BASE
+    by_hand = float(np.mean(rolled[base, 0].astype(np.float64) - planned_rows["probabilities"][base, 0]))
+    assert gap["base"]["win_mean"] == pytest.approx(by_hand, abs=1e-9)
 
     # a run killed with SIGKILL once its first part is saved, then resumed
     cmd = [sys.executable, "-m", "training", "campaign", "run", "--store", str(killed), "--quiet"]

@@ -59,6 +59,7 @@ import numpy as np
 from bgbot.arena.rollout import RolloutSettings, rollout_positions
 from bgbot.errors import int_at_least
 from bgbot.evaluation.evaluator import position_probabilities
+from bgbot.rules.outcomes import equity
 
 from .stages import (
     SAMPLE_CLASSES,
@@ -405,13 +406,17 @@ def roll_part(evaluator, settings: CampaignSettings, plan: dict, n: int, workers
 
 def status(store: Path) -> dict:
     """What a store holds: parts and positions done, CPU-hours, positions per reason, mean standard error of the win
-    probability, and the parts still to do.
+    probability, and per reason the gap between the rollouts and the planning model's 0-ply probabilities (mean and
+    root mean square of rollout minus 0-ply, in win probability and in cubeless equity): where the model's 0-ply
+    misses what its own play knows.
 
     Raises:
         StageError: not a store, or a part is torn or foreign.
     """
     settings = load_settings(store)
+    plan = load_plan(store, settings)
     total = n_parts(settings)
+    gaps: dict[str, list[np.ndarray]] = {r.name.lower(): [] for r in Reason}
     done, cpu, wall, per_reason, se = 0, 0.0, 0.0, dict.fromkeys((r.name.lower() for r in Reason), 0), []
     positions = 0
     for n in range(total):
@@ -427,6 +432,22 @@ def status(store: Path) -> dict:
         for k in Reason:
             per_reason[k.name.lower()] += int((data["reasons"] == k).sum())
         se.append(data["stderr"][:, 0])
+        lo = n * settings.part_size
+        zero_ply = plan["probabilities"][lo : lo + len(data["positions"])].astype(np.float64)
+        rolled = data["targets"].astype(np.float64)
+        d = np.stack([rolled[:, 0] - zero_ply[:, 0], equity(rolled) - equity(zero_ply)], axis=1)
+        for k in Reason:
+            gaps[k.name.lower()].append(d[data["reasons"] == k])
+    gap = {}
+    for name, chunks in gaps.items():
+        d = np.concatenate(chunks) if chunks else np.zeros((0, 2))
+        gap[name] = {
+            "positions": len(d),
+            "win_mean": float(d[:, 0].mean()) if len(d) else None,
+            "win_rms": float(np.sqrt((d[:, 0] ** 2).mean())) if len(d) else None,
+            "equity_mean": float(d[:, 1].mean()) if len(d) else None,
+            "equity_rms": float(np.sqrt((d[:, 1] ** 2).mean())) if len(d) else None,
+        }
     return {
         "store": str(store),
         "model": settings.model,
@@ -439,6 +460,7 @@ def status(store: Path) -> dict:
         "cpu_seconds_per_position": cpu / max(positions, 1),
         "win_stderr_mean": float(np.concatenate(se).mean()) if se else None,
         "by_reason": per_reason,
+        "rollout_minus_0ply": gap,
     }
 
 
