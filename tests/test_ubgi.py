@@ -117,11 +117,11 @@ def test_cube_take_and_turn(engine, bot):
     answer(engine, f"position gnubgid {encode(race)}")
     cube = answer(engine, "go role cube")
     d = bot.cube_action(race)
-    assert cube[-1] == ("bestcube double" if d.action.startswith("Double") else "bestcube nodouble")
+    assert cube[-1] == ("bestcube double" if d.kind.doubles else "bestcube nodouble")
     probs = [float(v) for v in cube[0].split(" probs ")[1].split()]
     assert probs == pytest.approx(bot.evaluate(race).to_array(), abs=1e-6)
     take = answer(engine, "go role take")[-1]
-    assert take == ("bestcube take" if d.equities["double_take"] <= d.equities["double_pass"] else "bestcube pass")
+    assert take == ("bestcube take" if d.answer.takes else "bestcube pass")
     turn = answer(engine, "dice 6 5", "go role turn")
     assert turn[-1].startswith("bestturn cube=") and " move=" in turn[-1]
     assert answer(engine, f"position xgid {strong}", "go role chequer")[-1].startswith("bestmove ")

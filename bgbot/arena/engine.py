@@ -51,7 +51,6 @@ from typing import Protocol
 import numpy as np
 
 from bgbot.cube import decision as cubemod
-from bgbot.cube.janowski import MatchScore, emg_from_mwc, match_cubeful_mwc, money_cubeful
 from bgbot.cube.met import kazaross_xg2_extended
 from bgbot.errors import BgbotError
 from bgbot.evaluation.classes import cube_efficiencies
@@ -539,46 +538,19 @@ def cube_values(
 
     Returns:
         Money: cubeful equities; match: normalised money equity of the match winning chances (gnubg's mwc2eq), the
-        units :func:`bgbot.cube.decision.decide` compares them in.
+        units :func:`bgbot.cube.decision.decide` compares them in (:func:`bgbot.cube.decision.batch_values`).
     """
-    n = len(p)
-    out = np.empty((n, 3), dtype=np.float64)
-    owner = np.asarray(owner)
     if rules.is_money:
-        for o in (0, 1):
-            m = owner == o
-            if m.any():
-                out[m, 0] = money_cubeful(p[m], o, rules.jacoby, x[m])
-                out[m, 1] = 2.0 * money_cubeful(p[m], -1, rules.jacoby, x[m])
-        out[:, 2] = 1.0
-        return out
+        return cubemod.batch_values(p, owner, x, jacoby=rules.jacoby)
     assert away is not None and cube is not None
-    met = kazaross_xg2_extended()
-    keys = np.column_stack([away, cube, owner]).astype(np.int64)
-    for key in np.unique(keys, axis=0):
-        m = (keys == key).all(axis=1)
-        score = MatchScore(int(key[0]), int(key[1]), int(key[2]), False, met)
-        nd = match_cubeful_mwc(p[m], score, int(key[3]), x[m])
-        dt = match_cubeful_mwc(p[m], score.doubled(), -1, x[m])
-        dp = np.full(int(m.sum()), score.mwc_if(0, score.cube))
-        out[m] = np.column_stack([emg_from_mwc(v, score) for v in (nd, dt, dp)])
-    return out
+    return cubemod.batch_values(p, owner, x, away=away, cube=cube)
 
 
 def offers_double(values: np.ndarray, p: np.ndarray, owner: np.ndarray, rules: CubeRules) -> np.ndarray:
-    """Whether the side on roll doubles, ``(N,)`` bool: GNU Backgammon's proper action (:func:`bgbot.cube.decision._action`)
-    from :func:`cube_values` is a double, redouble or optional double."""
-    out = np.zeros(len(values), dtype=bool)
-    nd, dt, dp = values[:, 0], values[:, 1], values[:, 2]
-    gammon = p[:, 1] > 0.0
-    # _action doubles only where DT >= ND, or where ND > DT > DP and no gammon is possible ("the double wins").
-    for i in np.flatnonzero((dt >= nd) | ((dt > dp) & ~gammon)):
-        optional_pass = bool(gammon[i]) and (not rules.is_money or owner[i] != 0 or not rules.jacoby)
-        action = cubemod._action(
-            float(nd[i]), float(dt[i]), float(dp[i]), bool(gammon[i]), optional_pass, bool(owner[i] == 1)
-        )
-        out[i] = action.startswith(("Double", "Redouble", "Optional"))
-    return out
+    """Whether the side on roll doubles, ``(N,)`` bool: GNU Backgammon's proper action from :func:`cube_values` is a
+    double, redouble or optional double (:func:`bgbot.cube.decision.doubles`; ``owner`` and ``rules`` only change
+    the wording, not whether to double)."""
+    return cubemod.doubles(values, p[:, 1] > 0.0)
 
 
 # ------------------------------------------------------------------------------------------- tournaments' dice

@@ -501,15 +501,14 @@ class Engine:
 
     @staticmethod
     def _doubles(decision) -> bool:
-        return decision.cube_available and decision.action.startswith(("Double", "Redouble"))
+        return decision.cube_available and decision.kind.doubles
 
     def _cube_answer(self, start: float, take: bool) -> list[str]:
         ctx, p, decision = self._decision()
         if take:
             if not decision.cube_available:
                 raise UbgiError("bad_argument", "the side on roll cannot double here, so there is nothing to take")
-            eq = decision.equities
-            answer = "take" if eq["double_take"] <= eq["double_pass"] else "pass"
+            answer = "take" if decision.answer.takes else "pass"
             return [self._cube_info(start, p, decision, "take"), f"bestcube {answer}"]
         answer = "double" if self._doubles(decision) else "nodouble"
         return [self._cube_info(start, p, decision, "cube"), f"bestcube {answer}"]
