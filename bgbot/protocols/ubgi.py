@@ -81,7 +81,10 @@ def _bad(message: str) -> UbgiError:
 
 def format_steps(position: np.ndarray, dice: tuple[int, int], afterstate: np.ndarray) -> str:
     """The single-die steps of ``dice`` that turn ``position`` (mover on roll) into ``afterstate`` (flipped, opponent
-    on roll): ``"bar/22 13/11"``, ``"6/off"``; ``"pass"`` when no play is legal.
+    on roll): ``"bar/22 13/11"``, ``"8/5 6/5"``, ``"6/off"``; ``"pass"`` when no play is legal. The steps are in GNU
+    Backgammon's order of a play (gnubg's CanonicalMoveOrder, as :func:`bgbot.formats.notation.format_play` orders
+    them): by source point, highest first, ties by destination, highest first; played in that order each step is
+    legal.
 
     Raises:
         UbgiError: ``afterstate`` is not a legal result (a bug in the caller).
@@ -94,7 +97,8 @@ def format_steps(position: np.ndarray, dice: tuple[int, int], afterstate: np.nda
         return "pass"
     for play in plays:
         if bytes(play.afterstate) == target:
-            return " ".join(f"{'bar' if s == 25 else s}/{'off' if t == 0 else t}" for s, t in play.steps)
+            steps = sorted(play.steps, reverse=True)
+            return " ".join(f"{'bar' if s == 25 else s}/{'off' if t == 0 else t}" for s, t in steps)
     raise UbgiError("bad_argument", "the play is not legal")
 
 
