@@ -56,7 +56,7 @@ from bgbot.arena.engine import (
 )
 from bgbot.arena.players import Player
 from bgbot.arena.tournament import MAX_GAMES, MAX_SEED
-from bgbot.errors import BgbotError
+from bgbot.errors import BgbotError, is_int
 from bgbot.formats import matfile
 
 __all__ = [
@@ -96,7 +96,7 @@ class ChouetteRules:
 
     def __post_init__(self) -> None:
         n = self.auto_doubles
-        if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
+        if not is_int(n) or n < 0:
             raise ChouetteError(f"automatic doubles must be an integer >= 0 (0 = off, 1 = the usual), got {n!r}")
         if n and not self.cube:
             raise ChouetteError("automatic doubles need the cube: add --cube")
@@ -449,11 +449,11 @@ def run(
         raise ChouetteError(
             f"a chouette needs at least {MIN_PLAYERS} players (--player three times or more), got {len(specs)}"
         )
-    if not isinstance(games, (int, np.integer)) or isinstance(games, bool) or games < 1:
+    if not is_int(games) or games < 1:
         raise ChouetteError(f"games must be an integer >= 1, got {games!r}")
     if games > MAX_GAMES:
         raise ChouetteError(f"games must be at most {MAX_GAMES:,} (the records are held in memory), got {games}")
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+    if not is_int(seed) or not 0 <= seed <= MAX_SEED:
         raise ChouetteError(f"the seed must be an integer in 0 .. 2**63 - 1, got {seed!r}")
     rules = rules or ChouetteRules()
     players = [s if isinstance(s, Player) else make_player(s, seed=seed) for s in specs]

@@ -46,13 +46,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
 import numpy as np
 
 from bgbot.cube import decision as cubemod
 from bgbot.cube.met import kazaross_xg2_extended
-from bgbot.errors import BgbotError
+from bgbot.errors import BgbotError, is_int
 from bgbot.evaluation.classes import cube_efficiencies
 from bgbot.formats import matfile
 from bgbot.rules.board import game_result, starting_position
@@ -83,12 +82,6 @@ class EngineError(BgbotError):
     """A game that cannot go on: a game longer than the ply limit (a bug in a player), bad cube settings."""
 
 
-class Chooser(Protocol):
-    """What the engine needs of a player: batched checker play (and, for the cube phase, ``probabilities``)."""
-
-    def choose(self, positions: np.ndarray, dice: np.ndarray) -> np.ndarray: ...
-
-
 Roll = Callable[["Table", np.ndarray], np.ndarray]
 """``roll(table, idx)`` -> dice ``(K, 2)`` int8 of the slots ``idx`` ``(K,)``."""
 
@@ -112,15 +105,11 @@ class CubeRules:
 
     def __post_init__(self) -> None:
         n = self.auto_doubles
-        if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
+        if not is_int(n) or n < 0:
             raise EngineError(f"automatic doubles must be an integer >= 0 (0 = off), got {n!r}")
         if n > MAX_AUTO_DOUBLES:
             raise EngineError(f"automatic doubles must be at most {MAX_AUTO_DOUBLES} (a cube of 2**{n}), got {n}")
-        if (
-            not isinstance(self.match_length, (int, np.integer))
-            or isinstance(self.match_length, bool)
-            or self.match_length < 0
-        ):
+        if not is_int(self.match_length) or self.match_length < 0:
             raise EngineError(f"match length must be an integer >= 0 (0 = money), got {self.match_length!r}")
         if self.match_length > kazaross_xg2_extended().max_length:
             raise EngineError(

@@ -44,7 +44,6 @@ Conventions (where the drafts leave them open):
 
 from __future__ import annotations
 
-import shlex
 import sys
 import time
 from dataclasses import dataclass
@@ -543,8 +542,3 @@ def run(model: str | None = None, ply: int = 0, stdin: TextIO | None = None, std
         raise _bad(f"--ply must be 0..{MAX_PLY}, got {ply}")
     engine = Engine(options=Options(ply=ply, model=model))
     return engine.loop(stdin or sys.stdin, stdout or sys.stdout)
-
-
-def split_command(command: str) -> list[str]:
-    """A shell-like command line -> argv (``ubgi:"bgbot ubgi --ply 1"``)."""
-    return shlex.split(command)
