@@ -1,13 +1,13 @@
 """Chouettes: three or more players, one (the box) against a team led by a captain, money play.
 
-The rules (``shared/RULES.md``, and the issue that asked for them):
+The rules (``docs/RULES.md``, section "Chouette"):
 
 * **Order.** Before the first game every player rolls one die; the highest is the box, the second the captain, the
   rest follow in the order of their dice (players who tie roll again among themselves to settle their order).
 * **Checker play.** Each game runs on the one game engine (:func:`bgbot.arena.engine.play_ply`): the box sits in
   seat 0, the team in seat 1. On the team's turn every team member still in the game chooses its own play, each
   choice is logged, and the captain's is played.
-* **The cube** (``cube``), one per game, as the source rules describe it: the team doubles the box only when every
+* **The cube** (``cube``), one per game, as docs/RULES.md describes it: the team doubles the box only when every
   member still in the game wants to (each member's wish is computed from its own probabilities and logged); the box
   takes or passes against the whole team. When the box doubles, each member takes or passes on its own: a member who
   passes pays the stake before the double and is out of that game; the takers play on for the doubled stake. With
