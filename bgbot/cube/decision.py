@@ -413,7 +413,8 @@ def decide(
     gammon_possible = bool(p[0, 1] > 0.0)
     optional_pass = gammon_possible and (not match.is_money or cube.owner != "centre" or not match.jacoby)
     kind, action = action_text(*cmp, gammon_possible, optional_pass, recube)
-    if match.is_money and match.beavers and action.endswith(", take") and dt < 0.0:
+    taken = kind in (CubeAction.NO_DOUBLE, CubeAction.DOUBLE_TAKE, CubeAction.TOO_GOOD_TAKE)
+    if match.is_money and match.beavers and taken and dt < 0.0:
         action = action[: -len("take")] + "beaver"  # gnubg's NODOUBLE_BEAVER / NO_REDOUBLE_BEAVER
     double = min(dt, dp)
     best = max(nd, double)
