@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from bgbot.cube import decision as cube_lib
-from bgbot.errors import BgbotError
+from bgbot.errors import BgbotError, is_int
 from bgbot.evaluation import bearoff, checkpoint, evaluator
 from bgbot.evaluation.classes import CLASS_NAMES, cube_efficiencies, cube_efficiency
 from bgbot.evaluation.network import ValueNet, set_threads
@@ -195,7 +195,7 @@ class Bot:
         Raises:
             ApiError: ``ply`` not an integer >= 0. bgbot.evaluation.search.SearchError: deeper than it serves.
         """
-        if not isinstance(ply, (int, np.integer)) or isinstance(ply, bool) or ply < 0:
+        if not is_int(ply) or ply < 0:
             raise ApiError(f"ply is a search depth 0, 1, 2, ..., got {ply!r}")
         pos = as_position(position)
         if ply == 0:

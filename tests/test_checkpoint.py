@@ -145,7 +145,7 @@ def test_kill_mid_write_keeps_old_checkpoint(tmp_path):
     assert checkpoint.load(path)[1].games_trained == 20
 
 
-# --- issue 9: checksums, sanity evaluation, NaN ------------------------------------------------------------------
+# --- checksums, sanity evaluation, NaN --------------------------------------------------------------------------
 
 
 def test_checksum_stored_and_verified(tmp_path):

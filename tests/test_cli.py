@@ -236,7 +236,7 @@ def test_installed_console_script_as_engine():
     assert bad.returncode == 2 and bad.stderr.startswith("error: ") and bad.stderr.count("\n") == 1
 
 
-# --- issue 9: everyday commands and states ------------------------------------------------------------------------
+# --- everyday commands and states --------------------------------------------------------------------------------
 
 
 def _pending(case):

@@ -124,7 +124,7 @@ def test_context_is_immutable_and_hashable():
     assert "4HPwATDgc/ABMA" in repr(c)
 
 
-# --- states a Match ID or XGID can carry (issue 9): refused, or analysed as GNU Backgammon's hint does ---------------
+# --- states a Match ID or XGID can carry: refused, or analysed as GNU Backgammon's hint does ---------------
 # Match IDs built with bgbot.formats.matchid.MatchID (fields per GNU Backgammon's manual) from the start position.
 
 

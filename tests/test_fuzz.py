@@ -1,4 +1,4 @@
-"""Fuzzing the command line (issue 9): generated inputs for every parser, and a table of hostile command lines, all
+"""Fuzzing the command line: generated inputs for every parser, and a table of hostile command lines, all
 through :func:`bgbot.cli.main` in this one process. Every answer must be a valid one (exit 0) or one clean
 ``error: ...`` line with exit status 2 -- never a traceback (any exception escaping ``main`` fails the test).
 

@@ -210,7 +210,7 @@ class Session:
             if self.may_double(g, BOT):
                 cube, match = self.states(g, BOT)
                 d = self.bot.cube_action(g.pos[BOT], cube, match)
-                if d.cube_available and d.action.startswith(("Double", "Redouble")):
+                if d.cube_available and d.kind.doubles:
                     g.turns.append(matfile.CubeAction(BOT, "double", g.cube * 2))
                     self.show(g)
                     self.say(f"bgbot doubles to {g.cube * 2}.")
@@ -255,7 +255,7 @@ class Session:
                 g.turns.append(matfile.CubeAction(HUMAN, "double", g.cube * 2))
                 cube, match = self.states(g, HUMAN)
                 d = self.bot.cube_action(g.pos[HUMAN], cube, match)
-                if d.equities["double_take"] <= d.equities["double_pass"]:
+                if d.answer.takes:
                     g.turns.append(matfile.CubeAction(BOT, "take"))
                     g.cube, g.owner = g.cube * 2, BOT
                     self.say(f"bgbot takes; the cube is at {g.cube}.")
