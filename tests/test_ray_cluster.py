@@ -177,9 +177,13 @@ def test_tournament_survives_a_killed_ray_worker_counts_it_and_keeps_stdout_json
 
 
 def test_a_refused_token_is_one_error_line_naming_the_fix(cluster):
-    proc = cluster.bgbot(["tournament", "--player", "pubeval", "--player", "random", "--games", "4"], cluster.stranger)
+    """As the second machine before it is given the head's token (bgbot waits 3 s, not its default 10 s, for Ray)."""
+    stranger = cluster.stranger | {"RAY_gcs_server_port_wait_time_s": "3"}
+    proc = cluster.bgbot(["tournament", "--player", "pubeval", "--player", "random", "--games", "4"], stranger)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 2 and out == ""
-    last = err.strip().splitlines()[-1]
+    lines = err.strip().splitlines()
+    last = lines[-1]
+    assert len(lines) == 1, err  # not Ray's log line of every refused attempt
     assert last.startswith(f"error: the Ray cluster at '{cluster.address}' uses token authentication"), err
     assert "RAY_AUTH_TOKEN" in last and "ray get-auth-token" in last and "RAY_AUTH_MODE=token" in last

@@ -30,12 +30,14 @@ counted instead (``on_restart``).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
 import os
 import socket
 import sys
-from collections.abc import Callable, Sequence
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -126,7 +128,13 @@ def _use_token_if_available() -> None:
         )
     except ImportError:  # a Ray without token authentication
         return
-    maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
+    log = logging.getLogger(maybe_enable_token_auth_if_token_available.__module__)
+    level = log.level
+    log.setLevel(logging.ERROR)  # not Ray's warning that the *cluster* enabled token authentication: it is a client
+    try:
+        maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
+    finally:
+        log.setLevel(level)
 
 
 def _is_auth_failure(e: BaseException) -> bool:
@@ -148,6 +156,25 @@ def _quiet_driver(ray) -> None:
     worker = getattr(getattr(ray, "_private", None), "worker", None)
     if worker is not None and hasattr(worker, "_worker_logs_enabled"):
         worker._worker_logs_enabled = False
+
+
+@contextlib.contextmanager
+def _fd2_captured() -> Iterator[list[str]]:
+    """What this process (and Ray's C++ code in it) writes to file descriptor 2 inside the block, as the one item of
+    the yielded list once the block ends; stderr is restored even when the block raises."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    captured: list[str] = []
+    with tempfile.TemporaryFile() as f:
+        os.dup2(f.fileno(), 2)
+        try:
+            yield captured
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            f.seek(0)
+            captured.append(f.read().decode(errors="replace"))
 
 
 def connect_ray(address: str, num_cpus: int | None = None):
@@ -175,18 +202,24 @@ def connect_ray(address: str, num_cpus: int | None = None):
     wait = "RAY_gcs_server_port_wait_time_s"
     before = os.environ.get(wait)
     os.environ.setdefault(wait, str(int(CONNECT_TIMEOUT_S)))
+    error: Exception | None = None
     try:
-        ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
-    except Exception as e:  # Ray raises ConnectionError, RuntimeError, TimeoutError ...
-        if _is_auth_failure(e):
-            raise DistributedError(
-                f"the Ray cluster at {address!r} uses token authentication and refused this machine's token "
-                f"(or its absence): {AUTH_HELP}"
-            ) from None
-        raise DistributedError(f"cannot join the Ray cluster at {address!r}: {e}") from e
+        with _fd2_captured() as captured:  # Ray's C++ client logs each refused attempt on stderr
+            try:
+                ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
+            except Exception as e:  # Ray raises ConnectionError, RuntimeError, TimeoutError ...
+                error = e
     finally:
         if before is None:
             os.environ.pop(wait, None)
+    if error is not None and _is_auth_failure(error):
+        raise DistributedError(
+            f"the Ray cluster at {address!r} uses token authentication and refused this machine's token "
+            f"(or its absence): {AUTH_HELP}"
+        ) from None
+    sys.stderr.write(captured[0])  # anything else Ray said while joining is kept
+    if error is not None:
+        raise DistributedError(f"cannot join the Ray cluster at {address!r}: {error}") from error
     _quiet_driver(ray)
     return ray
 
