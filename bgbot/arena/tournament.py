@@ -89,9 +89,9 @@ def _run_tasks(
     tasks: list[tuple], workers: int, progress: bool = False, ray: str | None = None
 ) -> tuple[list[Chunk], int]:
     """Run chunk tasks in this process (``workers <= 1``), a spawn pool, or on Ray (``ray``: an address or ``"local"``,
-    :mod:`bgbot.arena.distributed`, which re-runs the chunk of a worker that dies) -> (results in task order, pool
-    restarts). ``progress``: a tqdm bar of games played on stderr. Each chunk's final positions are dropped (bounded
-    memory)."""
+    :mod:`bgbot.arena.distributed`, which re-runs the chunk of a worker that dies) -> (results in task order, restarts:
+    pool restarts or deaths of Ray workers). ``progress``: a tqdm bar of games played on stderr. Each chunk's final
+    positions are dropped (bounded memory)."""
     total = sum(2 * (t[5] - t[4]) for t in tasks)
     bar = tqdm(total=total, unit="game", file=sys.stderr, disable=not progress, leave=False, dynamic_ncols=True)
 
@@ -104,7 +104,11 @@ def _run_tasks(
         if ray is not None:
             from bgbot.arena import distributed
 
-            return distributed.run_tasks(run_chunk, tasks, ray=ray, on_result=done), 0
+            deaths: list[None] = []  # one per Ray worker that died (its chunk was run again), as pool restarts
+            chunks = distributed.run_tasks(
+                run_chunk, tasks, ray=ray, on_result=done, on_restart=lambda: deaths.append(None)
+            )
+            return chunks, len(deaths)
         if workers <= 1:
             import torch  # lazily: a tournament of pubeval and random players needs no torch
 
