@@ -113,6 +113,15 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _first_line(stream, timeout: float) -> str:
+    """The first line of a text stream, stripped, or "" when none comes within ``timeout`` seconds."""
+    line: list[str] = []
+    reader = threading.Thread(target=lambda: line.append(stream.readline()), daemon=True)
+    reader.start()
+    reader.join(timeout)
+    return line[0].strip() if line else ""
+
+
 def start_external(procs: Processes, model: str | None, ply: int) -> tuple[subprocess.Popen, int]:
     """A ``bgbot external`` process listening on a free port: ``(process, port)``. Raises MatchError when it does
     not start listening within 120 s."""
@@ -123,16 +132,13 @@ def start_external(procs: Processes, model: str | None, ply: int) -> tuple[subpr
         if model:
             cmd += ["--model", model]
         proc = procs.start(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
-        line: list[str] = []
-        reader = threading.Thread(target=lambda: line.append(proc.stderr.readline()), daemon=True)  # type: ignore[union-attr]
-        reader.start()
-        reader.join(120)
-        if line and "listening" in line[0]:
-            threading.Thread(target=proc.stderr.read, daemon=True).start()  # type: ignore[union-attr]  # drain it
+        assert proc.stderr is not None
+        err = _first_line(proc.stderr, 120.0)
+        if "listening" in err:
+            threading.Thread(target=proc.stderr.read, daemon=True).start()  # drain it
             return proc, port
         Processes.stop(proc)
         procs.done(proc)
-        err = (line[0] if line else "").strip()
         if "cannot listen" not in err:
             raise MatchError(f"bgbot external did not start: {err or 'no answer in 120 s'}")
     raise MatchError("bgbot external found no free port")

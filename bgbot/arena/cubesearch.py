@@ -93,17 +93,16 @@ def _decided_values(
     index: list[tuple[int, int | None]] = []
     for cube in states:
         nd, dt = double_states(cube, match, top=False)
+        i_nd = len(expanded)
         expanded.append(nd)
-        j = None
         if dt is not None:
             expanded.append(dt)
-            j = len(expanded) - 1
-        index.append((len(expanded) - 1 - (j is not None), j))
+        index.append((i_nd, None if dt is None else i_nd + 1))
     values = _state_values(evaluator, positions, probs, expanded, match, plies, met)
     out = np.empty((len(positions), len(states)), dtype=np.float64)
     for s, (i_nd, i_dt) in enumerate(index):
-        dt = None if i_dt is None else values[:, i_dt]
-        out[:, s] = choose(values[:, i_nd], dt, double_pass_value(states[s], match, met))
+        dt_values = None if i_dt is None else values[:, i_dt]
+        out[:, s] = choose(values[:, i_nd], dt_values, double_pass_value(states[s], match, met))
     return out
 
 
