@@ -11,7 +11,7 @@ process and one GNU Backgammon process per match.
 Each match is written as ``OUT/match-NNNN.mat`` (GNU Backgammon's ``export match mat``, moved into place whole) and
 then analysed by GNU Backgammon itself in a fresh process (``import mat``; ``analyse match`` with the chequerplay and
 cube analysis at ``--analysis-ply``, 2 by default; ``show statistics match``). Prints one JSON object, also written to
-``OUT/summary.json``: the match winning percentage of bgbot with its 95% interval (Wilson, scipy.stats), games,
+``OUT/summary.json``: the match winning percentage of bgbot with its 95% interval (Wilson, :func:`bgbot.arena.stats.wilson`), games,
 gammons and backgammons won by each side, each side's cube actions (doubles, takes, passes, from the ``.mat`` files),
 and each side's error rates from GNU Backgammon's analysis (millipoints of normalised equity, EMG, per unforced move,
 per close or actual cube decision, and overall; positive = equity lost), summed over the matches as GNU Backgammon
@@ -41,8 +41,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from scipy.stats import binomtest
-
+from bgbot.arena.stats import wilson
 from bgbot.errors import BgbotError, int_at_least, run_script
 from bgbot.files import write_atomic
 from bgbot.formats import matfile
@@ -410,8 +409,8 @@ def summary(records: list[MatchRecord], args: argparse.Namespace, interrupted: b
     n = len(records)
     won = sum(r.winner == "bgbot" for r in records)
     if n:
-        ci = binomtest(won, n).proportion_ci(confidence_level=0.95, method="wilson")
-        win = {"percent": 100.0 * won / n, "ci95_percent": [100.0 * ci.low, 100.0 * ci.high]}
+        low, high = wilson(won, n)
+        win = {"percent": 100.0 * won / n, "ci95_percent": [100.0 * low, 100.0 * high]}
     else:
         win = {"percent": None, "ci95_percent": None}
 
