@@ -371,15 +371,13 @@ def decide(
     if p.shape[0] != 1:
         raise ProbabilityError(f"decide takes one row of probabilities, got {p.shape[0]}")
     available = may_double(cube, match)
-    recube = cube.owner == "me"
     if match.is_money:
         nd = float(money_cubeful(p, cube.owner_code, match.jacoby, efficiency)[0])
 
         def dt_of(rows):
             return 2.0 * money_cubeful(rows, -1, match.jacoby, efficiency)
 
-        dt, dp, unit = float(dt_of(p)[0]), 1.0, "equity"
-        cmp = (nd, dt, dp)
+        dt, dp = float(dt_of(p)[0]), 1.0
     else:
         score = _match_score(cube, match, met)
         nd = float(match_cubeful_mwc(p, score, cube.owner_code, efficiency)[0])
@@ -387,8 +385,48 @@ def decide(
         def dt_of(rows):
             return match_cubeful_mwc(rows, score.doubled(), -1, efficiency)
 
-        dt, dp, unit = float(dt_of(p)[0]), score.mwc_if(0, cube.value), "mwc"
-        emg = emg_from_mwc(np.array([nd, dt, dp]), score)
+        dt, dp = float(dt_of(p)[0]), score.mwc_if(0, cube.value)
+    take_point = _take_point(dt_of, dp, p) if available else float("nan")
+    return decision_from_values((nd, dt, dp), cube, match, bool(p[0, 1] > 0.0), efficiency, take_point, met)
+
+
+def decision_from_values(
+    values: tuple[float, float, float],
+    cube: CubeState,
+    match: MatchState,
+    gammon_possible: bool,
+    efficiency: float,
+    take_point: float = float("nan"),
+    met: MatchEquityTable | None = None,
+) -> CubeDecision:
+    """The cube decision of the side on roll from its No double, Double/Take and Double/Pass values, however they were
+    found (Janowski at the root: :func:`decide`; a cubeful search: :func:`bgbot.cube.tree.decide_from_values`).
+
+    Args:
+        values: ``(ND, DT, DP)``: money, equity normalised to the current cube (DP = +1); match, match winning chance
+            of the side on roll.
+        cube, match: the cube and the match/session, seen from the side on roll.
+        gammon_possible: the side on roll can still win a gammon (GNU Backgammon's optional pass needs one).
+        efficiency: the cube efficiency x the values were made with (recorded in the decision).
+        take_point: the opponent's take point, when the caller has one (NaN otherwise).
+        met: match equity table (default Kazaross-XG2), to compare match values in normalised money equity.
+
+    Returns:
+        :class:`CubeDecision`: the action by GNU Backgammon's rule (eval.c FindBestCubeDecision, compared in
+        normalised money equity at a match score), its wording, the taker's answer and each action's error. Where
+        the side on roll may not double: "No double (cube not available)" or, in match play with the cube centred or
+        its own, GNU Backgammon's "dead cube" wording, with Double/Take and Double/Pass given as No double except where
+        the opponent owns the cube.
+    """
+    nd, dt, dp = (float(v) for v in values)
+    available = may_double(cube, match)
+    recube = cube.owner == "me"
+    if match.is_money:
+        unit = "equity"
+        cmp = (nd, dt, dp)
+    else:
+        unit = "mwc"
+        emg = emg_from_mwc(np.array([nd, dt, dp]), _match_score(cube, match, met))
         cmp = (float(emg[0]), float(emg[1]), float(emg[2]))
         if not available and cube.owner != "opponent":
             dt = dp = nd
@@ -410,7 +448,6 @@ def decide(
             efficiency,
             answer=answer,
         )
-    gammon_possible = bool(p[0, 1] > 0.0)
     optional_pass = gammon_possible and (not match.is_money or cube.owner != "centre" or not match.jacoby)
     kind, action = action_text(*cmp, gammon_possible, optional_pass, recube)
     taken = kind in (CubeAction.NO_DOUBLE, CubeAction.DOUBLE_TAKE, CubeAction.TOO_GOOD_TAKE)
@@ -419,9 +456,7 @@ def decide(
     double = min(dt, dp)
     best = max(nd, double)
     errors = {"no_double": best - nd, "double": best - double, "take": max(dt - dp, 0.0), "pass": max(dp - dt, 0.0)}
-    return CubeDecision(
-        action, equities, unit, _take_point(dt_of, dp, p), errors, True, efficiency, kind=kind, answer=answer
-    )
+    return CubeDecision(action, equities, unit, take_point, errors, True, efficiency, kind=kind, answer=answer)
 
 
 def _answer(dt: float, dp: float, unit: str, match: MatchState) -> TakeAction:
