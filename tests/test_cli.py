@@ -2,6 +2,7 @@
 
 import dataclasses
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -397,3 +398,18 @@ def test_cube_refuses_rolled_dice(capsys, position):
         out, err = capsys.readouterr()
         assert out == "" and err.count("\n") == 1
         assert err.startswith("error: the dice are already rolled") and "(52)" in err and "no double" in err
+
+
+def test_help_texts_do_not_drift(capsys):
+    """Every subcommand's --help: no doubled percent sign (argparse does not %-format descriptions), no model file
+    that does not exist; bgbot gate says where it copies the candidate (AGAINST's directory)."""
+    from bgbot.cli import COMMANDS
+
+    for command in [None, *COMMANDS]:
+        assert cli.main([command, "--help"] if command else ["--help"]) == 0
+        text = capsys.readouterr().out
+        assert "%%" not in text, command
+        for path in set(re.findall(r"models/[\w.-]+\.pt", text)):
+            assert (Path(__file__).parents[1] / path).is_file(), (command, path)
+        if command == "gate":
+            assert "AGAINST's directory" in " ".join(text.split()) and "into models/" not in text

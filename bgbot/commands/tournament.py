@@ -16,7 +16,7 @@ def add_parser(subparsers) -> None:
         help="round robin of players with duplicate dice, ppg ± 95%% CI",
         description="Play every pairing of the players (cubeless money by default; --cube: cubeful money; "
         "--match-length N: N-point matches; duplicate dice: each dice sequence twice with the seats "
-        "swapped) and print ppg (or match-win rate) with a 95%% confidence interval per pairing and a "
+        "swapped) and print ppg (or match-win rate) with a 95% confidence interval per pairing and a "
         "ranking. A player is PATH.pt[:PLY], pubeval, gnubg[:PLY] or random. Limits: --games 4 .. "
         f"{tournament.MAX_GAMES:,} per pairing (2 for matches), --seed 0 .. 2**63 - 1, --workers 1 .. "
         f"{tournament.MAX_WORKERS}. The results are printed before the --out files are written; a file that cannot be "
