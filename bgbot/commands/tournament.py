@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 
 from bgbot.arena import report, tournament
 
@@ -115,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         cube=args.cube,
         match_length=match_length,
         jacoby=args.jacoby != "off",
-        progress=not args.quiet and sys.stderr.isatty(),
+        progress=not args.quiet,
         ray=args.ray,
         auto_doubles=args.auto_doubles,
         backgammon_value=args.backgammon_value,
