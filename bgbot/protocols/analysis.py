@@ -394,13 +394,13 @@ def format_report(result: dict) -> str:
         for label, fmt in rows:
             lines.append(f"{label:<24}" + "".join(f"{fmt(p[group]):>24}" for p in result["players"]))
     lines.append("Luck")
-    for label, key, fmt in (
+    for label, key, spec in (
         ("  rolls", "rolls", "{}"),
         ("  luck total", "total", "{:+.3f}"),
         ("  luck rate (x1000)", "rate", "{:+.1f}"),
         ("  luck rating", "rating", "{}"),
     ):
-        lines.append(f"{label:<24}" + "".join(f"{fmt.format(p['luck'][key]):>24}" for p in result["players"]))
+        lines.append(f"{label:<24}" + "".join(f"{spec.format(p['luck'][key]):>24}" for p in result["players"]))
     flagged = [d for d in result["decisions"] if d["mark"] in ("bad", "very bad")]
     lines += ["", f"Decisions marked bad or very bad ({len(flagged)}):"]
     for d in flagged:
