@@ -218,7 +218,7 @@ def parse_play(position: np.ndarray, dice: tuple[int, int], text: str) -> Play:
 def _why_illegal(board: np.ndarray, dice: tuple[int, int], moves: list, plays: list[Play]) -> str:
     """Why typed moves (as :func:`_parse_moves` splits them) make no legal play: the first broken rule found, in the
     order a player meets them (the bar, an empty source, a blocked point, bearing off, the dice to use), naming the
-    checker and the point; the rules are those of docs (RULES.md): enter first, no landing on 2+ opposing checkers,
+    checker and the point; the rules broken: enter first, no landing on 2+ opposing checkers,
     bear off only with all checkers home, use both dice (all four of a double) or the larger die if only one can be
     played."""
     on_bar = int(board[BAR])
