@@ -358,9 +358,7 @@ def valid_games(draw) -> tuple[str, str, str]:
     return pid, draw(st.sampled_from(ids)), f"{dice[0]}{dice[1]}"
 
 
-@settings(
-    max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(game=valid_games())
 def test_valid_input_is_never_refused(capsys, game):
     """Every valid position, GNUbg ID and XGID, valid dice and every legal play written as GNU Backgammon writes it are
