@@ -48,7 +48,6 @@ from typing import cast
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
 from bgbot import files
 from bgbot.errors import BgbotError, int_at_least
@@ -56,6 +55,7 @@ from bgbot.evaluation import checkpoint, encoding, features, search, specialists
 from bgbot.evaluation.evaluator import position_probabilities
 from bgbot.evaluation.network import NetConfig, ValueNet, set_threads
 from bgbot.evaluation.specialists import evaluator_for
+from bgbot.progress import progress_bar
 from bgbot.rules.outcomes import flip_probabilities
 
 from .selfplay import SelfPlay
@@ -237,7 +237,7 @@ def run_sample(args: argparse.Namespace) -> dict:
     _, evaluator, meta = _load_model(args.model)
     n_parts = -(-args.positions // args.part_size)
     summary = {"parts": n_parts, "made": 0, "skipped": 0, "seconds": 0.0, "games": 0}
-    for part in tqdm(range(n_parts), desc="sample", unit="part", disable=args.quiet):
+    for part in progress_bar(range(n_parts), desc="sample", unit="part", enabled=not args.quiet):
         path = out / f"part-{part:05d}.npz"
         if path.exists():
             summary["skipped"] += 1
@@ -303,7 +303,7 @@ def run_select(args: argparse.Namespace) -> dict:
     if not src:
         raise StageError(f"no positions parts (part-*.npz) in {args.positions!r}")
     kept_p, kept_c, scanned = [], [], 0
-    for path in tqdm(src, desc="select", unit="part", disable=args.quiet):
+    for path in progress_bar(src, desc="select", unit="part", enabled=not args.quiet):
         data = load_npz(path)
         pos, cls = data["positions"], data.get("classes")
         if cls is None or len(cls) != len(pos):
@@ -426,7 +426,7 @@ def run_targets(args: argparse.Namespace) -> dict:
     check_out(out, "targets", settings, {path.name: {"positions_from": str(path)} for path in src})
     _, evaluator, meta = _load_model(args.model)
     summary = {"parts": len(src), "made": 0, "skipped": 0, "positions": 0, "seconds": 0.0, "cpu_seconds": 0.0}
-    bar = tqdm(total=len(src), desc=f"targets {args.kind}", unit="part", disable=args.quiet)
+    bar = progress_bar(total=len(src), desc=f"targets {args.kind}", unit="part", enabled=not args.quiet)
     for path in src:
         dst = out / path.name
         if dst.exists():
@@ -601,7 +601,9 @@ def run_fit(args: argparse.Namespace) -> dict:
             group["lr"] = lr
         perm = np.random.default_rng([args.seed, epoch]).permutation(train)
         losses = []
-        for i in tqdm(range(0, len(perm), args.batch), desc=f"fit epoch {epoch + 1}", disable=args.quiet, leave=False):
+        for i in progress_bar(
+            range(0, len(perm), args.batch), desc=f"fit epoch {epoch + 1}", enabled=not args.quiet, leave=False
+        ):
             rows = perm[i : i + args.batch]
             loss = data.loss(rows)
             opt.zero_grad(set_to_none=True)

@@ -441,9 +441,8 @@ def run(
     Raises:
         ChouetteError: fewer than three players, ``games`` < 1; PlayerSpecError for a bad spec.
     """
-    from tqdm import tqdm
-
     from bgbot.arena.players import display_name, make_player
+    from bgbot.progress import progress_bar
 
     if len(specs) < MIN_PLAYERS:
         raise ChouetteError(
@@ -467,7 +466,7 @@ def run(
     try:
         if torch is not None:
             torch.set_num_threads(1)
-        for k in tqdm(range(games), unit="game", disable=not progress, leave=False):
+        for k in progress_bar(range(games), unit="game", enabled=progress, leave=False):
             rec = c.play_game()
             records.append({"game": k + 1, **rec})
     finally:

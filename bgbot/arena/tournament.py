@@ -23,7 +23,6 @@ player for every game where it is on roll. A chunk whose worker dies is replayed
 from __future__ import annotations
 
 import multiprocessing
-import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -31,7 +30,6 @@ from itertools import combinations
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
 
 from bgbot.arena import cubeful, stats
 from bgbot.arena.chunks import (
@@ -49,6 +47,7 @@ from bgbot.arena.engine import CubeRules
 from bgbot.arena.players import Player, display_name
 from bgbot.arena.report import format_table
 from bgbot.formats import matfile
+from bgbot.progress import progress_bar
 
 __all__ = [
     "CHUNK_PAIRS",
@@ -93,7 +92,7 @@ def _run_tasks(
     pool restarts or deaths of Ray workers). ``progress``: a tqdm bar of games played on stderr. Each chunk's final
     positions are dropped (bounded memory)."""
     total = sum(2 * (t[5] - t[4]) for t in tasks)
-    bar = tqdm(total=total, unit="game", file=sys.stderr, disable=not progress, leave=False, dynamic_ncols=True)
+    bar = progress_bar(total=total, unit="game", enabled=progress, leave=False, dynamic_ncols=True)
 
     def done(r: Chunk) -> Chunk:
         r.final = r.final[:0]

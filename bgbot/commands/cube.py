@@ -1,7 +1,8 @@
 """``bgbot cube POSITION [--json] [--model PATH] [--ply N] [--cube-search] [--probabilities W,WG,WBG,LG,LBG] [--jacoby on|off]``:
 the cube action of the side on roll before rolling, with the equities of No double, Double/Take and Double/Pass,
 listed as GNU Backgammon lists them, the proper action first. While a double awaits an answer (a GNUbg ID or XGID
-says so) the answer is the taker's, Take or Pass, as GNU Backgammon's ``hint`` gives it then."""
+says so) the answer is the taker's, Take or Pass, as GNU Backgammon's ``hint`` gives it then. A position whose dice are
+already rolled is refused: no double is possible after the roll."""
 
 from __future__ import annotations
 
@@ -57,6 +58,11 @@ def answer(bot: Bot | None, position: str, args: argparse.Namespace) -> dict:
     from bgbot.api import cube_json  # the api imports torch: only when a command runs
 
     ctx = common.with_variants(common.resolve(position, None, need_dice=False), args)
+    if ctx.dice is not None:
+        raise common.UsageError(
+            f"the dice are already rolled in {position!r} ({ctx.dice[0]}{ctx.dice[1]}): no double is possible after "
+            "the roll (a cube decision comes before rolling; give the position without dice, or ask 'bgbot move')"
+        )
     if args.jacoby is not None:
         ctx = ctx.with_jacoby(args.jacoby == "on")
     given = None if args.probabilities is None else context.parse_probabilities(args.probabilities)
