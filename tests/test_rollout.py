@@ -249,6 +249,18 @@ def test_cubeful_trials_double_and_pass_inside(ev):
     assert passed.any()
 
 
+def test_variance_reduced_cubeful_trials_all_passed_at_once(ev):
+    # Trials 0 and 1 of this race both end when I double at my second turn and my opponent passes: a ply in which the
+    # cube phase ends every game in flight and nobody moves. Before, the luck of the previous ply (two rows) was added
+    # to no rows at all: "operands could not be broadcast together with shapes (0,5) (2,5)".
+    pos = _position((0, 0, 1, 1, 1, 0), (0, 0, 0, 0, 1, 2))
+    s = ro.RolloutSettings(trials=72, cube=True, databases=False)
+    pair = ro.play_chunk(ev, pos[None], np.ones(1, bool), 0, 2, s, cube_state=np.array([[1, -1, 1]]))[0]
+    assert (pair[:, 5] == 1.0).all()  # both passed: +1 cube
+    whole = ro.play_chunk(ev, pos[None], np.ones(1, bool), 0, 72, s, cube_state=np.array([[1, -1, 1]]))[0]
+    np.testing.assert_allclose(pair, whole[:2], atol=1e-5)  # the same trials, luck included, in a full chunk
+
+
 def test_cli_cube_rollout_json(capsys):
     argv = ["rollout", "4HPwATDgc/ABMA", "--cube", "--trials", "36", "--truncate", "2", "--json"]
     assert main(argv) == 0

@@ -389,8 +389,11 @@ def play_chunk(
                 if not table.active.any():
                     break
             seat_before = table.seat.copy()
+            # The luck is that of this ply's checker plays only: when the cube phase ends every game in flight (all
+            # doubles passed), no play is chosen and the previous ply's luck must not be added again.
+            player.luck = np.zeros((0, 5))
             ply = play_ply(table, dice, [player], phase, on_end)
-            if settings.variance_reduction:
+            if settings.variance_reduction and len(ply.idx):
                 luck[ply.idx] += _diff_to_root(player.luck, seat_before[ply.idx] == root_seat[ply.idx])
             if on_ply is not None:
                 on_ply(int(table.active.sum()))
