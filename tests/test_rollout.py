@@ -12,6 +12,7 @@ import pytest
 from bgbot.arena import rollout as ro
 from bgbot.cli import main
 from bgbot.evaluation.checkpoint import load
+from bgbot.formats import positionid
 from bgbot.evaluation.specialists import evaluator_for
 from bgbot.rules.board import starting_position
 from bgbot.rules.movegen import generate_all_rolls
@@ -261,11 +262,56 @@ def test_variance_reduced_cubeful_trials_all_passed_at_once(ev):
     np.testing.assert_allclose(pair, whole[:2], atol=1e-5)  # the same trials, luck included, in a full chunk
 
 
+def test_cube_decisions_inside_the_trials_are_made_at_the_rollout_ply(ev):
+    # As `bgbot cube --ply 1` decides (Bot.evaluate at ply 1): before, the players doubled and took from their 0-ply
+    # probabilities whatever the rollout's ply (on 7bYFAAbtnDsAAA: 72.1% wins at 0-ply, 75.4% at 1-ply).
+    from bgbot.api import Bot
+
+    pos = positionid.decode("7bYFAAbtnDsAAA")
+    got = ro._RolloutPlayer(ev, 1, True).probabilities(np.array([pos, starting_position()]))
+    bot = Bot(load(MODEL)[0])
+    want = np.array([bot.evaluate(pos, ply=1).to_array(), bot.evaluate(starting_position(), ply=1).to_array()])
+    np.testing.assert_allclose(got, want, atol=1e-6)
+    assert got[0, 0] - bot.evaluate(pos).to_array()[0] > 0.02  # not the 0-ply value
+
+
+def test_cube_significance_z_tests_both_decisions():
+    rng = np.random.default_rng(0)
+    nd = 0.6 + rng.normal(0, 0.5, 400)
+    dt = nd + 0.38 + rng.normal(0, 0.1, 400)  # Double/Take ~0.98 < Double/Pass 1: the double decision is DT - ND
+    out = ro.cube_significance(nd, dt)
+    assert out["double_minus_no_double"] == pytest.approx((dt - nd).mean())
+    assert out["double_minus_no_double_se"] == pytest.approx((dt - nd).std(ddof=1) / 20)
+    assert out["double_significant"]  # +0.38 against a standard error of 0.005
+    assert out["take_minus_pass"] == pytest.approx(dt.mean() - 1)
+    assert abs(out["take_minus_pass"]) < 1.96 * out["take_minus_pass_se"] and not out["take_significant"]
+    assert out["significant"] is (out["double_significant"] and out["take_significant"])
+    # Double/Take above +1: the double decision compares Double/Pass (1) with No double.
+    out = ro.cube_significance(nd, nd + 0.6)
+    assert out["double_minus_no_double"] == pytest.approx(1 - nd.mean())
+
+
+@pytest.mark.parametrize("pid", ["7bYFAAbtnDsAAA", "4HPwATDgc/ABMA", "tDsAALC7BwAAAA"])
+def test_no_double_equity_stays_below_cash_plus_gammons(ev, pid):
+    # Doubled out of the game, the side on roll wins at most 1 plus what its gammons add; above that (beyond 3
+    # standard errors) the players inside took what they should pass.
+    for seed in (0, 1):
+        out = ro.cube_rollout(ev, positionid.decode(pid), ro.RolloutSettings(trials=36, seed=seed, cube=True))
+        nd = out["no_double"]
+        share = nd["probabilities"]["win_gammon"] + nd["probabilities"]["win_backgammon"]
+        assert nd["cubeful_equity"] <= 1 + share + 3 * nd["cubeful_equity_se"]
+        assert isinstance(out["significant"], bool)
+
+
 def test_cli_cube_rollout_json(capsys):
     argv = ["rollout", "4HPwATDgc/ABMA", "--cube", "--trials", "36", "--truncate", "2", "--json"]
     assert main(argv) == 0
     out = json.loads(capsys.readouterr().out)["cube"]
     assert out["double_pass"] == 1.0 and out["action"] == "No double, take"
+    assert out["significant"] == (out["double_significant"] and out["take_significant"])
+    assert out["double_minus_no_double"] == pytest.approx(
+        out["double_take"]["cubeful_equity"] - out["no_double"]["cubeful_equity"]
+    )
     assert out["double_take"]["cubeful_equity"] < out["no_double"]["cubeful_equity"]
     assert main(["rollout", "sOfgwQDgZ8PBAA:cAmgAEAAEAAE", "--cube"]) == 2
     assert "match score" in capsys.readouterr().err

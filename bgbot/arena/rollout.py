@@ -36,12 +36,14 @@ games in flight). Per-trial results are kept and
 concatenated in trial order, so a rollout for a seed is bit-identical however it was run.
 
 **Cubeful rollouts** (``cube=True``, money play only): the cube is played inside every trial by the engine's cube
-phase (each side doubles, takes and passes by :mod:`bgbot.cube` from its own 0-ply probabilities, as in cubeful
-tournaments); a trial's cubeful value is the points it won (cube and Jacoby rule included) divided by the position's
+phase (each side doubles, takes and passes by :mod:`bgbot.cube` from its own probabilities at the rollout's ply, as
+``bgbot cube --ply N`` decides: Janowski's cubeful equities of the N-ply cubeless probabilities); a trial's cubeful value is the points it won (cube and Jacoby rule included) divided by the position's
 cube; a truncated (or database-stopped) trial is valued by Janowski's cubeful money equity of the position at that
 point (:func:`bgbot.cube.janowski.money_cubeful`, cube efficiency by position class), times the cube. A position's
 cube decision (:func:`cube_rollout`) rolls out No double and Double/Take together (the same dice in each trial), as
-GNU Backgammon does; in a rollout of plays the opponent may double at its first turn. Variance reduction applies to
+GNU Backgammon does; in a rollout of plays the opponent may double at its first turn. Whether the proper action
+is significant at the trials run is a z-test of each decisive difference (double or not, take or pass) against its
+paired standard error (:func:`cube_significance`). Variance reduction applies to
 the cubeless probabilities only: the cubeful equity is not luck-adjusted (GNU Backgammon also adjusts it), so its
 standard error is larger. Cubeful rollouts at a match score are not implemented.
 """
@@ -67,7 +69,7 @@ from bgbot.formats.plays import legal_plays
 from bgbot.rules.board import flip, validate
 from bgbot.rules.dice import hash_words
 from bgbot.rules.movegen import ROLL_WEIGHTS, ROLLS, generate_all_rolls, position_keys
-from bgbot.rules.outcomes import equity
+from bgbot.rules.outcomes import equity, flip_probabilities
 
 __all__ = [
     "CHUNK_TRIALS",
@@ -84,6 +86,8 @@ __all__ = [
     "candidates",
     "rollout_plays",
     "rank_candidates",
+    "cube_rollout",
+    "cube_significance",
 ]
 
 CHUNK_TRIALS = 72
@@ -208,10 +212,21 @@ class _RolloutPlayer:
         self.plies = plies
         self.vr = variance_reduction
         self.luck = np.zeros((0, 5))
+        self._cube_cache: tuple[np.ndarray, np.ndarray] | None = None
 
     def probabilities(self, positions: np.ndarray) -> np.ndarray:
-        """0-ply probabilities of the side on roll, for the cube phase of cubeful trials."""
-        return position_probabilities(self.evaluator, np.asarray(positions, dtype=np.int8))
+        """Probabilities ``(N, 5)`` of the side on roll in ``positions`` ``(N, 26)`` at the rollout's ply, for the cube
+        phase of cubeful trials: what ``bgbot cube --ply N`` decides from (:meth:`bgbot.api.Bot.evaluate`; 0-ply the
+        evaluator's own, N-ply the mean over the 21 rolls of the best play valued at N - 1 ply). The doubler's and the
+        taker's questions about the same positions (one player plays both sides) are answered by one search."""
+        positions = np.asarray(positions, dtype=np.int8)
+        if self.plies == 0:
+            return position_probabilities(self.evaluator, positions)
+        if self._cube_cache is not None and np.array_equal(self._cube_cache[0], positions):
+            return self._cube_cache[1]
+        p = flip_probabilities(search.afterstate_values(self.evaluator, positions, self.plies))
+        self._cube_cache = (positions.copy(), p)
+        return p
 
     def choose(self, positions: np.ndarray, dice: np.ndarray) -> np.ndarray:
         positions = np.asarray(positions, dtype=np.int8)
@@ -706,8 +721,8 @@ def cube_rollout(
 
     Returns:
         ``{"no_double", "double_take"}`` each :func:`estimate_json` of its trials, ``"double_pass": 1.0``,
-        ``"action"`` (GNU Backgammon's wording, :func:`bgbot.cube.decision._action`) and ``"double_take_minus_no_double"``
-        with its paired standard error.
+        ``"action"`` (GNU Backgammon's wording, :func:`bgbot.cube.decision._action`), ``"double_take_minus_no_double"``
+        with its paired standard error, and whether the action is significant (:func:`cube_significance`'s fields).
 
     Raises:
         RolloutError: the settings are not cubeful, or the side on roll cannot double (the opponent owns the cube).
@@ -735,8 +750,50 @@ def cube_rollout(
         "double_take": estimate_json(dt),
         "double_pass": 1.0,
         "double_take_minus_no_double": float(diff.mean()),
-        "double_take_minus_no_double_se": float(diff.std(ddof=1) / np.sqrt(len(diff))),
+        "double_take_minus_no_double_se": _se(diff),
         "action": action,
+        **cube_significance(res[0][:, 5], res[1][:, 5]),
+    }
+
+
+def _se(x: np.ndarray) -> float:
+    """Standard error of the mean of ``x`` ``(T,)``: sample sd (ddof 1) / sqrt(T)."""
+    return float(x.std(ddof=1) / np.sqrt(len(x)))
+
+
+def cube_significance(no_double: np.ndarray, double_take: np.ndarray, z: float = 1.96) -> dict:
+    """Whether a cube rollout's proper action is significant, from the per-trial cubeful values ``(T,)`` float64 of
+    No double and Double/Take (the same dice in trial ``i``; Double/Pass is +1 in every trial).
+
+    The action rests on two comparisons, each tested as GNU Backgammon marks rollout results, by a two-sided z-test
+    (95%: ``|difference| > z * se``) of the mean per-trial difference against its standard error:
+
+    * to double or not: ``min(DT, DP) - ND`` (the doubler gets the taker's better answer; per trial ``DT_i - ND_i``
+      when the rolled-out Double/Take is below +1, else ``1 - ND_i``);
+    * to take or pass: ``DT - DP`` (per trial ``DT_i - 1``).
+
+    Returns:
+        ``{"double_minus_no_double", "double_minus_no_double_se", "double_significant", "take_minus_pass",
+        "take_minus_pass_se", "take_significant", "significant", "z"}``: the two differences (the doubler's
+        perspective, cubeful equity per the position's cube), their standard errors, whether each is significant, and
+        ``significant``, whether both are (the proper action would not change with more trials, at 95% each).
+    """
+    nd = np.asarray(no_double, dtype=np.float64)
+    dt = np.asarray(double_take, dtype=np.float64)
+    take = dt - 1.0
+    double = (dt if dt.mean() < 1.0 else np.ones_like(dt)) - nd
+    d_se, t_se = _se(double), _se(take)
+    d_sig = bool(abs(double.mean()) > z * d_se)
+    t_sig = bool(abs(take.mean()) > z * t_se)
+    return {
+        "double_minus_no_double": float(double.mean()),
+        "double_minus_no_double_se": d_se,
+        "double_significant": d_sig,
+        "take_minus_pass": float(take.mean()),
+        "take_minus_pass_se": t_se,
+        "take_significant": t_sig,
+        "significant": d_sig and t_sig,
+        "z": z,
     }
 
 

@@ -171,6 +171,12 @@ def print_table(out: dict) -> None:
         print(f"  Double/Pass   {c['double_pass']:+8.4f}")
         print(f"  DT - ND       {c['double_take_minus_no_double']:+8.4f} ± {c['double_take_minus_no_double_se']:.4f}")
         print(f"  Proper cube action: {c['action']}")
+        sig = "significant" if c["significant"] else "NOT significant"
+        print(
+            f"    ({sig} at 95% after {nd['trials']} trials: double - no double {c['double_minus_no_double']:+.4f} "
+            f"± {c['double_minus_no_double_se']:.4f}, take - pass {c['take_minus_pass']:+.4f} "
+            f"± {c['take_minus_pass_se']:.4f})"
+        )
         q = nd["probabilities"]
         print(
             "  Cubeless (no double): "
