@@ -58,6 +58,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from bgbot.arena.distributed import Interrupted
 from bgbot.arena.engine import CubePhase, CubeRules, Table, efficiencies, play_ply
 from bgbot.cube.janowski import money_cubeful
 from bgbot.errors import BgbotError
@@ -75,6 +76,7 @@ __all__ = [
     "CHUNK_TRIALS",
     "MAX_TRIALS",
     "RolloutError",
+    "RolloutInterrupted",
     "RolloutSettings",
     "RolloutDice",
     "Estimate",
@@ -87,6 +89,7 @@ __all__ = [
     "rollout_plays",
     "rank_candidates",
     "cube_rollout",
+    "cube_result",
     "cube_significance",
 ]
 
@@ -463,6 +466,13 @@ def _evaluator(spec) -> PositionEvaluator:
     return _EVALUATORS[spec]
 
 
+def _run_unit(task: tuple[int, tuple]) -> tuple[int, tuple[int, np.ndarray]]:
+    """``(unit index, run_chunk task)`` -> ``(unit index, run_chunk result)``: results that say which unit they are
+    as they arrive (partial results of an interrupted rollout)."""
+    i, inner = task
+    return i, run_chunk(inner)
+
+
 def run_chunk(task: tuple) -> tuple[int, np.ndarray]:
     """One work unit, picklable for a process pool or Ray: ``task`` = (evaluator or checkpoint path, starts,
     root_on_roll, lo, hi, settings, cube_state) -> ``(lo, (K, hi - lo, 5 or 6) results)``."""
@@ -534,12 +544,36 @@ def _run(
     tasks = [
         (spec, starts[a:b], root[a:b], lo, hi, settings, None if cs is None else cs[a:b]) for a, b, lo, hi in units
     ]
-    results = distributed.run_tasks(run_chunk, tasks, workers=workers, ray=ray, on_result=progress)
     out = np.empty((len(starts), settings.trials, 6 if settings.cube else 5), dtype=np.float64)
-    for (a, b, lo, hi), (lo2, r) in zip(units, results):
+    done = np.zeros((len(starts), settings.trials), dtype=bool)
+
+    def arrived(value: tuple[int, tuple[int, np.ndarray]]) -> None:
+        i, (lo, r) = value
+        a, b, lo2, hi = units[i]
         assert lo == lo2
         out[a:b, lo:hi] = r
+        done[a:b, lo:hi] = True
+        if progress is not None:
+            progress((lo, r))
+
+    try:
+        distributed.run_tasks(_run_unit, list(enumerate(tasks)), workers=workers, ray=ray, on_result=arrived)
+    except distributed.Interrupted as e:
+        every = done.all(axis=0)  # the trials finished for every start (paired comparisons need the same trials)
+        raise RolloutInterrupted(e.signum, out[:, every], np.flatnonzero(every)) from None
+    assert done.all()
     return out
+
+
+class RolloutInterrupted(Interrupted):
+    """A rollout stopped by SIGINT or SIGTERM (:func:`bgbot.arena.distributed.interrupt_signals`) before all its
+    trials finished: ``results`` ``(K, n, 5 or 6)`` float64 the per-trial results (as :func:`play_chunk`'s) of the
+    ``n`` trials finished for every start, ``trials`` ``(n,)`` int64 their trial numbers (whole work units)."""
+
+    def __init__(self, signum: int, results: np.ndarray, trials: np.ndarray) -> None:
+        super().__init__(signum)
+        self.results = results
+        self.trials = trials
 
 
 def rollout_positions(
@@ -726,9 +760,9 @@ def cube_rollout(
 
     Raises:
         RolloutError: the settings are not cubeful, or the side on roll cannot double (the opponent owns the cube).
+        RolloutInterrupted: SIGINT or SIGTERM under :func:`bgbot.arena.distributed.interrupt_signals` (the trials
+            finished so far ride on it; :func:`cube_result` of them is the partial answer).
     """
-    from bgbot.cube import decision as cubemod
-
     if not settings.cube:
         raise RolloutError("a cube rollout needs cubeful settings (cube=True)")
     value, owner = cube
@@ -738,13 +772,20 @@ def cube_rollout(
     starts = np.array([pos, pos], dtype=np.int8)
     cs = np.array([[value, -1 if owner == 0 else 0, value], [2 * value, 1, value]], dtype=np.int64)
     res = _run(evaluator, starts, np.ones(2, dtype=bool), settings, workers, ray, progress, cs)
+    return cube_result(res, owner, settings.jacoby)
+
+
+def cube_result(res: np.ndarray, owner: int, jacoby: bool) -> dict:
+    """:func:`cube_rollout`'s answer from the per-trial results ``(2, T, 6)`` of No double (row 0) and Double/Take
+    (row 1), ``T >= 2`` (also those of an interrupted rollout, :attr:`RolloutInterrupted.results`); ``owner`` 0 centred,
+    1 the side on roll's cube."""
+    from bgbot.cube import decision as cubemod
+
     nd, dt = Estimate.of(res[0]), Estimate.of(res[1])
     assert nd.cubeful is not None and dt.cubeful is not None
     diff = res[1][:, 5] - res[0][:, 5]
     gammon = bool(nd.mean[1] > 0 or nd.mean[3] > 0)
-    action = cubemod._action(
-        nd.cubeful, dt.cubeful, 1.0, gammon, gammon and (owner != 0 or not settings.jacoby), owner == 1
-    )
+    action = cubemod._action(nd.cubeful, dt.cubeful, 1.0, gammon, gammon and (owner != 0 or not jacoby), owner == 1)
     return {
         "no_double": estimate_json(nd),
         "double_take": estimate_json(dt),
