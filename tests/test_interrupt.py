@@ -5,7 +5,6 @@ run. The commands run as subprocesses; the processes they start are found in /pr
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -212,3 +211,21 @@ def test_a_failing_player_keeps_the_finished_games(tmp_path):
     n = e.results["pairs_done"] * 2
     assert kept.count(" Game ") == n and full.count(" Game ") == 40
     assert kept.replace("failing", "pubeval").split(f" Game {n + 1}")[0] in full
+
+
+def test_sigterm_prints_the_chouettes_finished_games():
+    args = ["chouette", "--player", "pubeval", "--player", "random", "--player", "random", "--games", "1000000"]
+    for wait in (5.0, 20.0, 60.0):
+        proc = _start([*args, "--json", "--quiet"])
+        time.sleep(wait)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode != 0
+        if out.strip():
+            break
+    res = json.loads(out)
+    assert proc.returncode == 143 and res["complete"] is False and res["interrupted"] == "SIGTERM"
+    done = res["games_done"]
+    assert 0 < done < 1_000_000
+    assert sum(s["games_in_box"] for s in res["stats"].values()) == done
+    assert f"after {done} of 1000000 games".encode() in err
