@@ -12,8 +12,8 @@ import pytest
 from bgbot.arena import rollout as ro
 from bgbot.cli import main
 from bgbot.evaluation.checkpoint import load
-from bgbot.formats import positionid
 from bgbot.evaluation.specialists import evaluator_for
+from bgbot.formats import positionid
 from bgbot.rules.board import starting_position
 from bgbot.rules.movegen import generate_all_rolls
 from tests.shipped_values import BGBOT_1

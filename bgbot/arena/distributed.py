@@ -239,7 +239,7 @@ def _unplain(blob: bytes) -> Any:
     return pickle.loads(blob)
 
 
-def _call_plain(unit: tuple) -> Any:
+def _call_plain(unit: Any) -> Any:
     """``fn(task)`` of a unit ``(fn, task)`` sent by :func:`run_pool`."""
     fn, task = unit
     return fn(task)

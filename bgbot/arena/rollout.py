@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 
@@ -836,7 +835,3 @@ def cube_significance(no_double: np.ndarray, double_take: np.ndarray, z: float =
         "significant": d_sig and t_sig,
         "z": z,
     }
-
-
-def timer() -> float:
-    return time.perf_counter()
