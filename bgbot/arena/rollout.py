@@ -46,6 +46,11 @@ is significant at the trials run is a z-test of each decisive difference (double
 paired standard error (:func:`cube_significance`). Variance reduction applies to
 the cubeless probabilities only: the cubeful equity is not luck-adjusted (GNU Backgammon also adjusts it), so its
 standard error is larger. Cubeful rollouts at a match score are not implemented.
+
+**Interruption.** Under :func:`bgbot.arena.distributed.interrupt_signals` (``bgbot rollout``), SIGINT or SIGTERM stops
+the work (pool workers included) and raises :class:`RolloutInterrupted` carrying the per-trial results of the whole
+work units finished for every start: the estimates of those trials, with their standard errors, are the partial
+result.
 """
 
 from __future__ import annotations

@@ -18,6 +18,13 @@ worker count: the batches a net sees, hence its floating-point results, are the 
 in a spawn-started process pool; inside a chunk all games advance together: each ply, one batched ``choose`` call per
 player for every game where it is on roll. A chunk whose worker dies is replayed (up to :data:`MAX_ATTEMPTS` times, then
 :class:`TournamentError`), so no game is lost silently.
+
+**Stopping and resuming.** With an output directory, each chunk's games are saved there as soon as the chunk finishes
+(``OUT/chunks/``). SIGINT or SIGTERM (under :func:`bgbot.arena.distributed.interrupt_signals`), a player that fails
+(an external engine that dies or plays an illegal move) or a chunk that keeps killing its worker stops the run with
+:class:`TournamentStopped`, whose results count the finished chunks only (whole duplicate pairs); ``resume`` then
+plays only the chunks not saved, and since a chunk's games depend only on its seed and pair range the totals are
+those of an uninterrupted run.
 """
 
 from __future__ import annotations
