@@ -256,9 +256,11 @@ def test_variance_reduced_cubeful_trials_all_passed_at_once(ev):
     # to no rows at all: "operands could not be broadcast together with shapes (0,5) (2,5)".
     pos = _position((0, 0, 1, 1, 1, 0), (0, 0, 0, 0, 1, 2))
     s = ro.RolloutSettings(trials=72, cube=True, databases=False)
-    pair = ro.play_chunk(ev, pos[None], np.ones(1, bool), 0, 2, s, cube_state=np.array([[1, -1, 1]]))[0]
-    assert (pair[:, 5] == 1.0).all()  # both passed: +1 cube
-    whole = ro.play_chunk(ev, pos[None], np.ones(1, bool), 0, 72, s, cube_state=np.array([[1, -1, 1]]))[0]
+    plain = ro.RolloutSettings(trials=72, cube=True, databases=False, variance_reduction=False)
+    cs = np.array([[1, -1, 1]])
+    assert (ro.play_chunk(ev, pos[None], np.ones(1, bool), 0, 2, plain, cube_state=cs)[0][:, 5] == 1.0).all()  # passed
+    pair = ro.play_chunk(ev, pos[None], np.ones(1, bool), 0, 2, s, cube_state=cs)[0]
+    whole = ro.play_chunk(ev, pos[None], np.ones(1, bool), 0, 72, s, cube_state=cs)[0]
     np.testing.assert_allclose(pair, whole[:2], atol=1e-5)  # the same trials, luck included, in a full chunk
 
 
@@ -291,16 +293,30 @@ def test_cube_significance_z_tests_both_decisions():
     assert out["double_minus_no_double"] == pytest.approx(1 - nd.mean())
 
 
-@pytest.mark.parametrize("pid", ["7bYFAAbtnDsAAA", "4HPwATDgc/ABMA", "tDsAALC7BwAAAA"])
-def test_no_double_equity_stays_below_cash_plus_gammons(ev, pid):
+@pytest.mark.parametrize(("pid", "ply"), [("7bYFAAbtnDsAAA", 1), ("4HPwATDgc/ABMA", 0), ("7O4BAIB2BwAAAA", 0)])
+def test_no_double_equity_stays_below_cash_plus_gammons(ev, pid, ply):
     # Doubled out of the game, the side on roll wins at most 1 plus what its gammons add; above that (beyond 3
-    # standard errors) the players inside took what they should pass.
+    # standard errors, cubeful variance reduction on) the players inside took what they should pass. 7bYFAAbtnDsAAA
+    # (1.2% gammons) is a pass at 1-ply that the 0-ply net takes; 7O4BAIB2BwAAAA a race I lead.
     for seed in (0, 1):
-        out = ro.cube_rollout(ev, positionid.decode(pid), ro.RolloutSettings(trials=36, seed=seed, cube=True))
+        s = ro.RolloutSettings(trials=36, seed=seed, cube=True, plies=ply)
+        out = ro.cube_rollout(ev, positionid.decode(pid), s)
         nd = out["no_double"]
         share = nd["probabilities"]["win_gammon"] + nd["probabilities"]["win_backgammon"]
         assert nd["cubeful_equity"] <= 1 + share + 3 * nd["cubeful_equity_se"]
         assert isinstance(out["significant"], bool)
+
+
+def test_cubeful_variance_reduction_cuts_the_standard_error_and_keeps_the_mean(ev):
+    # The cubeful equity is luck-adjusted as the cubeless probabilities are (GNU Backgammon's cubeful variance
+    # reduction); before, only the cubeless columns were, and the cubeful standard error stayed that of plain trials.
+    pos = positionid.decode("7bYFAAbtnDsAAA")
+    kw = dict(trials=72, seed=0, cube=True)
+    vr = ro.cube_rollout(ev, pos, ro.RolloutSettings(**kw))["no_double"]
+    plain = ro.cube_rollout(ev, pos, ro.RolloutSettings(**kw, variance_reduction=False))["no_double"]
+    assert vr["cubeful_equity_se"] * 3 < plain["cubeful_equity_se"]
+    diff = vr["cubeful_equity"] - plain["cubeful_equity"]
+    assert abs(diff) < 3 * np.hypot(vr["cubeful_equity_se"], plain["cubeful_equity_se"])
 
 
 def test_cli_cube_rollout_json(capsys):

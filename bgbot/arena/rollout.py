@@ -43,9 +43,10 @@ point (:func:`bgbot.cube.janowski.money_cubeful`, cube efficiency by position cl
 cube decision (:func:`cube_rollout`) rolls out No double and Double/Take together (the same dice in each trial), as
 GNU Backgammon does; in a rollout of plays the opponent may double at its first turn. Whether the proper action
 is significant at the trials run is a z-test of each decisive difference (double or not, take or pass) against its
-paired standard error (:func:`cube_significance`). Variance reduction applies to
-the cubeless probabilities only: the cubeful equity is not luck-adjusted (GNU Backgammon also adjusts it), so its
-standard error is larger. Cubeful rollouts at a match score are not implemented.
+paired standard error (:func:`cube_significance`). Variance reduction adjusts the cubeful
+equity too, as GNU Backgammon does: each roll's luck is also measured in Janowski's cubeful equity after the best
+0-ply play of every roll (:func:`_cubeful_luck`, the cube as it is at that turn). Cubeful rollouts at a match score
+are not implemented.
 
 **Interruption.** Under :func:`bgbot.arena.distributed.interrupt_signals` (``bgbot rollout``), SIGINT or SIGTERM stops
 the work (pool workers included) and raises :class:`RolloutInterrupted` carrying the per-trial results of the whole
@@ -220,6 +221,10 @@ class _RolloutPlayer:
         self.vr = variance_reduction
         self.luck = np.zeros((0, 5))
         self._cube_cache: tuple[np.ndarray, np.ndarray] | None = None
+        self.roll_afterstates = np.zeros((0, 21, 26), dtype=np.int8)
+        self.roll_values = np.zeros((0, 21, 5))
+        self.position_of = np.zeros(0, dtype=np.int64)
+        self.drawn = np.zeros(0, dtype=np.int64)
 
     def probabilities(self, positions: np.ndarray) -> np.ndarray:
         """Probabilities ``(N, 5)`` of the side on roll in ``positions`` ``(N, 26)`` at the rollout's ply, for the cube
@@ -256,6 +261,9 @@ class _RolloutPlayer:
         d = np.asarray(dice, dtype=np.int64)
         r = _ROLL_INDEX[d[:, 0], d[:, 1]]
         self.luck = mean[inv] - v[inv, r]
+        # For the cubeful luck (play_chunk): each roll's best afterstate and its value, per distinct position.
+        self.roll_afterstates = plays.afterstates[best]  # (U, 21, 26)
+        self.roll_values, self.position_of, self.drawn = v, inv, r
         if self.plies == 0:
             return plays.afterstates[best[inv, r]]
         chosen_plays, chosen = search.choose(self.evaluator, positions, dice, self.plies)
@@ -366,6 +374,7 @@ def play_chunk(
     player = _RolloutPlayer(evaluator, settings.plies, settings.variance_reduction)
     phase = None
     points = np.zeros(g, dtype=np.float64)
+    points_luck = np.zeros(g, dtype=np.float64)
     base = np.ones(g, dtype=np.float64)
     if settings.cube:
         cs = np.asarray(cube_state if cube_state is not None else [[1, -1, 1]] * k, dtype=np.int64).reshape(k, 3)
@@ -417,12 +426,37 @@ def play_chunk(
             ply = play_ply(table, dice, [player], phase, on_end)
             if settings.variance_reduction and len(ply.idx):
                 luck[ply.idx] += _diff_to_root(player.luck, seat_before[ply.idx] == root_seat[ply.idx])
+                if settings.cube:
+                    mover = seat_before[ply.idx]
+                    cf = _cubeful_luck(player, table.owner[ply.idx], mover, settings.jacoby) * table.cube[ply.idx]
+                    points_luck[ply.idx] += np.where(mover == root_seat[ply.idx], cf, -cf) / base[ply.idx]
             if on_ply is not None:
                 on_ply(int(table.active.sum()))
     out = values + luck
     if settings.cube:
-        out = np.column_stack([out, points])
+        out = np.column_stack([out, points + points_luck])
     return out.reshape(k, t, out.shape[1])
+
+
+def _cubeful_luck(player: _RolloutPlayer, owner: np.ndarray, mover: np.ndarray, jacoby: bool) -> np.ndarray:
+    """The cubeful luck of the rolls of :meth:`_RolloutPlayer.choose`'s last call, ``(N,)`` float64 in the mover's
+    cubeful money equity for a cube of 1: the mean over the 36 rolls of the Janowski cubeful equity
+    (:func:`bgbot.cube.janowski.money_cubeful`, the position's cube efficiency) after each roll's best 0-ply play,
+    minus that after the roll drawn, as GNU Backgammon's cubeful variance reduction (rollout.c). ``owner`` ``(N,)``
+    the cube's owner seat (-1 centred), ``mover`` ``(N,)`` the mover's seat. Any value of (position, roll) keeps the
+    terms' expectation zero, so the estimate stays unbiased."""
+    after = player.roll_afterstates  # (U, 21, 26), the opponent on roll
+    u = len(after)
+    x = efficiencies(after.reshape(-1, 26)).reshape(u, 21)
+    q = flip_probabilities(player.roll_values.reshape(-1, 5)).reshape(u, 21, 5)  # the opponent's, on roll
+    pos = player.position_of
+    rel = np.where(owner == -1, 0, np.where(owner == mover, -1, 1))  # the cube seen by the opponent
+    cf = np.zeros((len(pos), 21), dtype=np.float64)
+    for o in (-1, 0, 1):
+        m = np.flatnonzero(rel == o)
+        if len(m):
+            cf[m] = -money_cubeful(q[pos[m]].reshape(-1, 5), o, jacoby, x[pos[m]].reshape(-1)).reshape(len(m), 21)
+    return cf @ ROLL_WEIGHTS - cf[np.arange(len(pos)), player.drawn]
 
 
 def _cubeful_now(table: Table, idx: np.ndarray, p: np.ndarray, jacoby: bool) -> np.ndarray:

@@ -73,6 +73,7 @@ __all__ = [
     "OutputError",
     "TournamentStopped",
     "resume_settings",
+    "discard_saved",
     "ChunkResult",
     "play_games",
     "check_settings",
@@ -231,13 +232,17 @@ class OutputError(TournamentError):
 
 def run(players: list, games: int, *args, **kwargs) -> dict:
     """Round robin of every pairing of ``players``, ``games`` duplicate games (or matches) each; then, with
-    ``out_dir``, the games written as ``.mat`` files: :func:`play` (the same arguments) then :func:`write_files`.
+    ``out_dir``, the games written as ``.mat`` files: :func:`play` (the same arguments), :func:`write_files`, then
+    :func:`discard_saved`.
 
     Raises:
         OutputError: files that could not be written (the results ride on the error); :func:`play`'s errors.
     """
     results, files = play(players, games, *args, **kwargs)
     write_files(results, files)
+    out_dir = kwargs.get("out_dir", args[2] if len(args) > 2 else None)
+    if out_dir is not None:
+        discard_saved(out_dir)
     return results
 
 
@@ -498,6 +503,14 @@ class _ChunkStore:
 
     def save(self, i: int, chunk: Chunk) -> None:
         write_atomic(self.dir / f"unit-{i:06d}.pkl", pickle.dumps(chunk))
+
+
+def discard_saved(out_dir: str | Path) -> None:
+    """Remove the saved work units of a finished tournament (``out_dir/chunks/``), once its ``.mat`` files are
+    written: nothing is left to resume."""
+    import shutil
+
+    shutil.rmtree(Path(out_dir) / CHUNKS_DIR, ignore_errors=True)
 
 
 def resume_settings(out_dir: str | Path) -> dict:

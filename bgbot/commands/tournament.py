@@ -135,6 +135,8 @@ def run(args: argparse.Namespace) -> int:
         return stop.exit_status
     print(json.dumps(results, indent=2) if args.json else report.format_table(results), flush=True)
     tournament.write_files(results, files)
+    if args.out is not None:
+        tournament.discard_saved(args.out)
     return 0
 
 
