@@ -60,6 +60,7 @@ import contextlib
 import importlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -455,7 +456,8 @@ def _cubeful_luck(player: _RolloutPlayer, owner: np.ndarray, mover: np.ndarray, 
     for o in (-1, 0, 1):
         m = np.flatnonzero(rel == o)
         if len(m):
-            cf[m] = -money_cubeful(q[pos[m]].reshape(-1, 5), o, jacoby, x[pos[m]].reshape(-1)).reshape(len(m), 21)
+            xs: Any = x[pos[m]].reshape(-1)  # money_cubeful takes one efficiency per row
+            cf[m] = -money_cubeful(q[pos[m]].reshape(-1, 5), o, jacoby, xs).reshape(len(m), 21)
     return cf @ ROLL_WEIGHTS - cf[np.arange(len(pos)), player.drawn]
 
 
