@@ -84,7 +84,7 @@ def _interrupted_rollout(sig: int, workers: int) -> tuple[dict, int, set[int], s
     """Start a long rollout, signal it once some work units have finished (waiting longer on each try), and return
     (its JSON, exit status, the processes it had started, new /tmp/pymp-* directories)."""
     before = _pymp()
-    for wait in (10.0, 30.0, 60.0):
+    for wait in (10.0, 30.0, 60.0) if workers == 1 else (30.0, 90.0):  # pool workers start slowly (torch)
         proc = _start([*ROLLOUT, "--workers", str(workers)])
         kids = _wait_for_workers(proc, 3) if workers > 1 else set()
         time.sleep(wait)
