@@ -13,6 +13,7 @@ from bgbot.arena import rollout as ro
 from bgbot.cli import main
 from bgbot.evaluation.checkpoint import load
 from bgbot.evaluation.specialists import evaluator_for
+from bgbot.formats import positionid
 from bgbot.rules.board import starting_position
 from bgbot.rules.movegen import generate_all_rolls
 from tests.shipped_values import BGBOT_1
@@ -249,11 +250,84 @@ def test_cubeful_trials_double_and_pass_inside(ev):
     assert passed.any()
 
 
+def test_variance_reduced_cubeful_trials_all_passed_at_once(ev):
+    # Trials 0 and 1 of this race both end when I double at my second turn and my opponent passes: a ply in which the
+    # cube phase ends every game in flight and nobody moves. Before, the luck of the previous ply (two rows) was added
+    # to no rows at all: "operands could not be broadcast together with shapes (0,5) (2,5)".
+    pos = _position((0, 0, 1, 1, 1, 0), (0, 0, 0, 0, 1, 2))
+    s = ro.RolloutSettings(trials=72, cube=True, databases=False)
+    plain = ro.RolloutSettings(trials=72, cube=True, databases=False, variance_reduction=False)
+    cs = np.array([[1, -1, 1]])
+    assert (ro.play_chunk(ev, pos[None], np.ones(1, bool), 0, 2, plain, cube_state=cs)[0][:, 5] == 1.0).all()  # passed
+    pair = ro.play_chunk(ev, pos[None], np.ones(1, bool), 0, 2, s, cube_state=cs)[0]
+    whole = ro.play_chunk(ev, pos[None], np.ones(1, bool), 0, 72, s, cube_state=cs)[0]
+    np.testing.assert_allclose(pair, whole[:2], atol=1e-5)  # the same trials, luck included, in a full chunk
+
+
+def test_cube_decisions_inside_the_trials_are_made_at_the_rollout_ply(ev):
+    # As `bgbot cube --ply 1` decides (Bot.evaluate at ply 1): before, the players doubled and took from their 0-ply
+    # probabilities whatever the rollout's ply (on 7bYFAAbtnDsAAA: 72.1% wins at 0-ply, 75.4% at 1-ply).
+    from bgbot.api import Bot
+
+    pos = positionid.decode("7bYFAAbtnDsAAA")
+    got = ro._RolloutPlayer(ev, 1, True).probabilities(np.array([pos, starting_position()]))
+    bot = Bot(load(MODEL)[0])
+    want = np.array([bot.evaluate(pos, ply=1).to_array(), bot.evaluate(starting_position(), ply=1).to_array()])
+    np.testing.assert_allclose(got, want, atol=1e-6)
+    assert got[0, 0] - bot.evaluate(pos).to_array()[0] > 0.02  # not the 0-ply value
+
+
+def test_cube_significance_z_tests_both_decisions():
+    rng = np.random.default_rng(0)
+    nd = 0.6 + rng.normal(0, 0.5, 400)
+    dt = nd + 0.38 + rng.normal(0, 0.1, 400)  # Double/Take ~0.98 < Double/Pass 1: the double decision is DT - ND
+    out = ro.cube_significance(nd, dt)
+    assert out["double_minus_no_double"] == pytest.approx((dt - nd).mean())
+    assert out["double_minus_no_double_se"] == pytest.approx((dt - nd).std(ddof=1) / 20)
+    assert out["double_significant"]  # +0.38 against a standard error of 0.005
+    assert out["take_minus_pass"] == pytest.approx(dt.mean() - 1)
+    assert abs(out["take_minus_pass"]) < 1.96 * out["take_minus_pass_se"] and not out["take_significant"]
+    assert out["significant"] is (out["double_significant"] and out["take_significant"])
+    # Double/Take above +1: the double decision compares Double/Pass (1) with No double.
+    out = ro.cube_significance(nd, nd + 0.6)
+    assert out["double_minus_no_double"] == pytest.approx(1 - nd.mean())
+
+
+@pytest.mark.parametrize(("pid", "ply"), [("7bYFAAbtnDsAAA", 1), ("4HPwATDgc/ABMA", 0), ("7O4BAIB2BwAAAA", 0)])
+def test_no_double_equity_stays_below_cash_plus_gammons(ev, pid, ply):
+    # Doubled out of the game, the side on roll wins at most 1 plus what its gammons add; above that (beyond 3
+    # standard errors, cubeful variance reduction on) the players inside took what they should pass. 7bYFAAbtnDsAAA
+    # (1.2% gammons) is a pass at 1-ply that the 0-ply net takes; 7O4BAIB2BwAAAA a race I lead.
+    for seed in (0, 1):
+        s = ro.RolloutSettings(trials=36, seed=seed, cube=True, plies=ply)
+        out = ro.cube_rollout(ev, positionid.decode(pid), s)
+        nd = out["no_double"]
+        share = nd["probabilities"]["win_gammon"] + nd["probabilities"]["win_backgammon"]
+        assert nd["cubeful_equity"] <= 1 + share + 3 * nd["cubeful_equity_se"]
+        assert isinstance(out["significant"], bool)
+
+
+def test_cubeful_variance_reduction_cuts_the_standard_error_and_keeps_the_mean(ev):
+    # The cubeful equity is luck-adjusted as the cubeless probabilities are (GNU Backgammon's cubeful variance
+    # reduction); before, only the cubeless columns were, and the cubeful standard error stayed that of plain trials.
+    pos = positionid.decode("7bYFAAbtnDsAAA")
+    kw = dict(trials=72, seed=0, cube=True)
+    vr = ro.cube_rollout(ev, pos, ro.RolloutSettings(**kw))["no_double"]
+    plain = ro.cube_rollout(ev, pos, ro.RolloutSettings(**kw, variance_reduction=False))["no_double"]
+    assert vr["cubeful_equity_se"] * 3 < plain["cubeful_equity_se"]
+    diff = vr["cubeful_equity"] - plain["cubeful_equity"]
+    assert abs(diff) < 3 * np.hypot(vr["cubeful_equity_se"], plain["cubeful_equity_se"])
+
+
 def test_cli_cube_rollout_json(capsys):
     argv = ["rollout", "4HPwATDgc/ABMA", "--cube", "--trials", "36", "--truncate", "2", "--json"]
     assert main(argv) == 0
     out = json.loads(capsys.readouterr().out)["cube"]
     assert out["double_pass"] == 1.0 and out["action"] == "No double, take"
+    assert out["significant"] == (out["double_significant"] and out["take_significant"])
+    assert out["double_minus_no_double"] == pytest.approx(
+        out["double_take"]["cubeful_equity"] - out["no_double"]["cubeful_equity"]
+    )
     assert out["double_take"]["cubeful_equity"] < out["no_double"]["cubeful_equity"]
     assert main(["rollout", "sOfgwQDgZ8PBAA:cAmgAEAAEAAE", "--cube"]) == 2
     assert "match score" in capsys.readouterr().err

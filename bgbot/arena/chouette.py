@@ -35,6 +35,7 @@ a chouette are sequential (the rotation depends on each result), one game in fli
 
 from __future__ import annotations
 
+import signal
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ from typing import Protocol
 import numpy as np
 
 from bgbot.arena import stats
+from bgbot.arena.distributed import Interrupted
 from bgbot.arena.engine import (
     CubePhase,
     CubeRules,
@@ -436,7 +438,9 @@ def run(
 
     Returns:
         ``players`` (unique names), ``specs``, ``seed``, ``games``, ``rules``, ``order`` (the first box and team),
-        ``stats`` (:func:`summarize`), ``records`` (one per game, :meth:`Chouette.play_game`).
+        ``stats`` (:func:`summarize`), ``records`` (one per game, :meth:`Chouette.play_game`), ``games_done`` and
+        ``complete``; stopped by SIGINT or SIGTERM (under :func:`bgbot.arena.distributed.interrupt_signals`), the
+        games finished so far, ``complete`` False and ``interrupted`` the signal's name (``stats`` empty without any).
 
     Raises:
         ChouetteError: fewer than three players, ``games`` < 1; PlayerSpecError for a bad spec.
@@ -463,15 +467,21 @@ def run(
     records = []
     torch = sys.modules.get("torch")  # one game in flight: small batches run fastest on one thread
     threads = torch.get_num_threads() if torch is not None else 0
+    stopped: Interrupted | None = None
     try:
         if torch is not None:
             torch.set_num_threads(1)
         for k in progress_bar(range(games), unit="game", enabled=progress, leave=False):
             rec = c.play_game()
             records.append({"game": k + 1, **rec})
+    except Interrupted as e:  # SIGINT/SIGTERM under interrupt_signals: the games finished so far are the result
+        stopped = e
     finally:
         if torch is not None:
             torch.set_num_threads(threads)
+    extra: dict = {"games_done": len(records), "complete": stopped is None}
+    if stopped is not None:
+        extra["interrupted"] = signal.Signals(stopped.signum).name
     return {
         "players": names,
         "specs": [s.name if isinstance(s, Player) else str(s) for s in specs],
@@ -485,8 +495,9 @@ def run(
             "member_cubes": rules.member_cubes,
         },
         "order": first,
-        "stats": summarize(records, names),
+        "stats": summarize(records, names) if records else {},
         "records": records,
+        **extra,
     }
 
 

@@ -130,7 +130,11 @@ def _player(spec, seed: int) -> Player:
 
 def worker_init() -> None:
     """One torch thread and one BLAS thread per worker process: the workers are the parallelism. torch itself is not
-    imported here (seconds per worker): a worker imports it only when a net player is built (:func:`_one_thread`)."""
+    imported here (seconds per worker): a worker imports it only when a net player is built (:func:`_one_thread`).
+    The worker ends as soon as its parent is gone (:func:`bgbot.arena.distributed.watch_parent`)."""
+    from bgbot.arena.distributed import watch_parent
+
+    watch_parent()
     os.environ["OMP_NUM_THREADS"] = "1"
     os.environ["MKL_NUM_THREADS"] = "1"
     threadpool_limits(1, user_api="blas")

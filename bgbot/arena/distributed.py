@@ -11,6 +11,12 @@ here, as the pool does, up to :data:`MAX_ATTEMPTS` starts, and each such death i
 exception raised by the unit is a bug and is raised here). A unit's result is stored once, by its index, so nothing
 is counted twice.
 
+**Interruption** (local work). :func:`interrupt_signals` turns SIGINT (Ctrl-C) and SIGTERM into :class:`Interrupted`
+in the main process, so a long command can print what it has finished. Pool workers ignore SIGINT (a terminal's
+Ctrl-C reaches the whole process group; the parent decides) and watch their parent: one whose parent is gone (killed,
+even by SIGKILL) exits within :data:`PARENT_POLL_S` seconds. When the parent stops early (interrupted, or a unit
+raised), it terminates the pool's workers before it returns, so no process it started outlives it.
+
 **Ray** (the optional extra ``pip install 'bgbot[ray]'``, pinned to the tested 2.60 series): ``ray="local"`` starts
 (or joins, when this process has already called ``ray.init``) a Ray instance on this machine; ``ray="HOST:PORT"`` (or
 ``"ray://HOST:PORT"``) joins a running cluster (started with ``ray start --head`` on one machine and ``ray start
@@ -31,12 +37,17 @@ counted instead (``on_restart``).
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import multiprocessing
 import os
+import pickle
+import signal
 import socket
 import sys
 import tempfile
+import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -53,6 +64,12 @@ __all__ = [
     "connect_ray",
     "AUTH_HELP",
     "worker_init",
+    "watch_parent",
+    "Interrupted",
+    "interrupt_signals",
+    "run_pool",
+    "stop_pool",
+    "PARENT_POLL_S",
 ]
 
 MAX_ATTEMPTS = 3
@@ -65,8 +82,67 @@ class DistributedError(BgbotError):
     """Ray not installed, a Ray address that cannot be reached, a unit whose worker died :data:`MAX_ATTEMPTS` times."""
 
 
+PARENT_POLL_S = 0.5
+"""How often a pool worker checks that its parent is alive."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM arrived while :func:`interrupt_signals` was in force; ``signum`` says which. A
+    KeyboardInterrupt (SIGTERM included): not an error of the work, it passes through ``except Exception``."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"interrupted by {signal.Signals(signum).name}")
+        self.signum = signum
+
+    @property
+    def exit_status(self) -> int:
+        """The shell's convention for a process ended by the signal: 128 + its number (130 SIGINT, 143 SIGTERM)."""
+        return 128 + self.signum
+
+
+@contextlib.contextmanager
+def interrupt_signals():
+    """For the duration, SIGINT and SIGTERM raise :class:`Interrupted` in the main thread (the previous handlers are
+    restored afterwards). Elsewhere than in the main thread, nothing changes (Python delivers signals there only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise Interrupted(signum)
+
+    old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+def watch_parent(poll_s: float = PARENT_POLL_S) -> None:
+    """In a pool worker: ignore SIGINT (the parent handles Ctrl-C and stops the pool) and start a daemon thread that
+    ends this process (``os._exit``) as soon as its parent is gone (its parent pid changes: it was killed, even by
+    SIGKILL, and this process was handed to init or a subreaper)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll_s)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="bgbot-watch-parent", daemon=True).start()
+
+
 def worker_init() -> None:
-    """One BLAS and one torch thread per worker process (the workers are the parallelism)."""
+    """A pool worker's start: :func:`watch_parent`, then one BLAS and one torch thread (the workers are the
+    parallelism)."""
+    watch_parent()
+    _one_thread()
+
+
+def _one_thread() -> None:
+    """One BLAS and one torch thread in this process."""
     os.environ["OMP_NUM_THREADS"] = "1"
     os.environ["MKL_NUM_THREADS"] = "1"
     from threadpoolctl import threadpool_limits
@@ -92,7 +168,7 @@ def _call_one_thread(fn: Callable, task: Any) -> Any:
             pass
         else:
             os._exit(17)
-    worker_init()
+    _one_thread()
     return fn(task)
 
 
@@ -271,33 +347,110 @@ def _run_ray(
     return [results[i] for i in range(len(tasks))]
 
 
-def _run_pool(fn: Callable, tasks: Sequence, workers: int, on_result: Callable[[Any], object] | None) -> list:
+class _Plain:
+    """An object that the pool's pickler sends as the bytes of the standard pickler (made when the unit is sent)."""
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+
+    def __reduce__(self):
+        return _unplain, (pickle.dumps(self.obj),)
+
+
+def _unplain(blob: bytes) -> Any:
+    """The object :class:`_Plain` sent."""
+    return pickle.loads(blob)
+
+
+def _call_plain(unit: Any) -> Any:
+    """``fn(task)`` of a unit ``(fn, task)`` sent by :func:`run_pool`."""
+    fn, task = unit
+    return fn(task)
+
+
+def stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Stop ``pool`` now: cancel what has not started, terminate the workers (SIGTERM, then SIGKILL after 5 s) and
+    wait for them, so that none outlives the caller (:meth:`ProcessPoolExecutor.shutdown` alone waits for running
+    units to finish)."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())  # the executor keeps its workers there
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    deadline = time.monotonic() + 5.0
+    for p in procs:
+        p.join(max(0.0, deadline - time.monotonic()))
+        if p.is_alive():
+            p.kill()
+            p.join()
+
+
+def run_pool(
+    fn: Callable,
+    tasks: Sequence,
+    workers: int,
+    on_result: Callable[[int, Any], object] | None = None,
+    initializer: Callable[[], object] = worker_init,
+    too_many: Callable[[int], BaseException] | None = None,
+) -> tuple[list, int]:
+    """``[fn(t) for t in tasks]`` in a spawn process pool of ``workers`` (at most one per task) -> (results in task
+    order, pool restarts). A worker that dies breaks the pool: the units without a result are run again in a new pool,
+    each started at most :data:`MAX_ATTEMPTS` times. Whatever stops the run early (an exception of ``fn``, an
+    :class:`Interrupted`) terminates the workers first (:func:`stop_pool`).
+
+    Args:
+        on_result: called as ``on_result(index, result)`` with each result as it arrives, once per task.
+        initializer: run in each worker first (it should call :func:`watch_parent`).
+        too_many: the exception for unit ``i`` that failed :data:`MAX_ATTEMPTS` times (default :class:`DistributedError`).
+
+    Raises:
+        DistributedError: see ``too_many``; whatever ``fn`` raises.
+    """
     results: dict[int, Any] = {}
     attempts = dict.fromkeys(range(len(tasks)), 0)
     ctx = multiprocessing.get_context("spawn")
+    restarts = 0
 
     def store(i: int, value: Any) -> None:
         if i not in results:
             results[i] = value
             if on_result is not None:
-                on_result(value)
+                on_result(i, value)
 
     while len(results) < len(tasks):
         todo = [i for i in range(len(tasks)) if i not in results]
         for i in todo:
             attempts[i] += 1
             if attempts[i] > MAX_ATTEMPTS:
+                if too_many is not None:
+                    raise too_many(i)
                 raise DistributedError(f"work unit {i} failed {MAX_ATTEMPTS} times (a worker process died each time)")
-        with ProcessPoolExecutor(min(workers, len(todo)), mp_context=ctx, initializer=worker_init) as pool:
-            futures = {pool.submit(_call_one_thread, fn, tasks[i]): i for i in todo}
+        pool = ProcessPoolExecutor(min(workers, len(todo)), mp_context=ctx, initializer=initializer)
+        try:
+            # Each unit travels as plain pickle bytes: the pool's own pickler would send torch tensors (a net player,
+            # an evaluator) by file descriptor, through a /tmp/pymp-* socket directory that a killed parent leaves.
+            futures = {pool.submit(_call_plain, _Plain((fn, tasks[i]))): i for i in todo}
             try:
                 for fut in as_completed(futures):
                     store(futures[fut], fut.result())
             except BrokenProcessPool:
+                restarts += 1
                 for fut, i in futures.items():
                     if fut.done() and not fut.cancelled() and fut.exception() is None:
                         store(i, fut.result())
-    return [results[i] for i in range(len(tasks))]
+        except BaseException:
+            stop_pool(pool)
+            raise
+        pool.shutdown(wait=True)
+    return [results[i] for i in range(len(tasks))], restarts
+
+
+def _run_pool(fn: Callable, tasks: Sequence, workers: int, on_result: Callable[[Any], object] | None) -> list:
+    def arrived(i: int, value: Any) -> None:
+        if on_result is not None:
+            on_result(value)
+
+    return run_pool(functools.partial(_call_one_thread, fn), tasks, workers, arrived)[0]
 
 
 def run_tasks(

@@ -36,26 +36,35 @@ games in flight). Per-trial results are kept and
 concatenated in trial order, so a rollout for a seed is bit-identical however it was run.
 
 **Cubeful rollouts** (``cube=True``, money play only): the cube is played inside every trial by the engine's cube
-phase (each side doubles, takes and passes by :mod:`bgbot.cube` from its own 0-ply probabilities, as in cubeful
-tournaments); a trial's cubeful value is the points it won (cube and Jacoby rule included) divided by the position's
+phase (each side doubles, takes and passes by :mod:`bgbot.cube` from its own probabilities at the rollout's ply, as
+``bgbot cube --ply N`` decides: Janowski's cubeful equities of the N-ply cubeless probabilities); a trial's cubeful value is the points it won (cube and Jacoby rule included) divided by the position's
 cube; a truncated (or database-stopped) trial is valued by Janowski's cubeful money equity of the position at that
 point (:func:`bgbot.cube.janowski.money_cubeful`, cube efficiency by position class), times the cube. A position's
 cube decision (:func:`cube_rollout`) rolls out No double and Double/Take together (the same dice in each trial), as
-GNU Backgammon does; in a rollout of plays the opponent may double at its first turn. Variance reduction applies to
-the cubeless probabilities only: the cubeful equity is not luck-adjusted (GNU Backgammon also adjusts it), so its
-standard error is larger. Cubeful rollouts at a match score are not implemented.
+GNU Backgammon does; in a rollout of plays the opponent may double at its first turn. Whether the proper action
+is significant at the trials run is a z-test of each decisive difference (double or not, take or pass) against its
+paired standard error (:func:`cube_significance`). Variance reduction adjusts the cubeful
+equity too, as GNU Backgammon does: each roll's luck is also measured in Janowski's cubeful equity after the best
+0-ply play of every roll (:func:`_cubeful_luck`, the cube as it is at that turn). Cubeful rollouts at a match score
+are not implemented.
+
+**Interruption.** Under :func:`bgbot.arena.distributed.interrupt_signals` (``bgbot rollout``), SIGINT or SIGTERM stops
+the work (pool workers included) and raises :class:`RolloutInterrupted` carrying the per-trial results of the whole
+work units finished for every start: the estimates of those trials, with their standard errors, are the partial
+result.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
-import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
+from bgbot.arena.distributed import Interrupted
 from bgbot.arena.engine import CubePhase, CubeRules, Table, efficiencies, play_ply
 from bgbot.cube.janowski import money_cubeful
 from bgbot.errors import BgbotError
@@ -67,12 +76,13 @@ from bgbot.formats.plays import legal_plays
 from bgbot.rules.board import flip, validate
 from bgbot.rules.dice import hash_words
 from bgbot.rules.movegen import ROLL_WEIGHTS, ROLLS, generate_all_rolls, position_keys
-from bgbot.rules.outcomes import equity
+from bgbot.rules.outcomes import equity, flip_probabilities
 
 __all__ = [
     "CHUNK_TRIALS",
     "MAX_TRIALS",
     "RolloutError",
+    "RolloutInterrupted",
     "RolloutSettings",
     "RolloutDice",
     "Estimate",
@@ -84,6 +94,9 @@ __all__ = [
     "candidates",
     "rollout_plays",
     "rank_candidates",
+    "cube_rollout",
+    "cube_result",
+    "cube_significance",
 ]
 
 CHUNK_TRIALS = 72
@@ -208,10 +221,25 @@ class _RolloutPlayer:
         self.plies = plies
         self.vr = variance_reduction
         self.luck = np.zeros((0, 5))
+        self._cube_cache: tuple[np.ndarray, np.ndarray] | None = None
+        self.roll_afterstates = np.zeros((0, 21, 26), dtype=np.int8)
+        self.roll_values = np.zeros((0, 21, 5))
+        self.position_of = np.zeros(0, dtype=np.int64)
+        self.drawn = np.zeros(0, dtype=np.int64)
 
     def probabilities(self, positions: np.ndarray) -> np.ndarray:
-        """0-ply probabilities of the side on roll, for the cube phase of cubeful trials."""
-        return position_probabilities(self.evaluator, np.asarray(positions, dtype=np.int8))
+        """Probabilities ``(N, 5)`` of the side on roll in ``positions`` ``(N, 26)`` at the rollout's ply, for the cube
+        phase of cubeful trials: what ``bgbot cube --ply N`` decides from (:meth:`bgbot.api.Bot.evaluate`; 0-ply the
+        evaluator's own, N-ply the mean over the 21 rolls of the best play valued at N - 1 ply). The doubler's and the
+        taker's questions about the same positions (one player plays both sides) are answered by one search."""
+        positions = np.asarray(positions, dtype=np.int8)
+        if self.plies == 0:
+            return position_probabilities(self.evaluator, positions)
+        if self._cube_cache is not None and np.array_equal(self._cube_cache[0], positions):
+            return self._cube_cache[1]
+        p = flip_probabilities(search.afterstate_values(self.evaluator, positions, self.plies))
+        self._cube_cache = (positions.copy(), p)
+        return p
 
     def choose(self, positions: np.ndarray, dice: np.ndarray) -> np.ndarray:
         positions = np.asarray(positions, dtype=np.int8)
@@ -234,6 +262,9 @@ class _RolloutPlayer:
         d = np.asarray(dice, dtype=np.int64)
         r = _ROLL_INDEX[d[:, 0], d[:, 1]]
         self.luck = mean[inv] - v[inv, r]
+        # For the cubeful luck (play_chunk): each roll's best afterstate and its value, per distinct position.
+        self.roll_afterstates = plays.afterstates[best]  # (U, 21, 26)
+        self.roll_values, self.position_of, self.drawn = v, inv, r
         if self.plies == 0:
             return plays.afterstates[best[inv, r]]
         chosen_plays, chosen = search.choose(self.evaluator, positions, dice, self.plies)
@@ -344,6 +375,7 @@ def play_chunk(
     player = _RolloutPlayer(evaluator, settings.plies, settings.variance_reduction)
     phase = None
     points = np.zeros(g, dtype=np.float64)
+    points_luck = np.zeros(g, dtype=np.float64)
     base = np.ones(g, dtype=np.float64)
     if settings.cube:
         cs = np.asarray(cube_state if cube_state is not None else [[1, -1, 1]] * k, dtype=np.int64).reshape(k, 3)
@@ -389,15 +421,44 @@ def play_chunk(
                 if not table.active.any():
                     break
             seat_before = table.seat.copy()
+            # The luck is that of this ply's checker plays only: when the cube phase ends every game in flight (all
+            # doubles passed), no play is chosen and the previous ply's luck must not be added again.
+            player.luck = np.zeros((0, 5))
             ply = play_ply(table, dice, [player], phase, on_end)
-            if settings.variance_reduction:
+            if settings.variance_reduction and len(ply.idx):
                 luck[ply.idx] += _diff_to_root(player.luck, seat_before[ply.idx] == root_seat[ply.idx])
+                if settings.cube:
+                    mover = seat_before[ply.idx]
+                    cf = _cubeful_luck(player, table.owner[ply.idx], mover, settings.jacoby) * table.cube[ply.idx]
+                    points_luck[ply.idx] += np.where(mover == root_seat[ply.idx], cf, -cf) / base[ply.idx]
             if on_ply is not None:
                 on_ply(int(table.active.sum()))
     out = values + luck
     if settings.cube:
-        out = np.column_stack([out, points])
+        out = np.column_stack([out, points + points_luck])
     return out.reshape(k, t, out.shape[1])
+
+
+def _cubeful_luck(player: _RolloutPlayer, owner: np.ndarray, mover: np.ndarray, jacoby: bool) -> np.ndarray:
+    """The cubeful luck of the rolls of :meth:`_RolloutPlayer.choose`'s last call, ``(N,)`` float64 in the mover's
+    cubeful money equity for a cube of 1: the mean over the 36 rolls of the Janowski cubeful equity
+    (:func:`bgbot.cube.janowski.money_cubeful`, the position's cube efficiency) after each roll's best 0-ply play,
+    minus that after the roll drawn, as GNU Backgammon's cubeful variance reduction (rollout.c). ``owner`` ``(N,)``
+    the cube's owner seat (-1 centred), ``mover`` ``(N,)`` the mover's seat. Any value of (position, roll) keeps the
+    terms' expectation zero, so the estimate stays unbiased."""
+    after = player.roll_afterstates  # (U, 21, 26), the opponent on roll
+    u = len(after)
+    x = efficiencies(after.reshape(-1, 26)).reshape(u, 21)
+    q = flip_probabilities(player.roll_values.reshape(-1, 5)).reshape(u, 21, 5)  # the opponent's, on roll
+    pos = player.position_of
+    rel = np.where(owner == -1, 0, np.where(owner == mover, -1, 1))  # the cube seen by the opponent
+    cf = np.zeros((len(pos), 21), dtype=np.float64)
+    for o in (-1, 0, 1):
+        m = np.flatnonzero(rel == o)
+        if len(m):
+            xs: Any = x[pos[m]].reshape(-1)  # money_cubeful takes one efficiency per row
+            cf[m] = -money_cubeful(q[pos[m]].reshape(-1, 5), o, jacoby, xs).reshape(len(m), 21)
+    return cf @ ROLL_WEIGHTS - cf[np.arange(len(pos)), player.drawn]
 
 
 def _cubeful_now(table: Table, idx: np.ndarray, p: np.ndarray, jacoby: bool) -> np.ndarray:
@@ -443,6 +504,13 @@ def _evaluator(spec) -> PositionEvaluator:
         net, _ = load(spec)
         _EVALUATORS[spec] = evaluator_for(net)
     return _EVALUATORS[spec]
+
+
+def _run_unit(task: tuple[int, tuple]) -> tuple[int, tuple[int, np.ndarray]]:
+    """``(unit index, run_chunk task)`` -> ``(unit index, run_chunk result)``: results that say which unit they are
+    as they arrive (partial results of an interrupted rollout)."""
+    i, inner = task
+    return i, run_chunk(inner)
 
 
 def run_chunk(task: tuple) -> tuple[int, np.ndarray]:
@@ -516,12 +584,36 @@ def _run(
     tasks = [
         (spec, starts[a:b], root[a:b], lo, hi, settings, None if cs is None else cs[a:b]) for a, b, lo, hi in units
     ]
-    results = distributed.run_tasks(run_chunk, tasks, workers=workers, ray=ray, on_result=progress)
     out = np.empty((len(starts), settings.trials, 6 if settings.cube else 5), dtype=np.float64)
-    for (a, b, lo, hi), (lo2, r) in zip(units, results):
+    done = np.zeros((len(starts), settings.trials), dtype=bool)
+
+    def arrived(value: tuple[int, tuple[int, np.ndarray]]) -> None:
+        i, (lo, r) = value
+        a, b, lo2, hi = units[i]
         assert lo == lo2
         out[a:b, lo:hi] = r
+        done[a:b, lo:hi] = True
+        if progress is not None:
+            progress((lo, r))
+
+    try:
+        distributed.run_tasks(_run_unit, list(enumerate(tasks)), workers=workers, ray=ray, on_result=arrived)
+    except distributed.Interrupted as e:
+        every = done.all(axis=0)  # the trials finished for every start (paired comparisons need the same trials)
+        raise RolloutInterrupted(e.signum, out[:, every], np.flatnonzero(every)) from None
+    assert done.all()
     return out
+
+
+class RolloutInterrupted(Interrupted):
+    """A rollout stopped by SIGINT or SIGTERM (:func:`bgbot.arena.distributed.interrupt_signals`) before all its
+    trials finished: ``results`` ``(K, n, 5 or 6)`` float64 the per-trial results (as :func:`play_chunk`'s) of the
+    ``n`` trials finished for every start, ``trials`` ``(n,)`` int64 their trial numbers (whole work units)."""
+
+    def __init__(self, signum: int, results: np.ndarray, trials: np.ndarray) -> None:
+        super().__init__(signum)
+        self.results = results
+        self.trials = trials
 
 
 def rollout_positions(
@@ -703,14 +795,14 @@ def cube_rollout(
 
     Returns:
         ``{"no_double", "double_take"}`` each :func:`estimate_json` of its trials, ``"double_pass": 1.0``,
-        ``"action"`` (GNU Backgammon's wording, :func:`bgbot.cube.decision.action_text`) and ``"double_take_minus_no_double"``
-        with its paired standard error.
+        ``"action"`` (GNU Backgammon's wording, :func:`bgbot.cube.decision.action_text`), ``"double_take_minus_no_double"``
+        with its paired standard error, and whether the action is significant (:func:`cube_significance`'s fields).
 
     Raises:
         RolloutError: the settings are not cubeful, or the side on roll cannot double (the opponent owns the cube).
+        RolloutInterrupted: SIGINT or SIGTERM under :func:`bgbot.arena.distributed.interrupt_signals` (the trials
+            finished so far ride on it; :func:`cube_result` of them is the partial answer).
     """
-    from bgbot.cube import decision as cubemod
-
     if not settings.cube:
         raise RolloutError("a cube rollout needs cubeful settings (cube=True)")
     value, owner = cube
@@ -720,22 +812,69 @@ def cube_rollout(
     starts = np.array([pos, pos], dtype=np.int8)
     cs = np.array([[value, -1 if owner == 0 else 0, value], [2 * value, 1, value]], dtype=np.int64)
     res = _run(evaluator, starts, np.ones(2, dtype=bool), settings, workers, ray, progress, cs)
+    return cube_result(res, owner, settings.jacoby)
+
+
+def cube_result(res: np.ndarray, owner: int, jacoby: bool) -> dict:
+    """:func:`cube_rollout`'s answer from the per-trial results ``(2, T, 6)`` of No double (row 0) and Double/Take
+    (row 1), ``T >= 2`` (also those of an interrupted rollout, :attr:`RolloutInterrupted.results`); ``owner`` 0 centred,
+    1 the side on roll's cube."""
+    from bgbot.cube import decision as cubemod
+
     nd, dt = Estimate.of(res[0]), Estimate.of(res[1])
     assert nd.cubeful is not None and dt.cubeful is not None
     diff = res[1][:, 5] - res[0][:, 5]
     gammon = bool(nd.mean[1] > 0 or nd.mean[3] > 0)
     _, action = cubemod.action_text(
-        nd.cubeful, dt.cubeful, 1.0, gammon, gammon and (owner != 0 or not settings.jacoby), owner == 1
+        nd.cubeful, dt.cubeful, 1.0, gammon, gammon and (owner != 0 or not jacoby), owner == 1
     )
     return {
         "no_double": estimate_json(nd),
         "double_take": estimate_json(dt),
         "double_pass": 1.0,
         "double_take_minus_no_double": float(diff.mean()),
-        "double_take_minus_no_double_se": float(diff.std(ddof=1) / np.sqrt(len(diff))),
+        "double_take_minus_no_double_se": _se(diff),
         "action": action,
+        **cube_significance(res[0][:, 5], res[1][:, 5]),
     }
 
 
-def timer() -> float:
-    return time.perf_counter()
+def _se(x: np.ndarray) -> float:
+    """Standard error of the mean of ``x`` ``(T,)``: sample sd (ddof 1) / sqrt(T)."""
+    return float(x.std(ddof=1) / np.sqrt(len(x)))
+
+
+def cube_significance(no_double: np.ndarray, double_take: np.ndarray, z: float = 1.96) -> dict:
+    """Whether a cube rollout's proper action is significant, from the per-trial cubeful values ``(T,)`` float64 of
+    No double and Double/Take (the same dice in trial ``i``; Double/Pass is +1 in every trial).
+
+    The action rests on two comparisons, each tested as GNU Backgammon marks rollout results, by a two-sided z-test
+    (95%: ``|difference| > z * se``) of the mean per-trial difference against its standard error:
+
+    * to double or not: ``min(DT, DP) - ND`` (the doubler gets the taker's better answer; per trial ``DT_i - ND_i``
+      when the rolled-out Double/Take is below +1, else ``1 - ND_i``);
+    * to take or pass: ``DT - DP`` (per trial ``DT_i - 1``).
+
+    Returns:
+        ``{"double_minus_no_double", "double_minus_no_double_se", "double_significant", "take_minus_pass",
+        "take_minus_pass_se", "take_significant", "significant", "z"}``: the two differences (the doubler's
+        perspective, cubeful equity per the position's cube), their standard errors, whether each is significant, and
+        ``significant``, whether both are (the proper action would not change with more trials, at 95% each).
+    """
+    nd = np.asarray(no_double, dtype=np.float64)
+    dt = np.asarray(double_take, dtype=np.float64)
+    take = dt - 1.0
+    double = (dt if dt.mean() < 1.0 else np.ones_like(dt)) - nd
+    d_se, t_se = _se(double), _se(take)
+    d_sig = bool(abs(double.mean()) > z * d_se)
+    t_sig = bool(abs(take.mean()) > z * t_se)
+    return {
+        "double_minus_no_double": float(double.mean()),
+        "double_minus_no_double_se": d_se,
+        "double_significant": d_sig,
+        "take_minus_pass": float(take.mean()),
+        "take_minus_pass_se": t_se,
+        "take_significant": t_sig,
+        "significant": d_sig and t_sig,
+        "z": z,
+    }

@@ -18,14 +18,22 @@ worker count: the batches a net sees, hence its floating-point results, are the 
 in a spawn-started process pool; inside a chunk all games advance together: each ply, one batched ``choose`` call per
 player for every game where it is on roll. A chunk whose worker dies is replayed (up to :data:`MAX_ATTEMPTS` times, then
 :class:`TournamentError`), so no game is lost silently.
+
+**Stopping and resuming.** With an output directory, each chunk's games are saved there as soon as the chunk finishes
+(``OUT/chunks/``). SIGINT or SIGTERM (under :func:`bgbot.arena.distributed.interrupt_signals`), a player that fails
+(an external engine that dies or plays an illegal move) or a chunk that keeps killing its worker stops the run with
+:class:`TournamentStopped`, whose results count the finished chunks only (whole duplicate pairs); ``resume`` then
+plays only the chunks not saved, and since a chunk's games depend only on its seed and pair range the totals are
+those of an uninterrupted run.
 """
 
 from __future__ import annotations
 
-import multiprocessing
+import json
+import pickle
+import signal
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Callable
 from itertools import combinations
 from pathlib import Path
 
@@ -43,9 +51,12 @@ from bgbot.arena.chunks import (
     run_chunk,
     worker_init,
 )
+from bgbot.arena.distributed import Interrupted
 from bgbot.arena.engine import CubeRules
 from bgbot.arena.players import Player, display_name
 from bgbot.arena.report import format_table
+from bgbot.errors import BgbotError
+from bgbot.files import write_atomic
 from bgbot.formats import matfile
 from bgbot.progress import progress_bar
 
@@ -59,6 +70,9 @@ __all__ = [
     "MAX_WORKERS",
     "TournamentError",
     "OutputError",
+    "TournamentStopped",
+    "resume_settings",
+    "discard_saved",
     "ChunkResult",
     "play_games",
     "check_settings",
@@ -85,18 +99,24 @@ MAX_WORKERS = 1024
 
 
 def _run_tasks(
-    tasks: list[tuple], workers: int, progress: bool = False, ray: str | None = None
+    tasks: list[tuple],
+    workers: int,
+    progress: bool = False,
+    ray: str | None = None,
+    on_chunk: Callable[[Chunk], object] | None = None,
 ) -> tuple[list[Chunk], int]:
     """Run chunk tasks in this process (``workers <= 1``), a spawn pool, or on Ray (``ray``: an address or ``"local"``,
     :mod:`bgbot.arena.distributed`, which re-runs the chunk of a worker that dies) -> (results in task order, restarts:
     pool restarts or deaths of Ray workers). ``progress``: a tqdm bar of games played on stderr. Each chunk's final
-    positions are dropped (bounded memory)."""
+    positions are dropped (bounded memory); ``on_chunk`` is called with each chunk as it finishes."""
     total = sum(2 * (t[5] - t[4]) for t in tasks)
     bar = progress_bar(total=total, unit="game", enabled=progress, leave=False, dynamic_ncols=True)
 
     def done(r: Chunk) -> Chunk:
         r.final = r.final[:0]
         bar.update(2 * (r.stop - r.start))
+        if on_chunk is not None:  # as each chunk finishes: saved at once (resume), kept when the run stops early
+            on_chunk(r)
         return r
 
     try:
@@ -117,31 +137,18 @@ def _run_tasks(
                 return [done(run_chunk(t)) for t in tasks], 0
             finally:
                 torch.set_num_threads(threads)
-        results: dict[int, Chunk] = {}
-        attempts = dict.fromkeys(range(len(tasks)), 0)
-        restarts = 0
-        ctx = multiprocessing.get_context("spawn")
-        while len(results) < len(tasks):
-            todo = [i for i in range(len(tasks)) if i not in results]
-            for i in todo:
-                attempts[i] += 1
-                if attempts[i] > MAX_ATTEMPTS:
-                    t = tasks[i]
-                    raise TournamentError(
-                        f"pairs {t[4]}..{t[5]} of pairing {t[3]} failed {MAX_ATTEMPTS} times "
-                        "(a worker process died each time)"
-                    )
-            with ProcessPoolExecutor(min(workers, len(todo)), mp_context=ctx, initializer=worker_init) as pool:
-                futures = {pool.submit(run_chunk, tasks[i]): i for i in todo}
-                try:
-                    for fut in as_completed(futures):
-                        results[futures[fut]] = done(fut.result())
-                except BrokenProcessPool:
-                    restarts += 1
-                    for fut, i in futures.items():
-                        if i not in results and fut.done() and not fut.cancelled() and fut.exception() is None:
-                            results[i] = done(fut.result())
-        return [results[i] for i in range(len(tasks))], restarts
+        from bgbot.arena import distributed
+
+        def too_many(i: int) -> TournamentError:
+            t = tasks[i]
+            return TournamentError(
+                f"pairs {t[4]}..{t[5]} of pairing {t[3]} failed {MAX_ATTEMPTS} times (a worker process died each time)"
+            )
+
+        results, restarts = distributed.run_pool(
+            run_chunk, tasks, workers, lambda i, r: done(r), initializer=worker_init, too_many=too_many
+        )
+        return results, restarts
     finally:
         bar.close()
 
@@ -228,13 +235,17 @@ class OutputError(TournamentError):
 
 def run(players: list, games: int, *args, **kwargs) -> dict:
     """Round robin of every pairing of ``players``, ``games`` duplicate games (or matches) each; then, with
-    ``out_dir``, the games written as ``.mat`` files: :func:`play` (the same arguments) then :func:`write_files`.
+    ``out_dir``, the games written as ``.mat`` files: :func:`play` (the same arguments), :func:`write_files`, then
+    :func:`discard_saved`.
 
     Raises:
         OutputError: files that could not be written (the results ride on the error); :func:`play`'s errors.
     """
     results, files = play(players, games, *args, **kwargs)
     write_files(results, files)
+    out_dir = kwargs.get("out_dir", args[2] if len(args) > 2 else None)
+    if out_dir is not None:
+        discard_saved(out_dir)
     return results
 
 
@@ -244,7 +255,7 @@ def play(
     seed: int = 0,
     workers: int = 1,
     out_dir: str | Path | None = None,
-    chunk_pairs: int = CHUNK_PAIRS,
+    chunk_pairs: int | None = None,
     cube: bool = False,
     match_length: int = 0,
     jacoby: bool = True,
@@ -252,8 +263,12 @@ def play(
     auto_doubles: int = 0,
     backgammon_value: int = 3,
     ray: str | None = None,
+    resume: bool = False,
 ) -> tuple[dict, list[tuple[Path, str]]]:
-    """Round robin of every pairing of ``players``, ``games`` duplicate games (or matches) each, writing nothing.
+    """Round robin of every pairing of ``players``, ``games`` duplicate games (or matches) each, writing no ``.mat``
+    file (they are returned). With ``out_dir``, each work unit's games are saved in ``out_dir/chunks/`` as soon as they
+    finish (:class:`_ChunkStore`), and ``resume`` plays only the units not saved there: the totals are those of an
+    uninterrupted run.
 
     Args:
         players: spec strings (see :func:`bgbot.arena.players.make_player`) or :class:`Player` objects (picklable for
@@ -263,7 +278,7 @@ def play(
         workers: processes, 1 .. :data:`MAX_WORKERS`; 1 plays in this process.
         out_dir: when given, the games are recorded and each pairing's ``.mat`` file is planned as
             ``out_dir/NN_A_vs_B.mat`` (returned as (path, text) for :func:`write_files`).
-        chunk_pairs: pairs per work unit (results do not depend on it only when players are deterministic functions
+        chunk_pairs: pairs per work unit, default :data:`CHUNK_PAIRS` (results do not depend on it only when players are deterministic functions
             of their input batch; keep the default to compare runs).
         cube: play cubeful money games (:mod:`bgbot.arena.cubeful`; ``jacoby`` sets the Jacoby rule).
         match_length: > 0 plays matches to that many points (cubeful, Crawford rule); ``games`` then counts matches
@@ -274,6 +289,7 @@ def play(
         auto_doubles: money games with the cube only: the most automatic doubles a game may have (an opening tie
             doubles the centred cube), 0 = off.
         backgammon_value: 3, or 2 (backgammons count as gammons: scoring, cube decisions, checker play).
+        resume: take the units already saved in ``out_dir`` (the settings must be those saved there).
 
     Returns:
         ``(results, files)``. ``results`` is a JSON-able dict: ``players`` (names), ``specs``, ``seed``, ``games``,
@@ -284,9 +300,13 @@ def play(
         (match-win rate instead of ppg) and ranks by that value. ``files``: ``(path, text)`` of each ``.mat`` file.
 
     Raises:
-        TournamentError: bad settings (:func:`check_settings`); :class:`bgbot.arena.players.PlayerSpecError`.
+        TournamentError: bad settings (:func:`check_settings`); :class:`bgbot.arena.players.PlayerSpecError`; a
+            ``resume`` whose settings differ from those saved.
+        TournamentStopped: SIGINT or SIGTERM (under :func:`bgbot.arena.distributed.interrupt_signals`) or a failing
+            player or worker before every unit finished: the results of the whole duplicate pairs finished ride on it.
     """
     check_settings(players, games, seed, workers, out_dir, match_length, cube, auto_doubles, backgammon_value)
+    chunk_pairs = CHUNK_PAIRS if chunk_pairs is None else chunk_pairs
     doubling = bool(cube or match_length)
     backgammons = backgammon_value == 3
     rules: CubeRules | None = None
@@ -311,13 +331,49 @@ def play(
         from bgbot.arena import distributed
 
         distributed.connect_ray(ray)  # an unreachable address fails before any game is played
-    chunks, restarts = _run_tasks(tasks, workers, progress, ray)
+    settings = {
+        "players": [_spec_str(p) for p in players],
+        "games": int(games),
+        "seed": int(seed),
+        "cube": bool(cube),
+        "match_length": int(match_length),
+        "jacoby": bool(jacoby),
+        "auto_doubles": int(auto_doubles),
+        "backgammon_value": int(backgammon_value),
+        "chunk_pairs": int(chunk_pairs),
+    }
+    store = _ChunkStore(Path(out_dir), settings, tasks, resume) if out_dir is not None else None
+    finished: dict[int, Chunk] = {} if store is None else store.saved
+    index = {(t[3], t[4]): i for i, t in enumerate(tasks)}
+
+    def on_chunk(r: Chunk) -> None:
+        i = index[(r.pairing, r.start)]
+        finished[i] = r
+        if store is not None:
+            store.save(i, r)
+
+    todo = [t for i, t in enumerate(tasks) if i not in finished]
+    stopped: BaseException | None = None
+    restarts = 0
+    try:
+        _, restarts = _run_tasks(todo, workers, progress, ray, on_chunk)
+    except (Interrupted, BgbotError) as e:  # keep what finished: SIGINT/SIGTERM, a failing player or worker
+        stopped = e
     elapsed = time.perf_counter() - t0
+    chunks = [finished[i] for i in sorted(finished)]
     rows = []
     files: list[tuple[Path, str]] = []
+    played: list[tuple[int, int]] = []
+    pairs_played = 0
     for k, (i, j) in enumerate(pairings):
         mine = [c for c in chunks if c.pairing == k]
+        pairs_done = sum(c.stop - c.start for c in mine)
+        if stopped is not None and pairs_done < (1 if match_length else 2):
+            continue  # too few whole duplicate pairs for any statistic
+        played.append((i, j))
+        pairs_played += pairs_done
         row: dict = {"a": names[i], "b": names[j], "spec_a": _spec_str(players[i]), "spec_b": _spec_str(players[j])}
+        row["pairs_done"] = pairs_done
         if not doubling:
             cubeless = [c for c in mine if isinstance(c, ChunkResult)]
             points = np.concatenate([c.points_a for c in cubeless])
@@ -355,11 +411,12 @@ def play(
         "games": int(games),
         "workers": int(workers),
         "pairings": rows,
-        "ranking": stats.ranking(names, pairings, rows, key),
+        "ranking": stats.ranking(names, played, rows, key) if rows else [],
         "elapsed_s": elapsed,
-        "games_per_s": games * len(pairings) / elapsed if elapsed > 0 else float("inf"),
+        "games_per_s": 2 * pairs_played / elapsed if elapsed > 0 else float("inf"),
         "worker_restarts": restarts,
         **variants,
+        "complete": stopped is None,
     }
     if ray is not None:
         out["ray"] = ray
@@ -370,7 +427,114 @@ def play(
             "crawford": not rules.is_money,
             "auto_doubles": rules.auto_doubles,
         }
+    if stopped is not None:
+        out["pairs_done"] = pairs_played
+        out["pairs_total"] = n_pairs * len(pairings)
+        raise TournamentStopped(out, files, stopped, None if store is None else store.dir.parent)
     return out, files
+
+
+class TournamentStopped(TournamentError):
+    """A tournament stopped before every work unit finished (:func:`play`): ``results`` and ``files`` as
+    :func:`play` returns them, over the whole duplicate pairs finished (pairings with too few left out);
+    ``cause`` the :class:`bgbot.arena.distributed.Interrupted` or the error; ``resume_dir`` the directory to give
+    ``--resume`` (None without an output directory)."""
+
+    def __init__(self, results: dict, files: list, cause: BaseException, resume_dir: Path | None) -> None:
+        done, total = results["pairs_done"], results["pairs_total"]
+        why = (
+            f"interrupted ({signal.Signals(cause.signum).name})"
+            if isinstance(cause, Interrupted)
+            else f"stopped: {cause}"
+        )
+        how = (
+            f"; finish it with: bgbot tournament --resume {resume_dir}"
+            if resume_dir is not None
+            else " (give --out DIR to keep them for --resume DIR)"
+        )
+        super().__init__(f"{why}; {done} of {total} duplicate pairs finished, kept{how}")
+        self.results = results
+        self.files = files
+        self.cause = cause
+        self.resume_dir = resume_dir
+
+    @property
+    def exit_status(self) -> int:
+        """128 + the signal's number when interrupted, else 1."""
+        return self.cause.exit_status if isinstance(self.cause, Interrupted) else 1
+
+
+CHUNKS_DIR = "chunks"
+"""Where a tournament with an output directory saves its finished work units (``OUT/chunks/``)."""
+
+
+class _ChunkStore:
+    """The finished work units of a tournament, saved in ``out_dir/chunks/`` as each finishes (``unit-NNNNNN.pkl``,
+    pickles of :data:`bgbot.arena.chunks.Chunk` with their games, written atomically), with the settings in
+    ``tournament.json``. A fresh run clears the directory; a resumed one checks the settings and loads the units
+    (pickles: resume only directories this program wrote).
+
+    Raises:
+        TournamentError: resuming a directory without ``tournament.json``, with other settings, or an unreadable unit.
+    """
+
+    def __init__(self, out_dir: Path, settings: dict, tasks: list[tuple], resume: bool) -> None:
+        self.dir = out_dir / CHUNKS_DIR
+        self.saved: dict[int, Chunk] = {}
+        manifest = self.dir / "tournament.json"
+        if resume:
+            saved = resume_settings(out_dir)
+            if saved != settings:
+                diff = sorted(k for k in settings if saved.get(k) != settings[k])
+                raise TournamentError(f"{out_dir} holds a tournament with other settings ({', '.join(diff)})")
+            for path in sorted(self.dir.glob("unit-*.pkl")):
+                try:
+                    i = int(path.stem.split("-")[1])
+                    chunk = pickle.loads(path.read_bytes())
+                    t = tasks[i]
+                    ok = (chunk.pairing, chunk.start, chunk.stop) == (t[3], t[4], t[5])
+                except (OSError, ValueError, IndexError, EOFError, pickle.UnpicklingError, AttributeError) as e:
+                    raise TournamentError(f"cannot read the saved games in {path}: {e}") from e
+                if not ok:
+                    raise TournamentError(f"{path} holds other games than its name says")
+                self.saved[i] = chunk
+            return
+        self.dir.mkdir(parents=True, exist_ok=True)
+        for old in self.dir.glob("unit-*.pkl"):
+            old.unlink()
+        write_atomic(manifest, json.dumps(settings, indent=2) + "\n")
+
+    def save(self, i: int, chunk: Chunk) -> None:
+        write_atomic(self.dir / f"unit-{i:06d}.pkl", pickle.dumps(chunk))
+
+
+def discard_saved(out_dir: str | Path) -> None:
+    """Remove the saved work units of a finished tournament (``out_dir/chunks/``), once its ``.mat`` files are
+    written: nothing is left to resume."""
+    import shutil
+
+    shutil.rmtree(Path(out_dir) / CHUNKS_DIR, ignore_errors=True)
+
+
+def resume_settings(out_dir: str | Path) -> dict:
+    """The settings of the tournament saved in ``out_dir`` (``chunks/tournament.json``): ``players`` (specs),
+    ``games``, ``seed``, ``cube``, ``match_length``, ``jacoby``, ``auto_doubles``, ``backgammon_value``,
+    ``chunk_pairs``.
+
+    Raises:
+        TournamentError: no such file, or not one this program wrote.
+    """
+    path = Path(out_dir) / CHUNKS_DIR / "tournament.json"
+    try:
+        saved = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise TournamentError(f"{out_dir} holds no tournament to resume (no {path})") from None
+    except (OSError, ValueError) as e:
+        raise TournamentError(f"cannot read {path}: {e}") from e
+    keys = ("players", "games", "seed", "cube", "match_length", "jacoby", "auto_doubles", "backgammon_value")
+    if not isinstance(saved, dict) or any(k not in saved for k in (*keys, "chunk_pairs")):
+        raise TournamentError(f"{path} is not a tournament's settings file")
+    return saved
 
 
 def _spec_str(spec) -> str:

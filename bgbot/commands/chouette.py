@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
+import sys
 from pathlib import Path
 
-from bgbot.arena import chouette
+from bgbot.arena import chouette, distributed
 from bgbot.arena.tournament import check_variants
 from bgbot.formats import matfile
 
@@ -68,11 +70,21 @@ def run(args: argparse.Namespace) -> int:
         backgammons=args.backgammon_value == 3,
         member_cubes=args.member_cubes,
     )
-    results = chouette.run(args.player, args.games, seed=args.seed, rules=rules, progress=not args.quiet)
+    with distributed.interrupt_signals():  # Ctrl-C, SIGTERM: the games finished so far are the result
+        results = chouette.run(args.player, args.games, seed=args.seed, rules=rules, progress=not args.quiet)
     records = results.pop("records")
-    print(json.dumps(results, indent=2) if args.json else chouette.format_table(results), flush=True)
-    if args.out is not None:
+    if records:
+        print(json.dumps(results, indent=2) if args.json else chouette.format_table(results), flush=True)
+    if args.out is not None and records:
         path = Path(args.out) / "chouette.jsonl"
         path.parent.mkdir(parents=True, exist_ok=True)
         matfile.write_atomic(path, "".join(json.dumps(r) + "\n" for r in records))
+    if not results["complete"]:
+        sig = signal.Signals[results["interrupted"]]
+        print(
+            f"{'error: ' if not records else ''}interrupted ({sig.name}) after {len(records)} of {args.games} games"
+            + (": the results above are those of the games finished" if records else ""),
+            file=sys.stderr,
+        )
+        return 128 + sig.value
     return 0

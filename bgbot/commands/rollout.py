@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import signal
+import sys
 import time
 
 import numpy as np
@@ -51,6 +53,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from bgbot.arena import distributed
     from bgbot.arena import rollout as ro
 
     if not 1 <= args.workers <= MAX_WORKERS:
@@ -78,8 +81,6 @@ def run(args: argparse.Namespace) -> int:
     if args.cube and ctx.dice is None and cube[1] < 0:
         raise common.UsageError("the side on roll cannot double (the opponent owns the cube): nothing to roll out")
     if args.ray is not None:
-        from bgbot.arena import distributed
-
         distributed.connect_ray(args.ray)  # an unreachable address fails now, before the model is loaded
     evaluator = common.load_bot(args).evaluator
     spec = evaluator  # the evaluator itself travels to the workers (a Ray cluster's machines need no model file)
@@ -90,39 +91,69 @@ def run(args: argparse.Namespace) -> int:
     n_starts = 2 if (args.cube and ctx.dice is None) else len(cands)
     bar, progress = _progress(args.progress and not args.json, n_starts, settings)
     t0 = time.perf_counter()
+    res = None
     cube_result = None
-    try:
-        if ctx.dice is not None:
-            ro.rollout_plays(spec, cands, settings, workers=args.workers, ray=args.ray, progress=progress, cube=cube)
-        elif args.cube:
-            cube_result = ro.cube_rollout(spec, ctx.position, settings, cube, args.workers, args.ray, progress)
-        else:
-            res = ro._run(spec, ctx.position[None], np.ones(1, dtype=bool), settings, args.workers, args.ray, progress)
-            cands[0].estimate = ro.Estimate.of(res[0])
-    finally:
-        if bar is not None:
-            bar.close()
+    interrupted: ro.RolloutInterrupted | None = None
+    with distributed.interrupt_signals():  # Ctrl-C, SIGTERM: stop the workers, keep the finished trials
+        try:
+            if ctx.dice is not None:
+                ro.rollout_plays(
+                    spec, cands, settings, workers=args.workers, ray=args.ray, progress=progress, cube=cube
+                )
+                res = np.array([c.estimate.results for c in cands if c.estimate is not None])
+            elif args.cube:
+                cube_result = ro.cube_rollout(spec, ctx.position, settings, cube, args.workers, args.ray, progress)
+                res = np.zeros((2, settings.trials, 0))
+            else:
+                res = ro._run(
+                    spec, ctx.position[None], np.ones(1, dtype=bool), settings, args.workers, args.ray, progress
+                )
+        except ro.RolloutInterrupted as e:
+            interrupted = e
+            res = e.results
+        finally:
+            if bar is not None:
+                bar.close()
     elapsed = time.perf_counter() - t0
+    done = res.shape[1]
+    if interrupted is not None and done < ro.MIN_TRIALS:
+        print(
+            f"error: interrupted ({signal.Signals(interrupted.signum).name}) after {done} of {settings.trials} "
+            "trials: too few for an estimate",
+            file=sys.stderr,
+        )
+        return interrupted.exit_status
     out: dict = {
         "position_id": ctx.position_id,
         "dice": list(ctx.dice) if ctx.dice is not None else None,
         "settings": settings.to_json(),
     }
     if ctx.dice is not None:
+        for c, r in zip(cands, res):
+            c.estimate = ro.Estimate.of(r)
         out["plays"] = ro.rank_candidates(cands)
-    elif cube_result is not None:
-        out["cube"] = cube_result
+    elif args.cube:
+        out["cube"] = cube_result if cube_result is not None else ro.cube_result(res, cube[1], settings.jacoby)
     else:
-        est = cands[0].estimate
-        assert est is not None
-        out["position"] = ro.estimate_json(est)
+        out["position"] = ro.estimate_json(ro.Estimate.of(res[0]))
     out["elapsed_s"] = round(elapsed, 3)
-    out["trials_per_s"] = round(settings.trials * n_starts / max(elapsed, 1e-9), 2)
+    out["trials_per_s"] = round(done * n_starts / max(elapsed, 1e-9), 2)
     out["workers"] = "ray" if args.ray else args.workers
+    out["trials_done"] = int(done)
+    out["complete"] = interrupted is None
+    if interrupted is not None:
+        out["interrupted"] = signal.Signals(interrupted.signum).name
     if args.json:
         common.print_json(out)
     else:
         print_table(out)
+    if interrupted is not None:
+        print(
+            f"interrupted ({out['interrupted']}) after {done} of {settings.trials} trials: the results above are "
+            f"those of the {done} trials finished",
+            file=sys.stderr,
+        )
+        return interrupted.exit_status
     return 0
 
 
@@ -154,6 +185,8 @@ def _progress(enabled: bool, n_cands: int, settings):
 
 def print_table(out: dict) -> None:
     s = out["settings"]
+    if not out.get("complete", True):
+        print(f"Interrupted ({out['interrupted']}): {out['trials_done']} of {s['trials']} trials finished")
     how = (
         f"{s['trials']} trials, {s['plies']}-ply, seed {s['seed']}, "
         f"{'variance reduction' if s['variance_reduction'] else 'no variance reduction'}, "
@@ -169,6 +202,12 @@ def print_table(out: dict) -> None:
         print(f"  Double/Pass   {c['double_pass']:+8.4f}")
         print(f"  DT - ND       {c['double_take_minus_no_double']:+8.4f} ± {c['double_take_minus_no_double_se']:.4f}")
         print(f"  Proper cube action: {c['action']}")
+        sig = "significant" if c["significant"] else "NOT significant"
+        print(
+            f"    ({sig} at 95% after {nd['trials']} trials: double - no double {c['double_minus_no_double']:+.4f} "
+            f"± {c['double_minus_no_double_se']:.4f}, take - pass {c['take_minus_pass']:+.4f} "
+            f"± {c['take_minus_pass_se']:.4f})"
+        )
         q = nd["probabilities"]
         print(
             "  Cubeless (no double): "

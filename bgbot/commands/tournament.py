@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 
-from bgbot.arena import report, tournament
+from bgbot.arena import distributed, report, tournament
 
 
 def add_parser(subparsers) -> None:
@@ -24,13 +25,10 @@ def add_parser(subparsers) -> None:
     p.add_argument(
         "--player",
         action="append",
-        required=True,
         metavar="SPEC",
         help="a player (give at least two): PATH.pt[:PLY], pubeval, gnubg[:PLY], random",
     )
-    p.add_argument(
-        "--games", type=int, required=True, help="games per pairing (even: games/2 duplicate pairs; at least 4)"
-    )
+    p.add_argument("--games", type=int, help="games per pairing (even: games/2 duplicate pairs; at least 4)")
     p.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
     p.add_argument(
         "--workers",
@@ -86,11 +84,32 @@ def add_parser(subparsers) -> None:
         help="what a backgammon scores, in cubes: 3 (default) or 2 (backgammons count as gammons: scoring, "
         "cube decisions and net players' checker play)",
     )
+    p.add_argument(
+        "--resume",
+        metavar="DIR",
+        help="finish the tournament whose games were saved in DIR (its --out): the settings are DIR's, only the "
+        "games not yet played are played, and the totals are those of an uninterrupted run",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar (it is shown on stderr only on a terminal)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.resume is not None:
+        if args.player or args.games is not None or args.out is not None:
+            raise tournament.TournamentError(
+                "--resume DIR takes the players, games and rules saved in DIR: give only --workers, --ray, --json "
+                "or --quiet with it"
+            )
+        saved = tournament.resume_settings(args.resume)
+        args.player, args.games, args.seed = saved["players"], saved["games"], saved["seed"]
+        args.cube, args.match_length = saved["cube"], saved["match_length"] or None
+        args.jacoby = None if not saved["cube"] else ("on" if saved["jacoby"] else "off")
+        args.auto_doubles, args.backgammon_value = saved["auto_doubles"], saved["backgammon_value"]
+        args.out = args.resume
+        args.chunk_pairs = saved["chunk_pairs"]
+    elif not args.player or args.games is None:
+        raise tournament.TournamentError("give the players (--player, at least two) and --games (or --resume DIR)")
     if args.match_length is not None and args.match_length < 1:
         raise tournament.TournamentError(
             f"--match-length must be at least 1, got {args.match_length} (leave it out for money play)"
@@ -105,7 +124,24 @@ def run(args: argparse.Namespace) -> int:
         raise tournament.TournamentError("--jacoby does not apply to matches (no Jacoby rule in match play)")
     if args.out is not None and not args.out.strip():
         raise tournament.TournamentError("--out needs a directory name, got an empty one")
-    results, files = tournament.play(
+    try:
+        with distributed.interrupt_signals():  # Ctrl-C, SIGTERM: stop the workers, keep the whole pairs finished
+            results, files = _play(args, match_length)
+    except tournament.TournamentStopped as stop:
+        if stop.results["pairings"]:
+            print(json.dumps(stop.results, indent=2) if args.json else report.format_table(stop.results), flush=True)
+        tournament.write_files(stop.results, stop.files)
+        print(f"error: {stop}", file=sys.stderr)
+        return stop.exit_status
+    print(json.dumps(results, indent=2) if args.json else report.format_table(results), flush=True)
+    tournament.write_files(results, files)
+    if args.out is not None:
+        tournament.discard_saved(args.out)
+    return 0
+
+
+def _play(args: argparse.Namespace, match_length: int):
+    return tournament.play(
         args.player,
         args.games,
         seed=args.seed,
@@ -118,7 +154,6 @@ def run(args: argparse.Namespace) -> int:
         ray=args.ray,
         auto_doubles=args.auto_doubles,
         backgammon_value=args.backgammon_value,
+        resume=args.resume is not None,
+        chunk_pairs=getattr(args, "chunk_pairs", None),
     )
-    print(json.dumps(results, indent=2) if args.json else report.format_table(results), flush=True)
-    tournament.write_files(results, files)
-    return 0
