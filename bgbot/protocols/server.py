@@ -48,6 +48,7 @@ from bgbot.protocols import web
 from bgbot.rules import movegen_scalar
 from bgbot.rules.board import flip
 from bgbot.rules.outcomes import equity, flip_probabilities
+from bgbot.rules.state import CubeState, MatchState
 
 __all__ = ["ServerError", "create_app", "serve", "answer"]
 
@@ -569,6 +570,23 @@ def create_app(
         ctx = context.resolve(_position_text(body.position), body.dice)
         return web.steps(ctx, list(body.steps), body.move)
 
+    class BoardRequest(pydantic.BaseModel):  # type: ignore[name-defined]
+        points: list[int] = pydantic.Field(..., min_length=26, max_length=26, description="26 signed checker counts")
+        dice: str | None = None
+        cube_value: int = 1
+        cube_owner: Literal["centre", "me", "opponent"] = "centre"
+        match_length: int = pydantic.Field(0, ge=0, le=64)
+        score: tuple[int, int] = (0, 0)
+        crawford: bool = False
+
+    @app.post("/v1/board")
+    async def board_setup(body: BoardRequest) -> dict:
+        """A position set up on the page (checker counts, cube, score, dice): the facts of ``/v1/show``."""
+        cube = CubeState(body.cube_value, body.cube_owner)
+        match = MatchState(body.match_length, body.score, body.crawford) if body.match_length else MatchState()
+        dice = context.parse_dice(body.dice) if body.dice else None
+        return web.board_facts(web.context_from_points(body.points, dice, cube, match))
+
     class NewGame(pydantic.BaseModel):  # type: ignore[name-defined]
         match_length: int = pydantic.Field(0, ge=0, le=64, description="0: money play")
         ply: int = pydantic.Field(0, ge=0, le=2, description="the bot's search depth")
@@ -619,7 +637,7 @@ def create_app(
         databases: bool = Query(True),
     ):
         """A rollout as ``bgbot rollout --json``, streamed as server-sent events: ``progress`` events (trials done,
-        running means and standard errors), then ``result`` or ``error``. Closing the stream cancels the rollout."""
+        running means and standard errors), then ``result`` or ``failed``. Closing the stream cancels the rollout."""
         try:
             ctx = context.resolve(_position_text(position_of(position, request)), dice)
             settings = web.ro.RolloutSettings(
@@ -645,10 +663,10 @@ def create_app(
 
         async def events():
             if failed is not None:
-                yield event("error", {"detail": failed})
+                yield event("failed", {"detail": failed})
                 return
             if not rollout_slots.acquire(blocking=False):
-                yield event("error", {"detail": f"the server runs {max_rollouts} rollouts already; try again later"})
+                yield event("failed", {"detail": f"the server runs {max_rollouts} rollouts already; try again later"})
                 return
             loop = asyncio.get_running_loop()
             q: asyncio.Queue = asyncio.Queue()
@@ -673,9 +691,9 @@ def create_app(
                     try:
                         yield event("result", future.result())
                     except web.Cancelled:
-                        yield event("error", {"detail": "the rollout was cancelled"})
+                        yield event("failed", {"detail": "the rollout was cancelled"})
                     except BgbotError as err:
-                        yield event("error", {"detail": api_message(err)})
+                        yield event("failed", {"detail": api_message(err)})
                     return
             finally:
                 stop.set()  # the page closed the stream (cancel): the rollout stops after its current work unit
