@@ -334,13 +334,17 @@ class WebGame(Session):
         if g is not None:
             pos = g.pos[HUMAN]
             dice = self.dice_shown if kind == "play" else None
-            cube, match = self.states(g, HUMAN)
+            owner = "centre" if g.owner < 0 else ("me" if g.owner == HUMAN else "opponent")
+            try:  # a finished match has no Match ID: its score is past the length
+                gid: str | None = gnubg_id(pos, *self.states(g, HUMAN), dice)
+            except BgbotError:
+                gid = None
             out.update(
                 points=[int(v) for v in pos],
                 position_id=positionid.encode(pos),
-                gnubg_id=gnubg_id(pos, cube, match, dice),
+                gnubg_id=gid,
                 dice=list(dice) if dice else None,
-                cube={"value": g.cube, "owner": cube.owner},
+                cube={"value": g.cube, "owner": owner},
                 crawford=g.crawford,
                 may_double=kind == "roll" and self.may_double(g, HUMAN),
                 pips=[int(v) for v in board.pip_counts(pos)],
