@@ -136,6 +136,7 @@ def board_facts(pg, svg="#board") -> dict:
 
 
 def show(pg, position, dice=""):
+    pg.evaluate("() => { document.querySelector('#ids').textContent = '' }")
     pg.fill("#position-input", position)
     pg.fill("#dice-input", dice)
     pg.click("#show-button")
@@ -147,8 +148,7 @@ def show(pg, position, dice=""):
 @pytest.mark.parametrize("position", [XGID, MATCH_5, BEAROFF, "4HPwATDgc/ABMA"])
 def test_board_matches_show_json(page, capsys, position):
     show(page, position)
-    page.wait_for_function("(p) => document.querySelector('#id-position-id').textContent === p",
-                           arg=context.resolve(position).position_id)
+    page.wait_for_selector("#id-position-id")
     want = cli_json(capsys, "show", position)
     got = board_facts(page)
     assert got["points"] == [int(v) for v in context.resolve(position).position]
@@ -354,6 +354,7 @@ def test_rollout_progress_result_and_cancel(page, server):
     page.click("[data-view='rollout']")
     page.fill("#ro-trials", "144")
     page.fill("#ro-candidates", "2")
+    page.fill("#ro-truncate", "6")  # short trials: the test is about the stream, not the figures
     page.click("#ro-start")
     page.wait_for_selector("#ro-progress[data-done]")
     page.wait_for_selector("#ro-status[data-state='done']", timeout=120_000)
@@ -363,11 +364,29 @@ def test_rollout_progress_result_and_cancel(page, server):
     page.click("#ro-start")
     page.wait_for_function("() => +document.querySelector('#ro-progress').dataset.done < 100000 && "
                            "document.querySelector('#ro-status').textContent.includes('of 200000')")
+    busy = httpx.get(f"{server}/v1/rollout", params={"position": "4HPwATDgc/ABMA", "trials": 2}, timeout=60).text
+    assert "event: failed" in busy and "1 rollouts already" in busy  # the limit on rollouts at once
     page.click("#ro-cancel")
     assert page.get_attribute("#ro-status", "data-state") == "cancelled"
+    wait_for_free_slot(server)
+    # a closed page cancels its rollout too
+    other = page.context.new_page()
+    other.goto(server + "/")
+    other.wait_for_selector("#board [data-point='1']")
+    other.click("[data-view='rollout']")
+    other.fill("#ro-trials", "100000")
+    other.click("#ro-start")
+    other.wait_for_selector("#ro-progress[data-done]")
+    other.close()
+    wait_for_free_slot(server)
+
+
+def wait_for_free_slot(server) -> None:
+    """The server (one rollout at a time) runs a new rollout within a minute: the last one has stopped."""
     deadline = time.monotonic() + 60
     while True:  # the cancelled rollout stops after its current work unit and frees the slot
-        with httpx.stream("GET", f"{server}/v1/rollout", params={"position": "4HPwATDgc/ABMA", "trials": 2},
+        params = {"position": "4HPwATDgc/ABMA", "trials": 2, "truncate": 2}
+        with httpx.stream("GET", f"{server}/v1/rollout", params=params,
                           timeout=60) as r:
             body = r.read().decode()
         if "event: result" in body:
@@ -385,7 +404,7 @@ EVIL = matfile.match_text(
             (
                 matfile.Turn(0, (3, 1), "8/5 6/5"),
                 matfile.Turn(1, (4, 2), "8/4 6/4"),
-                matfile.Turn(0, (6, 1), "24/18 13/12"),
+                matfile.Turn(0, (6, 1), "24/18 6/5"),
                 matfile.CubeAction(1, "double", 2),
                 matfile.CubeAction(0, "pass"),
             ),
@@ -415,7 +434,7 @@ def test_analysis_with_script_names_shown_as_text(page, tmp_path):
     assert "<img/src=x/onerror=f()>" in summary and "<script>g()</script>" in summary
     assert page.evaluate("window.__ran") is None and page.query_selector("#an-summary img, #an-summary script") is None
     rows = page.eval_on_selector_all("#an-decisions tr[data-gnubg-id]", "rs => rs.map(r => r.textContent)")
-    assert any("24/18 13/12" in r for r in rows)  # the analysed play, with its error
+    assert any("24/18 6/5" in r for r in rows)  # the analysed play, with its error
     page.click("#an-decisions tr[data-gnubg-id]:last-child")
     page.wait_for_selector("#an-board:not([hidden]) [data-point='1']")
 
@@ -423,7 +442,7 @@ def test_analysis_with_script_names_shown_as_text(page, tmp_path):
 @pytest.mark.parametrize(
     "what, expect",
     [
-        ("id", "not a valid"),
+        ("id", "not a position"),
         ("broken", "line"),
         ("big", "larger than the server's limit"),
     ],

@@ -415,7 +415,7 @@ async function analyseFile() {
   if (!file) { say("choose a .mat file first"); return; }
   $("an-summary").textContent = "";
   $("an-decisions").textContent = "";
-  $("an-board").hidden = true;
+  $("an-board").setAttribute("hidden", "");
   say("analysing ...", true);
   const text = await file.text();
   const r = await api("/v1/analyse?" + q({ ply: $("an-ply").value }), { method: "POST",
@@ -438,7 +438,7 @@ async function analyseFile() {
     attrs: { class: d.mark ? "mark-" + d.mark.replace(" ", "") : "", "data-gnubg-id": d.gnubg_id } })), async (i) => {
     try {
       const facts = await api("/v1/show?" + q({ position: shown[i].gnubg_id }));
-      $("an-board").hidden = false;
+      $("an-board").removeAttribute("hidden");
       drawBoard($("an-board"), facts, { flip: $("flip-input").checked });
     } catch (e) { say(e.message); }
   });
