@@ -331,7 +331,8 @@ def _fastapi():
 
 class _BodyLimit:
     """ASGI middleware: a request body over ``limit`` bytes is answered 413 before it is read (by its
-    Content-Length) or as soon as the bytes read pass the limit (a chunked body)."""
+    Content-Length), or, for a body without a length (chunked), as soon as the bytes read pass the limit; such a
+    body is read here (at most ``limit`` bytes held) and handed on whole."""
 
     def __init__(self, app, limit: int) -> None:
         self.app, self.limit = app, limit
@@ -339,41 +340,41 @@ class _BodyLimit:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        message = f"the request body is larger than the server's limit of {self.limit} bytes"
+        message = {"detail": f"the request body is larger than the server's limit of {self.limit} bytes"}
+        length = None
         for name, value in scope.get("headers", ()):
             if name == b"content-length":
                 try:
-                    too_big = int(value) > self.limit
+                    length = int(value)
                 except ValueError:
-                    too_big = True
-                if too_big:
-                    return await _send_json(send, 413, {"detail": message})
-        seen = 0
-        answered = False
-
-        async def limited():
-            nonlocal seen
+                    length = self.limit + 1
+        if length is not None:
+            if length > self.limit:
+                return await _send_json(send, 413, message)
+            return await self.app(scope, receive, send)
+        if scope.get("method") in ("GET", "HEAD", "DELETE", "OPTIONS"):
+            return await self.app(scope, receive, send)
+        parts, size = [], 0
+        while True:
             msg = await receive()
-            if msg["type"] == "http.request":
-                seen += len(msg.get("body", b""))
-                if seen > self.limit:
-                    raise _TooLarge
-            return msg
+            if msg["type"] != "http.request":
+                return  # the client went away
+            size += len(msg.get("body", b""))
+            if size > self.limit:
+                return await _send_json(send, 413, message)
+            parts.append(msg.get("body", b""))
+            if not msg.get("more_body", False):
+                break
+        replayed = False
 
-        async def guarded_send(msg):
-            nonlocal answered
-            answered = True
-            await send(msg)
+        async def whole():
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": b"".join(parts), "more_body": False}
+            return await receive()
 
-        try:
-            await self.app(scope, limited, guarded_send)
-        except _TooLarge:
-            if not answered:
-                await _send_json(send, 413, {"detail": message})
-
-
-class _TooLarge(Exception):
-    pass
+        await self.app(scope, whole, send)
 
 
 async def _send_json(send, status: int, content: dict) -> None:
