@@ -273,7 +273,9 @@ def test_board_as_signed_checker_counts(server):
         board[int(k[1:])] = v
     got = httpx.post(
         server + "/v1/batch",
-        json={"requests": [{"endpoint": "move", "board": board, "dice": "31"}, {"endpoint": "cube", "board": [0] * 26}]},
+        json={
+            "requests": [{"endpoint": "move", "board": board, "dice": "31"}, {"endpoint": "cube", "board": [0] * 26}]
+        },
     ).json()["answers"]
     assert got[0] == by_id and "game is over" in got[1]["error"]
     bad = get(server, "/v1/move", dice="31", **{**STARTING_BOARD, "p6": 9})  # 19 checkers
@@ -299,7 +301,9 @@ def test_warns_when_not_on_the_loopback():
     assert srv.is_loopback("127.0.0.1") and srv.is_loopback("::1") and srv.is_loopback("localhost")
     assert not srv.is_loopback("0.0.0.0") and not srv.is_loopback("192.168.1.5")
     port = _free_port()
-    proc = subprocess.Popen([*BGBOT, "serve", "--host", "0.0.0.0", "--port", str(port)], stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [*BGBOT, "serve", "--host", "0.0.0.0", "--port", str(port)], stderr=subprocess.PIPE, text=True
+    )
     try:
         first = proc.stderr.readline()
         assert "warning" in first and "no login" in first and "0.0.0.0" in first

@@ -58,8 +58,20 @@ def server(tmp_path_factory):
     )
     port = _free_port()
     proc = subprocess.Popen(
-        [*BGBOT, "serve", "--port", str(port), "--max-body", "65536", "--max-rollouts", "1", "--models", "models",
-         "--runs", str(runs)],
+        [
+            *BGBOT,
+            "serve",
+            "--port",
+            str(port),
+            "--max-body",
+            "65536",
+            "--max-rollouts",
+            "1",
+            "--models",
+            "models",
+            "--runs",
+            str(runs),
+        ],
         stderr=subprocess.PIPE,
         text=True,
     )
@@ -81,8 +93,15 @@ def browser():
     with playwright_api.sync_playwright() as p:
         b = p.chromium.launch(
             executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"],
+            args=[
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
         )
         yield b
         b.close()
@@ -163,7 +182,10 @@ def test_board_matches_show_json(page, capsys, position):
         back = context.resolve(ids[key])
         assert (back.position_id, back.dice, back.cube) == (ref.position_id, ref.dice, ref.cube)
         assert (back.match.length, back.match.score, back.match.crawford) == (
-            ref.match.length, ref.match.score, ref.match.crawford)
+            ref.match.length,
+            ref.match.score,
+            ref.match.crawford,
+        )
     # the other direction: point 1 moves from the bottom right to the bottom left, the counts stay
     x_right = page.eval_on_selector("#board [data-point='1'] polygon", "e => e.getBBox().x")
     page.check("#flip-input")
@@ -226,8 +248,9 @@ def idle(pg) -> None:
 
 def prompt(pg) -> str:
     idle(pg)
-    pg.wait_for_function("() => ['roll','play','take','another','over'].includes("
-                         "document.querySelector('#game-status').dataset.prompt)")
+    pg.wait_for_function(
+        "() => ['roll','play','take','another','over'].includes(document.querySelector('#game-status').dataset.prompt)"
+    )
     return pg.get_attribute("#game-status", "data-prompt")
 
 
@@ -277,9 +300,11 @@ def test_money_game_by_clicks_with_undo_reload_and_illegal_play(page, server):
                 page.wait_for_selector("#act-undo:not([disabled])")
                 assert board_facts(page, "#game-board")["points"] != before
                 page.click("#act-undo")
-                page.wait_for_function("(b) => JSON.stringify([...Array(26).keys()].map(i => +(document.querySelector("
-                                       "`#game-board [data-point='${i}']`)?.dataset.count || 0))) === JSON.stringify(b)",
-                                       arg=before)
+                page.wait_for_function(
+                    "(b) => JSON.stringify([...Array(26).keys()].map(i => +(document.querySelector("
+                    "`#game-board [data-point='${i}']`)?.dataset.count || 0))) === JSON.stringify(b)",
+                    arg=before,
+                )
                 undone = True
             click_play(page, server)
             turns += 1
@@ -362,8 +387,10 @@ def test_rollout_progress_result_and_cancel(page, server):
     # a long one, cancelled after its first progress; the server's only rollout slot is free again at once
     page.fill("#ro-trials", "100000")
     page.click("#ro-start")
-    page.wait_for_function("() => +document.querySelector('#ro-progress').dataset.done < 100000 && "
-                           "document.querySelector('#ro-status').textContent.includes('of 200000')")
+    page.wait_for_function(
+        "() => +document.querySelector('#ro-progress').dataset.done < 100000 && "
+        "document.querySelector('#ro-status').textContent.includes('of 200000')"
+    )
     busy = httpx.get(f"{server}/v1/rollout", params={"position": "4HPwATDgc/ABMA", "trials": 2}, timeout=60).text
     assert "event: failed" in busy and "1 rollouts already" in busy  # the limit on rollouts at once
     page.click("#ro-cancel")
@@ -386,8 +413,7 @@ def wait_for_free_slot(server) -> None:
     deadline = time.monotonic() + 60
     while True:  # the cancelled rollout stops after its current work unit and frees the slot
         params = {"position": "4HPwATDgc/ABMA", "trials": 2, "truncate": 2}
-        with httpx.stream("GET", f"{server}/v1/rollout", params=params,
-                          timeout=60) as r:
+        with httpx.stream("GET", f"{server}/v1/rollout", params=params, timeout=60) as r:
             body = r.read().decode()
         if "event: result" in body:
             break
@@ -454,8 +480,9 @@ def test_bad_input_messages(page, tmp_path, what, expect):
         upload(page, tmp_path, "broken.mat", " 3 point match\n\n Game 1\n garbage here\n")
     else:
         upload(page, tmp_path, "big.mat", EVIL + ";" + "x" * 70_000 + "\n")
-    page.wait_for_function("(t) => document.querySelector('#message').textContent.toLowerCase().includes(t)",
-                           arg=expect.lower())
+    page.wait_for_function(
+        "(t) => document.querySelector('#message').textContent.toLowerCase().includes(t)", arg=expect.lower()
+    )
     assert httpx.get(page.url.split("?")[0] + "v1/health").status_code == 200  # the server keeps running
 
 

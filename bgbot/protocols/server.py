@@ -30,8 +30,8 @@ import re
 import socket
 import sys
 import threading
-from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -424,7 +424,7 @@ def create_app(
         description="Backgammon plays and cube actions by bgbot's value network. The JSON shapes are those of the "
         "command line's --json. Position IDs contain + and /: URL-encode them. A position is a Position ID, a GNUbg "
         "ID (PositionID:MatchID) or an XGID, or instead a board as 26 signed checker counts (query parameters p0 .. "
-        f"p25, as wildbg's; in a batch, \"board\"). Request bodies are limited to {max_body} bytes (413 beyond); a "
+        f'p25, as wildbg\'s; in a batch, "board"). Request bodies are limited to {max_body} bytes (413 beyond); a '
         f"batch carries at most {MAX_BATCH} requests.",
     )
     app.add_middleware(_BodyLimit, limit=max_body)
@@ -547,11 +547,7 @@ def create_app(
         results = await loop.run_in_executor(batcher.pool, answer_many, bot, reqs)
         return {
             "answers": [
-                {"error": boards[k]}
-                if k in boards
-                else {"error": api_message(r)}
-                if isinstance(r, BgbotError)
-                else r
+                {"error": boards[k]} if k in boards else {"error": api_message(r)} if isinstance(r, BgbotError) else r
                 for k, r in enumerate(results)
             ]
         }
@@ -594,7 +590,9 @@ def create_app(
         seed: int | None = pydantic.Field(None, ge=0, le=2**63 - 1)
 
     class GameLine(pydantic.BaseModel):  # type: ignore[name-defined]
-        line: str = pydantic.Field(..., max_length=200, description="roll, double, take, pass, resign ..., a play, y, n")
+        line: str = pydantic.Field(
+            ..., max_length=200, description="roll, double, take, pass, resign ..., a play, y, n"
+        )
 
     @app.post("/v1/games")
     async def new_game(body: NewGame) -> dict:

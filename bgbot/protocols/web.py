@@ -151,7 +151,7 @@ def steps(ctx: context.Context, made: list[tuple[int, int]], move: tuple[int, in
         found = None
         for path in _paths(pos, left, src, dst):
             b2, left2 = pos, left
-            for s, t, d in path:
+            for s, _t, d in path:
                 r = play_step(b2, s, d)
                 assert r is not None
                 b2, left2 = _apply(b2, s, r), _drop(left2, d)
@@ -408,7 +408,9 @@ class RolloutRequest:
     candidates: int | None = None
 
 
-def run_rollout(bot: Bot, req: RolloutRequest, progress: Callable[[dict], None], cancelled: Callable[[], bool]) -> dict:
+def run_rollout(
+    bot: Bot, req: RolloutRequest, progress: Callable[[dict], object], cancelled: Callable[[], bool]
+) -> dict:
     """Run a rollout in this thread (one process: nothing outlives it); ``progress`` gets ``{"done", "total",
     "values": [running mean per start], "se": [its standard error]}`` after each work unit; ``cancelled()`` True
     stops it (raises :class:`Cancelled`). Returns the ``bgbot rollout --json`` answer (without timings).
@@ -456,8 +458,10 @@ def run_rollout(bot: Bot, req: RolloutRequest, progress: Callable[[dict], None],
     else:
         res = ro._run(bot.evaluator, ctx.position[None], np.ones(1, dtype=bool), settings, 1, None, on_result)
         out["position"] = ro.estimate_json(ro.Estimate.of(res[0]))
-    out["labels"] = [c.play for c in cands] if ctx.dice is not None else (
-        ["no double", "double/take"] if settings.cube else ["(position)"]
+    out["labels"] = (
+        [c.play for c in cands]
+        if ctx.dice is not None
+        else (["no double", "double/take"] if settings.cube else ["(position)"])
     )
     return out
 
