@@ -30,6 +30,7 @@ import re
 import socket
 import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Literal
@@ -377,6 +378,27 @@ class _BodyLimit:
         await self.app(scope, whole, send)
 
 
+class _ServerTiming:
+    """ASGI middleware: every answer carries ``server-timing: app;dur=MS``, the milliseconds from the request's
+    arrival to its answer's start (``scripts/bench_server.py`` reads it: the server-side latency)."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        t0 = time.perf_counter()
+
+        async def timed(msg):
+            if msg["type"] == "http.response.start":
+                ms = f"app;dur={1000 * (time.perf_counter() - t0):.2f}".encode()
+                msg = {**msg, "headers": [*msg.get("headers", ()), (b"server-timing", ms)]}
+            await send(msg)
+
+        await self.app(scope, receive, timed)
+
+
 async def _send_json(send, status: int, content: dict) -> None:
     body = json.dumps(content).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
@@ -428,6 +450,7 @@ def create_app(
         f"batch carries at most {MAX_BATCH} requests.",
     )
     app.add_middleware(_BodyLimit, limit=max_body)
+    app.add_middleware(_ServerTiming)
     batcher = _Batcher(bot)
     app.state.batcher = batcher
     games = web.Games(bot)
