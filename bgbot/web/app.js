@@ -93,12 +93,17 @@ function showView(name) {
 // -- position and hint --------------------------------------------------------------------------------------------
 
 let current = null; // the facts of /v1/show for the Position view
-let shownPoints = null; // what the board shows (the position, or a play's result)
+let shownPlay = null; // the facts of a selected play's result (opponent on roll), drawn from the mover's side
 let editing = null; // points while setting up
 
 function drawPosition() {
   if (!current) return;
-  const facts = Object.assign({}, current, { points: editing || shownPoints || current.points });
+  const facts = Object.assign({}, current);
+  if (shownPlay) {
+    Object.assign(facts, { points: flipPoints(shownPlay.points), pips: shownPlay.pips.slice().reverse(),
+      off: shownPlay.off.slice().reverse() });
+  }
+  if (editing) facts.points = editing;
   drawBoard($("board"), facts, { flip: $("flip-input").checked, onClick: editing ? editClick : null });
 }
 
@@ -126,7 +131,7 @@ async function loadPosition(text, dice) {
 
 function setCurrent(facts) {
   current = facts;
-  shownPoints = null;
+  shownPlay = null;
   showIds(facts);
   drawPosition();
   say("");
@@ -141,7 +146,7 @@ async function hint() {
   const ans = await api("/v1/move?" + q({ position: current.gnubg_id, ply }));
   // each play's result, from the mover's side, for the board when a row is selected
   const afters = await Promise.all(ans.plays.map((p) => api("/v1/show?" + q({ position: p.position_id }))));
-  afters.forEach((a, i) => { ans.plays[i].after_points = a.points; });
+  afters.forEach((a, i) => { ans.plays[i].after = a; });
   const best = ans.plays[0];
   const match = "mwc" in best;
   const rows = ans.plays.map((p) => ({
@@ -151,7 +156,7 @@ async function hint() {
     textCol: true, attrs: { "data-play": p.play, "data-rank": p.rank },
   }));
   out.appendChild(table(["#", "Play", match ? "MWC" : "Equity", "Diff", "Win", "W g", "W bg", "L g", "L bg", "Evaluator"], rows,
-    (i) => { shownPoints = flipPoints(ans.plays[i].after_points); drawPosition(); }));
+    (i) => { shownPlay = ans.plays[i].after; drawPosition(); }));
 }
 
 async function cubeHint() {
