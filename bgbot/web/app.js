@@ -294,7 +294,32 @@ function renderGame() {
     selected, sources: p === "play" ? (made ? made.sources : null) : [] });
 }
 
+// The tutor: the player's play against the bot's ranking at the bot's ply (cubeless equity in money play,
+// normalised equity (EMG) at a match score), and in money play the double or roll before a roll against the cube
+// analysis; flagged when it loses more than the threshold.
+async function tutor(line) {
+  if (!$("tutor-input").checked || !game || !game.gnubg_id) return;
+  const threshold = Number($("tutor-threshold").value || 0);
+  const ply = $("play-ply").value;
+  let note = null;
+  if (game.prompt === "play") {
+    const ans = await api("/v1/move?" + q({ position: game.gnubg_id, ply }));
+    const value = (p) => ("emg" in p ? p.emg : p.equity);
+    const mine = ans.plays.find((p) => p.play === line);
+    const best = ans.plays[0];
+    if (mine && value(best) - value(mine) > threshold) {
+      note = `${line} loses ${(value(best) - value(mine)).toFixed(3)} against ${best.play}`;
+    }
+  } else if (game.prompt === "roll" && (line === "roll" || line === "double")) {
+    const ans = await api("/v1/cube?" + q({ position: game.gnubg_id, ply }));
+    const err = ans.errors[line === "roll" ? "no_double" : "double"];
+    if (ans.unit === "equity" && err > threshold) note = `${line}: loses ${err.toFixed(3)} (${ans.action})`;
+  }
+  if (note) $("tutor-log").appendChild(el("li", `tutor: ${note}`));
+}
+
 async function send(line) {
+  await tutor(line);
   $("game-status").dataset.prompt = "wait";
   const state = await post(`/v1/games/${game.game_id}`, { line });
   const errors = (state.messages || []).filter((m) => /^\s/.test(m));
@@ -534,6 +559,11 @@ document.addEventListener("DOMContentLoaded", () => {
   $("ro-cancel").addEventListener("click", guard(cancelRollout));
   $("analyse-form").addEventListener("submit", guard(analyseFile));
   $("run-select").addEventListener("change", guard(() => plotRun($("run-select").value)));
+  // the tutor's settings outlive a reload
+  $("tutor-input").checked = localStorage.getItem("bgbot.tutor") === "on";
+  $("tutor-threshold").value = localStorage.getItem("bgbot.tutor.threshold") || "0.06";
+  $("tutor-input").addEventListener("change", () => localStorage.setItem("bgbot.tutor", $("tutor-input").checked ? "on" : "off"));
+  $("tutor-threshold").addEventListener("change", () => localStorage.setItem("bgbot.tutor.threshold", $("tutor-threshold").value));
   const gameId = new URL(location.href).searchParams.get("game");
   showView(gameId ? "play" : "position");
   guard(() => loadPosition($("position-input").value, ""))();
