@@ -249,7 +249,7 @@ def idle(pg) -> None:
 def prompt(pg) -> str:
     idle(pg)
     pg.wait_for_function(
-        "() => ['roll','play','take','another','over'].includes(document.querySelector('#game-status').dataset.prompt)"
+        "() => ['roll','play','take','another','accept','over'].includes(document.querySelector('#game-status').dataset.prompt)"
     )
     return pg.get_attribute("#game-status", "data-prompt")
 
@@ -318,6 +318,8 @@ def test_money_game_by_clicks_with_undo_reload_and_illegal_play(page, server):
                 assert game_state(page, server)["game_id"] == gid
                 assert board_facts(page, "#game-board")["points"] == before["points"]
                 reloaded = True
+        elif p == "accept":
+            page.click("#act-accept")
         elif p == "another":
             break
         else:
@@ -353,6 +355,8 @@ def test_match_with_a_double_saved_and_imported_by_gnubg(page, server, tmp_path)
             click_play(page, server)
         elif p == "take":
             page.click("#act-pass")
+        elif p == "accept":
+            page.click("#act-accept")
         else:
             raise AssertionError(p)
     st = game_state(page, server)

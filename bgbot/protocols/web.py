@@ -226,7 +226,13 @@ def _paths(b: list[int], left: tuple[int, ...], src: int, dst: int, depth: int =
 
 # -- games ----------------------------------------------------------------------------------------------------------
 
-PROMPTS = (("your turn", "roll"), ("your play", "play"), ("take or pass", "take"), ("another game", "another"))
+PROMPTS = (
+    ("your turn", "roll"),
+    ("your play", "play"),
+    ("take or pass", "take"),
+    ("another game", "another"),
+    ("bgbot resigns", "accept"),
+)
 """The terminal game's questions and what the page shows for each."""
 
 
@@ -275,6 +281,8 @@ class WebGame(Session):
         self.dice_shown = dice
 
     def ask(self, prompt: str) -> str:
+        if prompt.startswith("play ") and "Enter confirms" in prompt:
+            return ""  # the terminal's confirmation of a typed play: the page confirms (and undoes) before sending
         with self.cond:
             self.question = prompt
             self.asked += 1

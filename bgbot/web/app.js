@@ -264,7 +264,7 @@ function renderGame() {
   let status = `${kind} · you ${s.score[0]}, bgbot ${s.score[1]}`;
   if (s.crawford) status += " · Crawford game";
   const ask = { roll: "Your turn: roll or double", play: "Your play", take: "bgbot doubles: take or pass?",
-    another: "Game over: another game?", over: "The session is over", wait: "..." }[p];
+    another: "Game over: another game?", accept: s.question || "bgbot resigns: accept?", over: "The session is over", wait: "..." }[p];
   $("game-status").textContent = `${status} · ${ask}`;
   $("game-status").setAttribute("data-prompt", p);
   $("game-status").setAttribute("data-score", s.score.join("-"));
@@ -274,6 +274,8 @@ function renderGame() {
   $("act-pass").hidden = p !== "take";
   $("resign-box").hidden = p !== "roll";
   $("act-another").hidden = p !== "another";
+  $("act-accept").hidden = p !== "accept";
+  $("act-decline").hidden = p !== "accept";
   $("act-stop").hidden = p !== "another";
   $("play-form").hidden = p !== "play";
   $("act-undo").hidden = p !== "play";
@@ -551,6 +553,8 @@ document.addEventListener("DOMContentLoaded", () => {
   $("act-pass").addEventListener("click", guard(() => send("pass")));
   $("act-resign").addEventListener("click", guard(() => send("resign " + $("resign-level").value)));
   $("act-another").addEventListener("click", guard(() => send("y")));
+  $("act-accept").addEventListener("click", guard(() => send("y")));
+  $("act-decline").addEventListener("click", guard(() => send("n")));
   $("act-stop").addEventListener("click", guard(() => send("n")));
   $("act-undo").addEventListener("click", guard(undo));
   $("act-confirm").addEventListener("click", guard(() => send(made.play)));
