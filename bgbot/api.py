@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from bgbot.cube import decision as cube_lib
-from bgbot.errors import BgbotError
+from bgbot.errors import BgbotError, is_int
 from bgbot.evaluation import bearoff, checkpoint, evaluator
 from bgbot.evaluation.classes import CLASS_NAMES, cube_efficiencies, cube_efficiency
 from bgbot.evaluation.network import ValueNet, set_threads
@@ -195,7 +195,7 @@ class Bot:
         Raises:
             ApiError: ``ply`` not an integer >= 0. bgbot.evaluation.search.SearchError: deeper than it serves.
         """
-        if not isinstance(ply, (int, np.integer)) or isinstance(ply, bool) or ply < 0:
+        if not is_int(ply) or ply < 0:
             raise ApiError(f"ply is a search depth 0, 1, 2, ..., got {ply!r}")
         pos = as_position(position)
         if ply == 0:
@@ -379,7 +379,7 @@ def move_answer(ctx, plays: list[dict]) -> dict:
     return out
 
 
-def cube_json(bot: Bot | None, ctx, probabilities=None, ply: int = 0) -> dict:
+def cube_json(bot: Bot | None, ctx, probabilities=None, ply: int = 0, cube_search: bool = False) -> dict:
     """The answer of ``bgbot cube --json`` (and of the HTTP API's ``/v1/cube``) for one position.
 
     :func:`bgbot.cube.decision.to_json` of the decision, with ``"position_id"`` first, ``"options"`` in GNU
@@ -395,6 +395,8 @@ def cube_json(bot: Bot | None, ctx, probabilities=None, ply: int = 0) -> dict:
         ctx: the request's :class:`bgbot.formats.context.Context`.
         probabilities: five cumulative probabilities of the side on roll to use instead of the model's, or None.
         ply: lookahead of the model's cubeless probabilities (the cube formula stays Janowski's).
+        cube_search: decide by cubeful search at ``ply`` instead (:func:`bgbot.arena.cubesearch.decide_searched`:
+            Janowski's cubeful values at the leaves, averaged over the rolls; ``"cube_search": true`` in the answer).
 
     Raises:
         bgbot.rules.outcomes.ProbabilityError: inconsistent ``probabilities``.
@@ -407,7 +409,14 @@ def cube_json(bot: Bot | None, ctx, probabilities=None, ply: int = 0) -> dict:
         if bot is None:
             raise ApiError("a model is needed unless probabilities are given")
         source = bot.evaluate_with_class(ctx.position)[1]
-        if ply == 0 or source == "bearoff-two-sided":  # exact where the class allows (Bot.cube_action)
+        exact = source == "bearoff-two-sided" and ctx.match.is_money and evaluator.class_dispatch()
+        if cube_search and not exact:
+            from bgbot.arena import cubesearch
+
+            probabilities = bot.evaluate(ctx.position, ply=ply).to_array()
+            decision = cubesearch.decide_searched(bot.evaluator, ctx.position, ctx.cube, ctx.match, ply)[0]
+            decision = replace(decision, evaluator=source)
+        elif ply == 0 or source == "bearoff-two-sided":  # exact where the class allows (Bot.cube_action)
             probabilities = bot.evaluate(ctx.position).to_array()
             decision = bot.cube_action(ctx.position, ctx.cube, ctx.match)
         else:
@@ -423,6 +432,8 @@ def cube_json(bot: Bot | None, ctx, probabilities=None, ply: int = 0) -> dict:
         out["emg"] = emg
     out["options"] = cube_lib.options(decision.equities, emg, decision.cube_available)
     out["ply"] = ply
+    if cube_search:
+        out["cube_search"] = True
     if ctx.double_offered:
         taker = cube_lib.take_answer(decision, ctx.match)
         out["double_offered"] = True

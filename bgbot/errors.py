@@ -6,12 +6,19 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from numbers import Integral
 from typing import NoReturn
 
 
 class BgbotError(ValueError):
     """Bad input or an unusable state, with a message that names what is wrong (a malformed ID, impossible dice, an
     illegal play, a corrupt checkpoint, a bad request). A ``ValueError``, so that callers catching that keep working."""
+
+
+def is_int(value: object) -> bool:
+    """Whether ``value`` is a whole number, Python's or numpy's (``numbers.Integral``), and not a bool (``True`` is an
+    ``int`` in Python, never a count). The one such check of bgbot's argument validation."""
+    return isinstance(value, Integral) and not isinstance(value, bool)
 
 
 def run_script(main: Callable[[], object]) -> NoReturn:

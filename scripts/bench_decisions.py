@@ -15,14 +15,16 @@ crashed positions and the first others, each with a roll drawn once (seed 2026) 
   positions where GNU Backgammon 0-ply gives the side on roll 55-97% wins; a contestant doubles when its own
   ``decide`` prefers doubling; error = the referee's error of that action. Take/pass decisions: in positions where the
   referee says double; a contestant takes when its ``decide`` has double/take below double/pass; error = the referee's
-  take or pass error. Figures in millipoints (1/1000 of the cube value) per decision.
+  take or pass error. Figures in millipoints (1/1000 of the cube value) per decision. The model's decision: its
+  ``--cube-ply`` probabilities through ``decide`` (Janowski at the root), or with ``--cube-search`` the cubeful search
+  at ``--cube-ply`` (:func:`bgbot.arena.cubesearch.decide_searched`: Janowski at the leaves, averaged over the rolls).
 * Split by position class (:func:`bgbot.evaluation.specialists.classify`: contact, crashed, race).
 
 The referee's values are cached (``--cache``, a JSON file keyed by position ID and play), so a second model costs only
 the plays no earlier run asked about. A measuring stick only: never a training signal, never used to choose training
 positions or targets.
 
-Usage: ``python scripts/bench_decisions.py [--model PATH] [--ply 0] [--cube-ply 0] [--positions 2000] [--cache FILE]``
+Usage: ``python scripts/bench_decisions.py [--model PATH] [--ply 0] [--cube-ply 0] [--cube-search] [--positions 2000] [--cache FILE]``
 (``--make-set [--positions 2000]``: rewrite the set and exit).
 """
 
@@ -36,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from bgbot.api import DEFAULT_MODEL
+from bgbot.arena import cubesearch
 from bgbot.arena.players import to_gnubg
 from bgbot.cube.decision import decide
 from bgbot.errors import BgbotError, int_at_least, run_script
@@ -162,6 +165,13 @@ def main() -> None:
         default=0,
         help="lookahead of the model's cubeless probabilities for cube decisions (bgbot cube --ply)",
     )
+    ap.add_argument(
+        "--cube-search",
+        action="store_true",
+        help="the model's cube decisions by cubeful search at --cube-ply (bgbot cube --cube-search): Janowski's "
+        "cubeful equities at the leaves, averaged over the rolls, instead of its --cube-ply probabilities through "
+        "Janowski once",
+    )
     ap.add_argument("--positions", type=int_at_least(1), default=2000, help="the first N of the set")
     ap.add_argument("--cache", default=str(ROOT / "runs" / "bench_decisions_cache.json"), help="referee cache")
     ap.add_argument("--make-set", action="store_true", help="(re)write tests/data/decision_set.txt and exit")
@@ -214,12 +224,14 @@ def main() -> None:
             rp = ref.probs(pos[i])
             r = decide(rp, CubeState(), MONEY, x)
             r_double = min(r.equities["double_take"], r.equities["double_pass"]) > r.equities["no_double"]
-            if args.cube_ply == 0:
-                ours_p = position_probabilities(ev, pos[i : i + 1])
+            if args.cube_search:
+                ours = cubesearch.decide_searched(ev, pos[i : i + 1], CubeState(), MONEY, args.cube_ply)[0]
+            elif args.cube_ply == 0:
+                ours = decide(position_probabilities(ev, pos[i : i + 1]).astype(np.float64), CubeState(), MONEY, x)
             else:
                 ours_p = flip_probabilities(search.afterstate_values(ev, pos[i : i + 1], args.cube_ply))
-            for who, p in (("bgbot", ours_p.astype(np.float64)), ("gnubg0", g0p)):
-                c = decide(p, CubeState(), MONEY, x)
+                ours = decide(ours_p.astype(np.float64), CubeState(), MONEY, x)
+            for who, c in (("bgbot", ours), ("gnubg0", decide(g0p, CubeState(), MONEY, x))):
                 doubles = min(c.equities["double_take"], c.equities["double_pass"]) > c.equities["no_double"]
                 cube_err[who]["double"].append(r.errors["double"] if doubles else r.errors["no_double"])
                 if r_double:
@@ -233,6 +245,7 @@ def main() -> None:
         "model_games_trained": meta.games_trained,
         "ply": args.ply,
         "cube_ply": args.cube_ply,
+        "cube_search": args.cube_search,
         "positions": len(pos),
         "set": str(SET.relative_to(ROOT)),
         "referee": "gnubg_nn.probabilities(board, 2) (GNU Backgammon 2-ply), cubeless money; cube: its probabilities "

@@ -1,4 +1,4 @@
-"""The harness's anchor benchmark (issue 4): GNU Backgammon 0-ply against pubeval with duplicate dice.
+"""The tournament harness's anchor benchmark: GNU Backgammon 0-ply against pubeval with duplicate dice.
 
 Expected: a 95% CI that contains +0.633 ppg (200,000 games measured here) and is at most ±0.02 wide at 20,000 games.
 Usage: ``python scripts/bench_tournament.py [--games 20000] [--seed 2024] [--workers N]`` (default: one per CPU)

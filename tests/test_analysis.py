@@ -2,6 +2,7 @@
 noise (tests/data/noisy_match.mat and GNU Backgammon's verdicts, made by scripts/make_noisy_match.py)."""
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -183,3 +184,124 @@ def test_matches_longer_than_25_points_use_the_extended_table(capsys, tmp_path):
     assert r["pairings"][0]["matches"] == 2
     with pytest.raises(BgbotError, match="64 points"):
         tournament.play(["pubeval", "random"], 2, seed=1, workers=1, match_length=65)
+
+
+def _gnubg_statistics() -> dict[str, tuple[str, str]]:
+    """GNU Backgammon's 'show statistics match' of noisy_match.mat: {row label: (gnubg's value, root's value)}."""
+    rows = {}
+    for line in (DATA / "noisy_match.gnubg-analysis.txt").read_text().splitlines():
+        parts = re.split(r"\s{2,}", line.strip())
+        if len(parts) == 3:
+            rows[parts[0]] = (parts[1], parts[2])
+    return rows
+
+
+def test_close_or_actual_rule_gives_gnubgs_count():
+    """GNU Backgammon's own cube equities through bgbot's rule give GNU Backgammon's "close or actual" counts."""
+    stats = _gnubg_statistics()
+    expected = tuple(int(v) for v in stats["Close or actual cube decisions"])
+    assert expected == (9, 16)
+    cube = json.loads((DATA / "noisy_match_gnubg_cube.json").read_text())
+    decisions = [d for game in cube["games"] for d in game]
+    assert tuple(sum(d["player"] == p for d in decisions) for p in ("gnubg", "root")) == tuple(
+        int(v) for v in stats["Total cube decisions"]
+    )
+    counts = tuple(
+        sum(analysis.close_or_actual(d["decision"], d["nd"], d["dt"], d["dp"]) for d in decisions if d["player"] == p)
+        for p in ("gnubg", "root")
+    )
+    assert counts == expected
+
+
+def test_close_or_actual_count_against_gnubg(result):
+    """bgbot's count with its own evaluation: the noisy side's equals GNU Backgammon's (9); the other side's 16
+    no-doubles are near the 0.16 line, where bgbot's and GNU Backgammon's cube equities differ (21 here)."""
+    stats = _gnubg_statistics()
+    gnubg_counts = [int(v) for v in stats["Close or actual cube decisions"]]
+    noisy, clean = result["players"]
+    assert noisy["cube"]["decisions"] == gnubg_counts[0]
+    assert abs(clean["cube"]["decisions"] - gnubg_counts[1]) <= 5
+    doubles = sum(d["decision"] in ("double", "take", "pass") for d in result["decisions"])
+    assert doubles == 12  # every actual cube action counts: 6 doubles, 4 takes, 2 passes
+
+
+def test_ratings_as_gnubg():
+    """GNU Backgammon's error rates and luck rates give its ratings through bgbot's bands."""
+    text = (DATA / "noisy_match.gnubg-analysis.txt").read_text()
+    sections = re.split(r"\n(?=Chequerplay statistics|Luck statistics|Cube statistics|Overall statistics)", text)
+    pairs = []
+    for section in sections[1:]:
+        rates = re.search(r"(?:Error|Luck) rate mEMG \(MWC\)\s+([+-]?\d+\.\d+).*?\s{2,}([+-]?\d+\.\d+)", section)
+        names = re.search(r"(?:Chequerplay|Cube decision|Overall|Luck) rating\s+(.+?)\s{2,}(.+?)\s*$", section, re.M)
+        pairs += [(float(rates.group(i)), names.group(i), section.startswith("Luck")) for i in (1, 2)]
+    assert len(pairs) == 8
+    for rate, name, luck in pairs:
+        assert (analysis.luck_rating(rate / 1000) if luck else analysis.rating(abs(rate) / 1000)) == name
+    assert [analysis.rating(r) for r in (0.0019, 0.0049, 0.0079, 0.0119, 0.0179, 0.0259, 0.0349, 0.035)] == [
+        "Supernatural",
+        "World class",
+        "Expert",
+        "Advanced",
+        "Intermediate",
+        "Casual player",
+        "Beginner",
+        "Awful!",
+    ]
+    assert [analysis.luck_rating(r) for r in (-0.07, -0.05, 0.0, 0.05, 0.07)] == [
+        "Go to bed",
+        "Bad dice, man!",
+        "None",
+        "Good dice, man!",
+        "Go to Las Vegas",
+    ]
+
+
+def test_luck_and_ids(result):
+    """Luck: each roll's luck is its best play's value minus the mean over the rolls (so the luck of the 21 rolls of a
+    position averages 0); per player the sum; every decision's Position ID and XGID give back its position."""
+    from bgbot.formats import context, positionid
+
+    moves = [d for d in result["decisions"] if d["kind"] == "checker"]
+    assert all(d["luck"] is not None and abs(d["luck"]) < 2 for d in moves)
+    assert all(d["luck"] is None for d in result["decisions"] if d["kind"] == "cube")
+    for side, p in enumerate(result["players"]):
+        mine = [d["luck"] for d in moves if d["side"] == side]
+        assert p["luck"]["rolls"] == len(mine) == 103  # GNU Backgammon's "Total moves"
+        assert p["luck"]["total"] == pytest.approx(sum(mine), abs=1e-4)
+    match = matfile.read_match((DATA / "noisy_match.mat").read_text())
+    replayed = [d for g in match.games for d in matfile.replay(g, match.length)]
+    assert len(replayed) == len(result["decisions"])
+    for d, ours in zip(replayed, result["decisions"], strict=True):
+        assert np.array_equal(positionid.decode(ours["position_id"]), d.position)
+        ctx = context.parse_position(ours["xgid"])
+        assert np.array_equal(ctx.position, d.position) and ctx.cube == d.cube and ctx.match.score == d.match.score
+        assert ctx.double_offered == (d.kind in ("take", "pass"))
+        assert ctx.dice == d.dice
+
+
+def test_luck_of_a_known_roll():
+    """The opening roll's luck: 30 non-double rolls, mean 0 over them; 31 (the best opening) is lucky, 21 unlucky."""
+    bot = Bot.load()
+    text = " 0 point match\n\n Game 1\n a : 0                        b : 0\n  1) 31: 8/5 6/5\n  2) 21: 13/11 6/5\n"
+    decisions = analysis.analyse_text(bot, text)["decisions"]
+    opening, second = (d for d in decisions if d["kind"] == "checker")
+    assert opening["luck"] > 0.05 and second["luck"] < 0
+
+
+def test_truncated_match_analysed_up_to_the_break(tmp_path, capsys):
+    full = (DATA / "noisy_match.mat").read_text()
+    cut = tmp_path / "cut.mat"
+    cut.write_text(full[:3000])  # ends inside a line of game 2
+    assert cli.main(["analyse", str(cut), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["games"] == 2 and len(out["warnings"]) >= 1
+    assert any("no result line" in w or "breaks" in w for w in out["warnings"])
+    lines = full.splitlines()
+    bad = next(i for i, line in enumerate(lines) if line.strip().startswith("Game 2")) + 4
+    lines[bad] = "  9) 66: 24/12/off"  # an illegal play inside game 2
+    broken = tmp_path / "broken.mat"
+    broken.write_text("\n".join(lines) + "\n")
+    assert cli.main(["analyse", str(broken)]) == 0
+    report = capsys.readouterr().out
+    assert report.startswith("warning: analysed up to where the match breaks:") and "game 2" in report.splitlines()[0]
+    assert "2 game(s)" in report

@@ -1,4 +1,4 @@
-"""The batched game engine, the arena's statistics, and the tournament command's hostile inputs (issue 9)."""
+"""The batched game engine, the arena's statistics, and the tournament command's hostile inputs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Exact endgames: position classes, bear-off databases, outcome constraints, class dispatch (issue 10).
+"""Exact endgames: position classes, bear-off databases, outcome constraints, class dispatch.
 
 Oracles: gnubg-nn (``bearoff_probabilities``, ``probabilities(board, 0)``, ``classify``) and Debian's GNU Backgammon
 one-sided database through ``bearoffdump`` (skipped where it is not installed). The full comparisons are run once by

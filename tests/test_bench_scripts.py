@@ -164,6 +164,7 @@ SCRIPT_USAGE = [
     "plot_progress",
     "opening_rollouts",
     "check_bearoff",
+    "cost_table",
 ]
 _NEEDS = {"add_checksum": ["x.pt"], "plot_progress": ["dir", "--out", "x.png"]}
 
@@ -313,3 +314,12 @@ def test_bench_rollout_reports_a_failed_gnubg_as_bad_input(monkeypatch):
     monkeypatch.setattr(bench, "GNUBG", "/bin/false")
     with pytest.raises(OSError, match="/bin/false exited with status 1"):
         bench.run_gnubg("quit\n")
+
+
+def test_is_int_takes_python_and_numpy_integers_never_bools_or_floats():
+    import numpy as np
+
+    from bgbot.errors import is_int
+
+    assert all(is_int(v) for v in (0, -3, 2**70, np.int8(1), np.int64(7), np.uint16(3)))
+    assert not any(is_int(v) for v in (True, False, np.bool_(True), 1.0, np.float64(2.0), "1", None))

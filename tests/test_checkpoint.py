@@ -104,8 +104,33 @@ def test_weights_not_fitting_config(tmp_path):
     path = tmp_path / "a.pt"
     _save(path)
     _rewrite(path, lambda d: d["meta"]["network"].update(n_hidden=17))
-    with pytest.raises(CheckpointError, match="do not fit"):
+    with pytest.raises(CheckpointError, match="do not fit") as err:
         checkpoint.load(path)
+    assert "\n" not in str(err.value) and "is (16, " in str(err.value) and "(17, " in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "change,words",
+    [
+        (lambda sd: sd.pop(next(iter(sd))), "missing"),
+        (lambda sd: sd.update(extra=torch.zeros(3)), "'extra' unexpected"),
+        (lambda sd: sd.update({k: torch.zeros(2, 2) for k in list(sd)}), r"more\)"),
+    ],
+)
+def test_tensors_not_fitting_give_one_line(tmp_path, capsys, change, words):
+    """A checkpoint whose tensors do not fit its architecture: one error line naming the tensors (torch's message
+    spans many lines), from the API and from the command line."""
+    from bgbot import cli
+
+    path = tmp_path / "a.pt"
+    _save(path)
+    _rewrite(path, lambda d: change(d["state_dict"]))
+    with pytest.raises(CheckpointError, match=words) as err:
+        checkpoint.load(path)
+    assert "\n" not in str(err.value)
+    assert cli.main(["move", "4HPwATDgc/ABMA", "31", "--model", str(path)]) == 2
+    out = capsys.readouterr().err
+    assert out.startswith("error: ") and out.count("\n") == 1 and "do not fit" in out
 
 
 def test_training_config_must_be_plain_data(tmp_path):
@@ -145,7 +170,7 @@ def test_kill_mid_write_keeps_old_checkpoint(tmp_path):
     assert checkpoint.load(path)[1].games_trained == 20
 
 
-# --- issue 9: checksums, sanity evaluation, NaN ------------------------------------------------------------------
+# --- checksums, sanity evaluation, NaN --------------------------------------------------------------------------
 
 
 def test_checksum_stored_and_verified(tmp_path):

@@ -173,7 +173,7 @@ def test_bad_seed_and_games_are_errors(capsys):
 
 
 def test_bots_chouette_command(tmp_path, capsys):
-    # (the 300-game run of the issue is in the report; the suite keeps to a few games)
+    # (a few games: the suite checks the rules, not the strengths)
     args = ["chouette", "--player", MODEL, "--player", "pubeval", "--player", MODEL, "--cube", "--seed", "4",
             "--quiet"]  # fmt: skip
     assert main([*args, "--games", "16", "--out", str(tmp_path)]) == 0

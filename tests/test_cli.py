@@ -2,6 +2,7 @@
 
 import dataclasses
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -236,7 +237,7 @@ def test_installed_console_script_as_engine():
     assert bad.returncode == 2 and bad.stderr.startswith("error: ") and bad.stderr.count("\n") == 1
 
 
-# --- issue 9: everyday commands and states ------------------------------------------------------------------------
+# --- everyday commands and states --------------------------------------------------------------------------------
 
 
 def _pending(case):
@@ -384,3 +385,31 @@ def test_batch_bare_carriage_return_is_one_request(capsys, tmp_path):
     answers = [json.loads(line) for line in out.splitlines()]
     assert status == 0 and len(answers) == 4  # four requests, four answers
     assert "error" in answers[0] and "error" in answers[1] and len(answers[2]["plays"]) == 16 and "error" in answers[3]
+
+
+@pytest.mark.parametrize(
+    "position",
+    ["4HPwATDgc/ABMA:MIEKAAAAAAAA", "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:1:0:10"],  # dice 5-2 rolled
+)
+def test_cube_refuses_rolled_dice(capsys, position):
+    """After the roll no double is possible: bgbot cube says so instead of answering as if before the roll."""
+    for extra in ([], ["--json"]):
+        assert cli.main(["cube", position, *extra]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1
+        assert err.startswith("error: the dice are already rolled") and "(52)" in err and "no double" in err
+
+
+def test_help_texts_do_not_drift(capsys):
+    """Every subcommand's --help: no doubled percent sign (argparse does not %-format descriptions), no model file
+    that does not exist; bgbot gate says where it copies the candidate (AGAINST's directory)."""
+    from bgbot.cli import COMMANDS
+
+    for command in [None, *COMMANDS]:
+        assert cli.main([command, "--help"] if command else ["--help"]) == 0
+        text = capsys.readouterr().out
+        assert "%%" not in text, command
+        for path in set(re.findall(r"models/[\w.-]+\.pt", text)):
+            assert (Path(__file__).parents[1] / path).is_file(), (command, path)
+        if command == "gate":
+            assert "AGAINST's directory" in " ".join(text.split()) and "into models/" not in text

@@ -124,7 +124,7 @@ def test_context_is_immutable_and_hashable():
     assert "4HPwATDgc/ABMA" in repr(c)
 
 
-# --- states a Match ID or XGID can carry (issue 9): refused, or analysed as GNU Backgammon's hint does ---------------
+# --- states a Match ID or XGID can carry: refused, or analysed as GNU Backgammon's hint does ---------------
 # Match IDs built with bgbot.formats.matchid.MatchID (fields per GNU Backgammon's manual) from the start position.
 
 
@@ -138,7 +138,7 @@ def test_context_is_immutable_and_hashable():
         ("MCkAAAAAAAAA", "NotAnalysableError", r"resignation \(a single game\) awaits"),  # resignation pending
         ("cJEFAAAAAAAA", "PositionSyntaxError", "dice rolled while a double awaits"),  # dice 3-1 and a double
         ("gQHgAGAAGAAA", "PositionSyntaxError", "Crawford game"),  # 7-point match, Crawford, cube 2
-        ("DwFgAAAAAAAA", "PositionSyntaxError", "cube 32768"),  # 3-point match, cube 32768
+        ("DwFgAAAAAAAA", "PositionSyntaxError", "up to 4096"),  # 3-point match, cube 32768
         ("EwEgAAAAAAAA", "PositionSyntaxError", "cube 8 cannot occur"),  # 1-point match, cube 8
     ],
 )
@@ -192,5 +192,7 @@ def test_xgid_max_cube_and_beaver_bit():
     assert not parse_position("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:1:0:10").match.beavers
     with pytest.raises(NotAnalysableError, match="beaver"):
         parse_position("XGID=-b----E-C---eE---c-e----B-:1:-1:1:B:0:0:3:0:10")
-    with pytest.raises(PositionSyntaxError):  # a beaver without beavers allowed
+    with pytest.raises(NotAnalysableError, match="a beaver awaits"):  # read: the beaver says beavers are played
         parse_position("XGID=-b----E-C---eE---c-e----B-:1:-1:1:B:0:0:1:0:10")
+    with pytest.raises(PositionSyntaxError, match="money play only"):
+        parse_position("XGID=-b----E-C---eE---c-e----B-:1:-1:1:B:0:0:0:7:10")

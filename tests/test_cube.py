@@ -7,7 +7,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bgbot.cube.decision import cubeful_values, cubeless_mwc, decide, janowski_take_point, to_json
+from bgbot.cube.decision import (
+    CubeAction,
+    TakeAction,
+    action_text,
+    batch_values,
+    cubeful_values,
+    cubeless_mwc,
+    decide,
+    doubles,
+    janowski_take_point,
+    proper_actions,
+    to_json,
+)
 from bgbot.evaluation.classes import classify, cube_efficiency, efficiency_for
 from bgbot.rules import board
 from bgbot.rules.outcomes import ProbabilityError
@@ -162,3 +174,79 @@ def test_states_refuse_values_of_the_wrong_type():
         with pytest.raises(CubeStateError):
             bad()
     assert CubeState(np.int64(4)).value == 4 and type(CubeState(np.int64(4)).value) is int
+
+
+def test_typed_actions_name_the_same_action_as_gnubgs_wording():
+    kinds = {
+        "No double": CubeAction.NO_DOUBLE,
+        "No redouble": CubeAction.NO_DOUBLE,
+        "Never double": CubeAction.NO_DOUBLE,
+        "Never redouble": CubeAction.NO_DOUBLE,
+        "Double, take": CubeAction.DOUBLE_TAKE,
+        "Redouble, take": CubeAction.DOUBLE_TAKE,
+        "Optional double, take": CubeAction.DOUBLE_TAKE,
+        "Double, pass": CubeAction.DOUBLE_PASS,
+        "Redouble, pass": CubeAction.DOUBLE_PASS,
+        "Optional double, pass": CubeAction.DOUBLE_PASS,
+        "Too good to double, take": CubeAction.TOO_GOOD_TAKE,
+        "Too good to redouble, take": CubeAction.TOO_GOOD_TAKE,
+        "Too good to double, pass": CubeAction.TOO_GOOD_PASS,
+        "Too good to redouble, pass": CubeAction.TOO_GOOD_PASS,
+    }
+    seen = set()
+    for case in CASES:
+        cube, match = _states(case)
+        d = decide(case["probabilities"], cube, match, cube_efficiency(np.array(case["position"], dtype=np.int8)))
+        prefix = next(k for k in sorted(kinds, key=len, reverse=True) if d.action.startswith(k))
+        assert d.kind is kinds[prefix], d.action
+        eq = d.equities
+        assert d.answer is (TakeAction.TAKE if eq["double_take"] <= eq["double_pass"] else TakeAction.PASS)
+        seen.add(d.kind)
+    assert seen == set(CubeAction) - {CubeAction.TOO_GOOD_TAKE}  # GNU Backgammon's cases hold every other kind
+    # ND above DP above DT (a double would be taken, at a loss to the taker) with a gammon possible
+    assert action_text(1.2, 0.9, 1.0, True, True, False) == (CubeAction.TOO_GOOD_TAKE, "Too good to double, take")
+    assert action_text(1.2, 0.9, 1.0, False, False, True) == (CubeAction.NO_DOUBLE, "No redouble, take")
+    beaver = decide([0.3, 0.0, 0.0, 0.0, 0.0], CubeState(), MatchState(beavers=True), 0.68)
+    assert beaver.action == "No double, beaver" and beaver.kind is CubeAction.NO_DOUBLE
+    assert beaver.answer is TakeAction.BEAVER and beaver.answer.takes
+
+
+def test_batched_actions_equal_one_at_a_time():
+    rng = np.random.default_rng(3)
+    values = rng.normal(0.0, 0.3, (2000, 3))
+    values[::5, 1] = values[::5, 0]  # ties, where an optional double is
+    values[1::5, 2] = values[1::5, 0]
+    gammon = rng.random(2000) < 0.5
+    kinds = proper_actions(values, gammon)
+    for row, g, kind in zip(values, gammon, kinds):
+        assert action_text(*row, bool(g), True, False)[0] is kind
+    assert (doubles(values, gammon) == [k.doubles for k in kinds]).all()
+
+
+def test_an_optional_double_is_a_double_for_every_player(monkeypatch):
+    """The engine always counted "Optional double" as a double; the external player, the terminal game and the UBGI
+    engine did not (they read the text's prefix "Double"/"Redouble"). Now all read CubeAction.doubles."""
+    import io
+
+    from bgbot.api import Bot
+    from bgbot.arena import engine
+    from bgbot.protocols import external, play, ubgi
+
+    optional = decide([0.5, 0.0, 0.0, 0.0, 0.0], efficiency=0.0)  # ND = DT = 0 (dead cube, no gammons), DP = 1
+    assert optional.action == "Optional double, take" and optional.kind is CubeAction.DOUBLE_TAKE
+    vals = batch_values(np.array([[0.5, 0, 0, 0, 0]]), np.array([0]), np.array([0.0]), jacoby=True)
+    assert engine.offers_double(vals, np.array([[0.5, 0, 0, 0, 0]]), np.array([0]), engine.CubeRules(0, True))[0]
+
+    bot = Bot.load()
+    monkeypatch.setattr(Bot, "cube_action", lambda self, *a, **k: optional)
+    owned = "board:gnubg:root:3:0:0:-1:-1:2:0:2:0:5:1:0:0:0:0:-3:4:-1:0:0:-4:0:-5:0:0:0:0:1:0:-1:0:0:0:0:2:0:1:0:1:-1:0:25:0:0:0:0:0:0:0:1"
+    assert external.answer_line(bot, owned) == "double"
+    e = ubgi.Engine(bot)
+    e.handle("ubgi")
+    e.handle("position gnubgid 4HPwATDgc/ABMA")
+    assert e.handle("go role cube")[-1] == "bestcube double"
+    out = io.StringIO()
+    session = play.Session(bot, stdin=io.StringIO("pass\n"), stdout=out)
+    game = play._Game(pos=[board.starting_position(), board.starting_position()])
+    assert session.before_roll(game, play.BOT) == (play.BOT, 1)  # bgbot doubled, you passed
+    assert "bgbot doubles to 2" in out.getvalue()

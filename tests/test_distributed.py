@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 
 import numpy as np
@@ -54,6 +55,25 @@ def test_tournament_on_ray_equals_the_local_run(ray_local):
     local = tournament.run(players, 8, seed=3, workers=1, chunk_pairs=2)
     on_ray = tournament.run(players, 8, seed=3, ray="local", chunk_pairs=2)
     assert _strip(on_ray) == _strip(local) and on_ray["ray"] == "local"
+
+
+def test_tournament_on_ray_counts_a_dead_worker_as_the_pool_does(ray_local):
+    """A chunk whose Ray worker dies is run again and counted in ``worker_restarts`` (the pool's count), once."""
+    players = ["pubeval", "random"]
+    local = tournament.run(players, 8, seed=5, workers=1, chunk_pairs=2)
+    (ray_local / "armed").touch()  # the first Ray worker to start a chunk dies
+    on_ray = tournament.run(players, 8, seed=5, ray="local", chunk_pairs=2)
+    assert (ray_local / "fired").exists() and not (ray_local / "armed").exists()
+    (ray_local / "fired").unlink()
+    assert on_ray["worker_restarts"] == 1 and local["worker_restarts"] == 0
+    assert _strip(on_ray) == _strip(local)
+
+
+def test_a_unit_whose_ray_worker_always_dies_is_an_error(ray_local):
+    restarts: list[None] = []
+    with pytest.raises(distributed.DistributedError, match="failed 3 times .its Ray worker died each time"):
+        distributed.run_tasks(os._exit, [3], ray="local", on_restart=lambda: restarts.append(None))
+    assert len(restarts) == distributed.MAX_ATTEMPTS
 
 
 def test_rollout_on_ray_equals_the_local_run_even_when_a_worker_dies(ray_local, ev):

@@ -1,4 +1,4 @@
-"""Fuzzing the command line (issue 9): generated inputs for every parser, and a table of hostile command lines, all
+"""Fuzzing the command line: generated inputs for every parser, and a table of hostile command lines, all
 through :func:`bgbot.cli.main` in this one process. Every answer must be a valid one (exit 0) or one clean
 ``error: ...`` line with exit status 2 -- never a traceback (any exception escaping ``main`` fails the test).
 
@@ -320,3 +320,60 @@ def test_hostile_command_lines(capsys, argv, monkeypatch):
 
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))
     check(capsys, argv)
+
+
+@st.composite
+def valid_games(draw) -> tuple[str, str, str]:
+    """A valid game state and a roll: (ID without dice, the same as a GNUbg ID or an XGID, dice text). The position
+    comes from random legal play from the start; the cube and score are ones that occur (money: any cube up to 64,
+    centred or owned; a match: cube 1 centred, or 2 owned where the doubler needed more than 1 point)."""
+    from bgbot.formats.matchid import MatchID
+    from bgbot.formats.xgid import XGID
+    from bgbot.rules.board import flip, game_result
+    from bgbot.rules.movegen_scalar import legal_plays
+    from bgbot.rules.state import CubeState, MatchState
+
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    pos = starting_position()
+    for _ in range(draw(st.integers(0, 40))):
+        plays = legal_plays(pos, *(int(d) for d in rng.integers(1, 7, size=2)))
+        after = np.asarray(plays[rng.integers(len(plays))].afterstate, dtype=np.int8) if plays else pos
+        if game_result(after[None, :])[0] != 0:
+            break
+        pos = flip(after)
+    length = draw(st.sampled_from([0, 0, 1, 3, 5, 7, 11, 25]))
+    owner = draw(st.sampled_from(["centre", "me", "opponent"]))
+    if length:
+        score = (draw(st.integers(0, length - 1)), draw(st.integers(0, length - 1)))
+        crawford = (length - 1) in score and draw(st.booleans())
+        doubler_away = length - (score[1] if owner == "me" else score[0])
+        cube = CubeState(2, owner) if owner != "centre" and not crawford and doubler_away > 1 else CubeState()
+        match = MatchState(length, score, crawford)
+    else:
+        cube = CubeState(1 << draw(st.integers(0 if owner == "centre" else 1, 6)), owner)
+        match = MatchState(jacoby=draw(st.booleans()))
+    dice = draw(st.tuples(st.integers(1, 6), st.integers(1, 6)))
+    pid = positionid.encode(pos)
+    ids = [f"{pid}:{MatchID.from_states(cube, match).to_string()}", XGID.from_states(pos, cube, match).to_string()]
+    return pid, draw(st.sampled_from(ids)), f"{dice[0]}{dice[1]}"
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(game=valid_games())
+def test_valid_input_is_never_refused(capsys, game):
+    """Every valid position, GNUbg ID and XGID, valid dice and every legal play written as GNU Backgammon writes it are
+    answered (exit 0) by show, cube, moves and move."""
+    from bgbot.formats import context, notation
+    from bgbot.rules.movegen_scalar import legal_plays
+
+    pid, full, dice = game
+    for argv in (["show", full], ["cube", full, "--json"], ["moves", full, dice], ["show", pid, dice]):
+        status, _ = check(capsys, argv)
+        assert status == 0, argv
+    status, out = check(capsys, ["move", full, dice, "--json"])
+    assert status == 0
+    ctx = context.resolve(full, dice)
+    for play in legal_plays(ctx.position, *ctx.dice)[:3]:
+        written = notation.format_play(ctx.position, play)
+        status, _ = check(capsys, ["move", full, dice, "--play", written or "(no play)", "--json"])
+        assert status == 0, (full, dice, written)

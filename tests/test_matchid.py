@@ -1,5 +1,6 @@
 """Tests for bgbot.formats.matchid against Match IDs printed by GNU Backgammon (tests/data/gnubg_cube_cases.json)."""
 
+import base64
 import json
 from pathlib import Path
 
@@ -68,3 +69,14 @@ def test_states_round_trip():
 def test_malformed(bad):
     with pytest.raises(MatchIDError):
         MatchID.from_string(bad)
+
+
+def test_cube_above_gnubgs_limit_refused():
+    """GNU Backgammon plays cubes up to 4096 (MAX_CUBE); the field's 4 bits could say 32768. Money play and a match."""
+    assert MatchID.from_string(MatchID(cube_value=4096, cube_owner=0).to_string()).cube_value == 4096
+    for log in (13, 14, 15):
+        for length in (0, 7):
+            bits = log | (0 << 4) | (1 << 8) | (length << 21)  # owner 0, playing, money or a 7-point match
+            text = base64.b64encode(bits.to_bytes(9, "little")).decode()
+            with pytest.raises(MatchIDError, match="up to 4096"):
+                MatchID.from_string(text)

@@ -167,3 +167,31 @@ def test_no_legal_play():
         assert format_play(closed, play) == NO_PLAY
     with pytest.raises(IllegalPlayError, match="no play is legal"):
         parse_play(closed, (6, 5), "bar/19")
+
+
+@pytest.mark.parametrize(
+    "position,dice,text,why",
+    [
+        (
+            "4HPwATDgc/ABMA",
+            (3, 1),
+            "24/18",
+            "24/18 is not a move with 3-1 in position 4HPwATDgc/ABMA (play '24/18'): 6 pips",
+        ),
+        ("4HPwATDgc/ABMA", (3, 1), "7/4 6/5", "no checkers of yours on the 7 point"),
+        ("4HPwATDgc/ABMA", (6, 1), "13/12 8/2", "the 12 point is blocked (5 opposing checkers): 13/12 cannot"),
+        ("4HPwATDgc/ABMA", (6, 1), "6/off 6/5", "cannot bear off while 10 checkers are outside your home board"),
+        ("4HPwATDgc/ABMA", (3, 1), "6/5", "a legal play uses both dice"),
+        ("4HPwATDgc/ABUA", (3, 1), "8/5 6/5", "1 checker on the bar: enter it before moving any other checker"),
+        ("8P9hAAD/PwAAIA", (6, 2), "24/22", "only one die can be played, so it must be the larger, 6 (e.g. '24/18')"),
+        ("8P9hAAD/PwAAIA", (6, 2), "24/16", "the 16 point is blocked (2 opposing checkers)"),
+    ],
+)
+def test_illegal_play_explained(position, dice, text, why):
+    """An illegal play says which checker cannot move where and why (RULES.md: enter first, blocked points, bearing off
+    with all checkers home, use both dice or the larger die)."""
+    from bgbot.formats.positionid import decode
+
+    with pytest.raises(IllegalPlayError) as err:
+        parse_play(decode(position), dice, text)
+    assert why in str(err.value) and "\n" not in str(err.value)

@@ -1,6 +1,10 @@
-"""bgbot play through a pseudo-terminal (pexpect): plays typed, an illegal play explained, a hint, a double offered
-and taken, a double received and taken, a resignation; the saved .mat file replays with legal plays only."""
+"""bgbot play through a pseudo-terminal (pexpect): plays typed, confirmed and undone, an illegal play explained, a
+hint, a double offered and taken, a double received and taken, resignations both ways, dice high first, quit with a
+question, the end of input and a hang-up saving the game in progress, and --resume continuing it; the saved .mat file
+replays with legal plays only."""
 
+import json
+import signal
 import sys
 
 import pexpect
@@ -29,12 +33,22 @@ def test_a_short_money_game(tmp_path):
     child.expect(r"1\. (8/5 6/5|6/5 8/5)\s+equity")
     child.sendline("24/18")  # a 6: illegal with 3-1
     child.expect("24/18 is not a move with 3-1")
+    child.sendline("7/4 6/5")
+    child.expect("no checkers of yours on the 7 point")
     child.sendline("8/5 6/5")
+    child.expect(r"play 8/5 6/5\? \(Enter confirms, undo takes it back\)")
+    child.sendline("undo")
+    child.expect("your play with 3-1")
+    child.sendline("8/5")
+    child.expect("a legal play uses both dice")
+    child.sendline("24/23 13/10")
+    child.expect("Enter confirms")
+    child.sendline("")
     child.expect("dice for bgbot's roll")
     child.sendline("79")  # bad dice: explained, asked again
     child.expect("impossible dice '79'")
     child.expect("dice for bgbot's roll")
-    child.sendline("62")
+    child.sendline("26")  # typed low first: shown high first, as GNU Backgammon shows dice
     child.expect(r"bgbot rolls 6-2 and plays (\S+ ?)+\.")
     child.expect("your turn")
     child.sendline("hint")
@@ -42,9 +56,11 @@ def test_a_short_money_game(tmp_path):
     child.sendline("double")
     child.expect("bgbot takes; the cube is at 2")
     child.expect("dice for your roll")
-    child.sendline("54")
+    child.sendline("45")
     child.expect("your play with 5-4")
     child.sendline("13/8 13/9")
+    child.expect("Enter confirms")
+    child.sendline("")
     child.expect("dice for bgbot's roll")
     child.sendline("33")
     child.expect("bgbot rolls 3-3 and plays")
@@ -78,8 +94,32 @@ def test_bgbot_doubles_and_you_take(tmp_path):
     child.expect("bgbot rolls 6-6")
     child.expect("your turn")
     child.sendline("quit")
+    child.expect(r"quit\? the game in progress is kept and saved to \S+r\.session\.json \[y/n\]")
+    child.sendline("n")  # asked again
+    child.expect("your turn")
+    child.sendline("quit")
+    child.expect(r"\[y/n\]")
+    child.sendline("y")
+    child.expect(r"continue it with: bgbot play --resume \S+r\.session\.json")
     child.expect("Bye")
     child.expect(pexpect.EOF)
+    saved = json.loads((tmp_path / "r.session.json").read_text())
+    game = saved["current"]
+    assert game["cube"] == 2 and game["owner"] == 0 and saved["at"] == {"side": 0, "dice": None}
+    assert [t.get("cube") for t in game["turns"]] == ["double", "take", None]  # the double, the take, bgbot's 6-6
+    # --resume continues: the same game, cube 2 owned by you, your turn before the roll
+    child = spawn("--resume", str(tmp_path / "r.session.json"), cwd=tmp_path)
+    child.expect("Resuming the game in progress")
+    child.expect("your turn")
+    child.sendline("resign")
+    child.expect("bgbot accepts your resignation")
+    child.expect("bgbot wins 2 points")
+    child.expect(r"another game\? \[y/n\]")
+    child.sendline("n")
+    child.expect(pexpect.EOF)
+    assert not (tmp_path / "r.session.json").exists()  # the session it continued is over
+    (played,) = matfile.read_match((tmp_path / "r.mat").read_text()).games
+    assert played.game.points == 2 and played.game.winner == 1
 
 
 def test_bad_options(capsys):
@@ -90,6 +130,89 @@ def test_bad_options(capsys):
         (["play", "--match-length", "65"], "65-point match is longer than the 64 points"),
         (["play", "--seed", "-1"], "--seed must be in 0 .. 2**63 - 1"),
         (["play", "--save", "/nonexistent-dir/x.mat"], "no directory '/nonexistent-dir'"),
+    ):
+        assert cli.main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and message in err and err.count("\n") == 1
+
+
+def test_end_of_input_and_hangup_save_the_game(tmp_path):
+    """The end of input, and SIGHUP (a closed terminal), save the game in progress with the dice already rolled."""
+    for stop in ("eof", "hangup"):
+        save = tmp_path / f"{stop}.mat"
+        child = spawn("--dice", "manual", "--save", str(save), cwd=tmp_path)
+        child.expect("opening roll")
+        child.sendline("52")
+        child.expect("your play with 5-2")
+        if stop == "eof":
+            child.sendeof()
+        else:
+            child.kill(signal.SIGHUP)
+        child.expect("continue it with: bgbot play --resume")
+        child.expect(pexpect.EOF)
+        saved = json.loads(save.with_suffix(".session.json").read_text())
+        assert saved["at"] == {"side": 0, "dice": [5, 2]} and saved["current"]["turns"] == []
+        child = spawn("--resume", str(save.with_suffix(".session.json")), cwd=tmp_path)
+        child.expect("your play with 5-2")  # the same roll: resuming does not roll again
+        child.sendline("13/11 13/8")
+        child.expect("Enter confirms")
+        child.sendline("")
+        child.expect("dice for bgbot's roll")
+        child.sendeof()
+        child.expect(pexpect.EOF)
+
+
+def test_resign_after_rolling_and_bgbot_resigns(tmp_path):
+    child = spawn("--dice", "manual", "--save", str(tmp_path / "a.mat"), cwd=tmp_path)
+    child.expect("opening roll")
+    child.sendline("41")
+    child.expect("your play with 4-1")
+    child.sendline("resign gammon")  # more than bgbot expects at the start: accepted
+    child.expect(r"bgbot accepts your resignation \(gammon\)")
+    child.expect("bgbot wins 1 point")  # money play, Jacoby rule, cube centred: a single game
+    child.sendline("n")
+    child.expect(pexpect.EOF)
+    # bgbot on roll with 15 checkers on its 1 point, you with one checker left on your 1 point: it cannot win
+    hopeless = "AQAA/P8BAAAAAA"
+    for answer, then in (("n", "You decline; play on."), ("y", "You win 1 point")):
+        child = spawn(
+            "--dice",
+            "manual",
+            "--position",
+            hopeless,
+            "--bgbot-first",
+            "--save",
+            str(tmp_path / "b.mat"),
+            cwd=tmp_path,
+        )
+        child.expect(r"bgbot resigns a single game \(1 point\)\. accept\? \[y/n\]")
+        child.sendline(answer)
+        child.expect(then)
+        if answer == "n":
+            child.expect("dice for bgbot's roll")  # declined: play on, and the offer is not repeated
+            child.sendline("21")
+            child.expect("bgbot rolls 2-1")
+            child.expect("your turn")
+            child.sendline("")
+            child.expect("dice for your roll")
+            child.sendline("31")
+            child.expect("your play with 3-1")
+            child.sendline("1/off")
+            child.expect("Enter confirms")
+            child.sendline("")
+            child.expect("You win 1 point")
+        child.expect(r"another game\? \[y/n\]")
+        child.sendline("n")
+        child.expect(pexpect.EOF)
+
+
+def test_resume_refuses_a_bad_file(tmp_path, capsys):
+    bad = tmp_path / "x.session.json"
+    bad.write_text('{"format": "bgbot-play-session", "version": 1}')
+    for argv, message in (
+        (["play", "--resume", str(bad)], "a damaged session file (KeyError"),
+        (["play", "--resume", str(tmp_path / "none.json")], "No such file"),
+        (["play", "--resume", str(bad), "--match-length", "3"], "--resume continues a saved session"),
     ):
         assert cli.main(argv) == 2
         err = capsys.readouterr().err

@@ -129,7 +129,7 @@ def ev_bgbot1():
 def test_bearoff_rollouts_agree_with_the_exact_values(ev_bgbot1, vr):
     """The exact values are those of perfect play; the rollout values the net's own play (no databases). With variance
     reduction the standard errors get small enough to show where a net's bear-off play falls short of perfect (a
-    specialists candidate of issue 12 was 5.1 SE off in one case): so a fixed net, bgbot-1, close enough at 3 SE."""
+    generation-1 specialists candidate, models/candidates/gen1, was 5.1 SE off in one case): so a fixed net, bgbot-1, close enough at 3 SE."""
     ev = ev_bgbot1
     cases = _bearoffs(20, seed=1)
     positions = np.array([_position(m, t) for m, t in cases])

@@ -276,9 +276,9 @@ def test_last_wins_fits_each_position_once_to_its_last_target(sampled, tmp_path)
         stages.save_npz(tmp_path / name / "part-00000.npz", positions=pos[rows], classes=z["classes"][rows],
                         targets=tg, meta={"kind": "x"})  # fmt: skip
     dirs = [str(tmp_path / "a"), str(tmp_path / "b")]
-    every, _, _ = stages._load_targets(dirs)
+    every, _, _, _ = stages._load_targets(dirs)
     assert len(every) == 27
-    got, tg, metas = stages._load_targets(dirs, last_wins=True)
+    got, tg, _, metas = stages._load_targets(dirs, last_wins=True)
     assert len(got) == 20 and len(metas) == 2
     by_key = {p.tobytes(): t[0] for p, t in zip(got, tg)}
     assert len(by_key) == 20

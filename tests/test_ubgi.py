@@ -13,7 +13,7 @@ from bgbot.api import Bot
 from bgbot.arena import tournament
 from bgbot.formats.notation import parse_play
 from bgbot.formats.positionid import decode, encode
-from bgbot.protocols.ubgi import Engine
+from bgbot.protocols.ubgi import Engine, format_steps
 from bgbot.rules.board import flip
 
 MODEL = str(Path(__file__).resolve().parents[1] / "bgbot" / "data" / "default_model.pt")  # what "bgbot ubgi" plays
@@ -71,7 +71,7 @@ def test_level0_chequer_play_is_the_best_ranked_play(engine, bot):
     out = answer(engine, "newgame", f"position gnubgid {START}", "dice 3 1", "go role chequer")
     assert [line.split()[0] for line in out] == ["info", "bestmoveid", "bestmove"]
     best = bot.rank_plays(START, "31")[0]
-    assert out[2] == "bestmove 6/5 8/5"  # single-die steps, no counts or hit marks
+    assert out[2] == "bestmove 8/5 6/5"  # single-die steps in gnubg's order, no counts or hit marks
     assert out[1] == f"bestmoveid {best.position_id}"
     info = out[0].split()
     assert float(info[info.index("eq") + 1]) == pytest.approx(best.equity, abs=1e-5)
@@ -117,11 +117,11 @@ def test_cube_take_and_turn(engine, bot):
     answer(engine, f"position gnubgid {encode(race)}")
     cube = answer(engine, "go role cube")
     d = bot.cube_action(race)
-    assert cube[-1] == ("bestcube double" if d.action.startswith("Double") else "bestcube nodouble")
+    assert cube[-1] == ("bestcube double" if d.kind.doubles else "bestcube nodouble")
     probs = [float(v) for v in cube[0].split(" probs ")[1].split()]
     assert probs == pytest.approx(bot.evaluate(race).to_array(), abs=1e-6)
     take = answer(engine, "go role take")[-1]
-    assert take == ("bestcube take" if d.equities["double_take"] <= d.equities["double_pass"] else "bestcube pass")
+    assert take == ("bestcube take" if d.answer.takes else "bestcube pass")
     turn = answer(engine, "dice 6 5", "go role turn")
     assert turn[-1].startswith("bestturn cube=") and " move=" in turn[-1]
     assert answer(engine, f"position xgid {strong}", "go role chequer")[-1].startswith("bestmove ")
@@ -248,3 +248,30 @@ def test_ubgi_player_checks_every_move_and_needs_probabilities_for_the_cube(tmp_
     with pytest.raises(PlayerSpecError, match="'probs' needs five numbers"):
         player.probabilities(start)
     player.close()
+
+
+def test_bestmove_orders_its_steps_as_gnubg_orders_a_play(engine):
+    """GNU Backgammon orders a play's single-die steps by source point, highest first, ties by destination, highest
+    first (drawboard.c CanonicalMoveOrder / CompareMovesSimple); the CLI writes 8/5 6/5. gnubg-nn's best_move gives
+    the steps of its play in generation order, which the comparator sorts."""
+    assert answer(engine, f"position gnubgid {START}", "dice 3 1", "go role chequer")[-1] == "bestmove 8/5 6/5"
+    import gnubg_nn
+
+    from tests.gnubg_oracle import to_gnubg
+
+    lines = [x for x in open("tests/data/gnubg_selfplay_positions.txt") if x.strip() and not x.startswith("#")]
+    rng = np.random.default_rng(2)
+    compared = 0
+    for line in lines[:60]:
+        pos = decode(line.split()[0])
+        d = tuple(int(v) for v in rng.integers(1, 7, size=2))
+        theirs = gnubg_nn.best_move(to_gnubg(pos), *d)
+        if not theirs:
+            continue
+        canonical = sorted(((s, max(t, 0)) for s, t in theirs), reverse=True)  # CompareMovesSimple
+        text = " ".join(f"{'bar' if s == 25 else s}/{'off' if t == 0 else t}" for s, t in canonical)
+        ours = format_steps(pos, d, flip(parse_play(pos, d, text).afterstate))
+        if sorted(ours.split()) == sorted(text.split()):  # the same steps (a play may have several)
+            assert ours == text, (line, d)
+            compared += 1
+    assert compared >= 40

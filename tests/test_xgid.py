@@ -56,3 +56,16 @@ def test_from_states_round_trip():
 def test_malformed(bad):
     with pytest.raises(XGIDError, match="XGID"):
         XGID.from_string(bad)
+
+
+def test_beaver_read_in_money_play():
+    """A beaver or raccoon ("B"/"R" in the dice field) is read in money play whether or not the Crawford/Jacoby field's
+    beaver bit is set (it says the beaver was played); in a match it is refused."""
+    for cj in (0, 1, 3):
+        text = f"XGID=-b----E-C---eE---c-e----B-:1:-1:1:B:0:0:{cj}:0:10"
+        x = XGID.from_string(text)
+        assert x.cube_action == "B" and x.cube_value == 2 and x.cube_owner == -1 and x.dice is None
+        assert x.to_string() == text
+    assert XGID.from_string("XGID=-b----E-C---eE---c-e----B-:2:1:-1:R:0:0:1:0:10").cube_action == "R"
+    with pytest.raises(XGIDError, match="money play only"):
+        XGID.from_string("XGID=-b----E-C---eE---c-e----B-:1:-1:1:B:0:0:0:7:10")

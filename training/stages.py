@@ -4,7 +4,9 @@
     python -m training select  --model M --positions DIR [DIR ...] --out DIR [--classes C,...] [--win LO HI]
     python -m training targets --model M --positions DIR --out DIR --kind ply2|ply1|ply0|rollout
     python -m training fit     --init M --targets DIR [DIR ...] --run-dir DIR [--epochs E] [--resume]
-    python -m training gate    --candidate C --against P --games N [--opponent pubeval ...] --out FILE.json
+    python -m training gate    --candidate C --against P --games N [--opponent pubeval ...] [--cube-reference STORE]
+                               --out FILE.json
+    python -m training campaign plan|run|status --store DIR ...   (training.campaign: the rollout campaign)
 
 Files (every one written atomically, temp file + ``os.replace``; a stage killed at any moment loses at most the part
 it was working on and continues with ``--resume`` or by simply being run again with the same settings: an output
@@ -22,7 +24,8 @@ directory holding parts made with other settings, or a fit resumed on other data
 * ``fit`` writes ``RUN_DIR/latest.pt`` (with the optimiser, each epoch), ``RUN_DIR/best.pt`` (lowest validation loss)
   and ``RUN_DIR/curve.jsonl`` (one line per epoch: losses overall and per class, seconds).
 * ``gate`` writes one JSON record: ppg with 95% CI of the candidate against the previous generation and each
-  ``--opponent``.
+  ``--opponent``; with ``--cube-reference``, also both models' money cube errors on held-out long rollouts, paired
+  (:mod:`training.cubegate`). Accepted: the lower 95% end of the ppg above 0, and the cube decisions not worse.
 
 No GNU Backgammon output is used anywhere here: positions come from the model's own self-play, targets from the engine's
 own search and rollouts.
@@ -45,7 +48,6 @@ from typing import cast
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
 from bgbot import files
 from bgbot.errors import BgbotError, int_at_least
@@ -53,6 +55,7 @@ from bgbot.evaluation import checkpoint, encoding, features, search, specialists
 from bgbot.evaluation.evaluator import position_probabilities
 from bgbot.evaluation.network import NetConfig, ValueNet, set_threads
 from bgbot.evaluation.specialists import evaluator_for
+from bgbot.progress import progress_bar
 from bgbot.rules.outcomes import flip_probabilities
 
 from .selfplay import SelfPlay
@@ -234,7 +237,7 @@ def run_sample(args: argparse.Namespace) -> dict:
     _, evaluator, meta = _load_model(args.model)
     n_parts = -(-args.positions // args.part_size)
     summary = {"parts": n_parts, "made": 0, "skipped": 0, "seconds": 0.0, "games": 0}
-    for part in tqdm(range(n_parts), desc="sample", unit="part", disable=args.quiet):
+    for part in progress_bar(range(n_parts), desc="sample", unit="part", enabled=not args.quiet):
         path = out / f"part-{part:05d}.npz"
         if path.exists():
             summary["skipped"] += 1
@@ -300,7 +303,7 @@ def run_select(args: argparse.Namespace) -> dict:
     if not src:
         raise StageError(f"no positions parts (part-*.npz) in {args.positions!r}")
     kept_p, kept_c, scanned = [], [], 0
-    for path in tqdm(src, desc="select", unit="part", disable=args.quiet):
+    for path in progress_bar(src, desc="select", unit="part", enabled=not args.quiet):
         data = load_npz(path)
         pos, cls = data["positions"], data.get("classes")
         if cls is None or len(cls) != len(pos):
@@ -423,7 +426,7 @@ def run_targets(args: argparse.Namespace) -> dict:
     check_out(out, "targets", settings, {path.name: {"positions_from": str(path)} for path in src})
     _, evaluator, meta = _load_model(args.model)
     summary = {"parts": len(src), "made": 0, "skipped": 0, "positions": 0, "seconds": 0.0, "cpu_seconds": 0.0}
-    bar = tqdm(total=len(src), desc=f"targets {args.kind}", unit="part", disable=args.quiet)
+    bar = progress_bar(total=len(src), desc=f"targets {args.kind}", unit="part", enabled=not args.quiet)
     for path in src:
         dst = out / path.name
         if dst.exists():
@@ -465,12 +468,13 @@ def run_targets(args: argparse.Namespace) -> dict:
 # --- fit -----------------------------------------------------------------------------------------------------------
 
 
-def _load_targets(dirs: list[str], last_wins: bool = False) -> tuple[np.ndarray, np.ndarray, list[dict]]:
-    """Positions ``(N, 26)`` int8, targets ``(N, 5)`` float32 and each part's file, kind and model, from the
-    ``part-*.npz`` of ``dirs`` in order (each directory's parts sorted by name). ``last_wins``: a position held by
-    several parts is kept once, with the target of the last part that holds it (rollout targets of some positions,
-    listed after the 2-ply targets of them all, replace those)."""
-    pos, tg, metas = [], [], []
+def _load_targets(dirs: list[str], last_wins: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]:
+    """Positions ``(N, 26)`` int8, targets ``(N, 5)`` float32, their standard errors ``(N, 5)`` float32 (0 where a part
+    records none: search targets) and each part's file, kind and model, from the ``part-*.npz`` of ``dirs`` in order
+    (each directory's parts sorted by name). ``last_wins``: a position held by several parts is kept once, with the
+    target of the last part that holds it (rollout targets of some positions, listed after the 2-ply targets of them
+    all, replace those)."""
+    pos, tg, se, metas = [], [], [], []
     for d in dirs:
         parts = sorted(Path(d).glob("part-*.npz"))
         if not parts:
@@ -481,12 +485,26 @@ def _load_targets(dirs: list[str], last_wins: bool = False) -> tuple[np.ndarray,
                 raise StageError(f"{str(p)!r} holds no targets (a positions part?)")
             pos.append(z["positions"])
             tg.append(z["targets"])
+            se.append(z.get("stderr", np.zeros_like(z["targets"])))
             metas.append({"file": str(p), "kind": z["meta"].get("kind"), "model": z["meta"].get("model")})
     positions, targets = np.concatenate(pos), np.concatenate(tg).astype(np.float32)
+    stderr = np.concatenate(se).astype(np.float32)
     if last_wins:
         keep = np.sort(len(positions) - 1 - first_rows(positions[::-1]))  # each position's last occurrence
-        positions, targets = positions[keep], targets[keep]
-    return positions, targets, metas
+        positions, targets, stderr = positions[keep], targets[keep], stderr[keep]
+    return positions, targets, stderr, metas
+
+
+def stderr_weights(stderr: np.ndarray, scale: float) -> np.ndarray:
+    """Per-output weights of targets by their standard errors: ``scale^2 / (scale^2 + se^2)``, ``(N, 5)`` float32.
+
+    Weighted least squares with each target's error variance ``se^2`` beside a common variance ``scale^2`` that the
+    net cannot fit anyway (its approximation error): a target known to within its ``se`` counts in proportion to the
+    inverse of its total error variance, normalised so that an exact target (se = 0: search targets, databases)
+    weighs 1. ``scale`` is in the targets' units (probability), e.g. 0.02.
+    """
+    s2 = np.float32(scale) ** 2
+    return (s2 / (s2 + np.asarray(stderr, dtype=np.float32) ** 2)).astype(np.float32)
 
 
 def run_fit(args: argparse.Namespace) -> dict:
@@ -514,6 +532,7 @@ def run_fit(args: argparse.Namespace) -> dict:
         "lr_final": getattr(args, "lr_final", None),
         "batch": args.batch,
         "seed": args.seed,
+        "stderr_scale": getattr(args, "stderr_scale", None),
     }
     hint = "resume with the run's own settings, or start a new fit (--init RUN_DIR/latest.pt)"
     meta: checkpoint.CheckpointMeta | None = None
@@ -521,8 +540,14 @@ def run_fit(args: argparse.Namespace) -> dict:
         loaded, meta = checkpoint.load(latest)
         net = _fit_model(loaded, arch, encoding_version, resumed=True)
         check_settings(meta.training_config, data_settings, str(latest), hint)
-    pos, tg, metas = _load_targets(args.targets, getattr(args, "last_wins", False))
-    digest = hashlib.sha256(pos.tobytes() + tg.tobytes()).hexdigest()  # what a resumed fit must see again
+    pos, tg, se, metas = _load_targets(args.targets, getattr(args, "last_wins", False))
+    scale = data_settings["stderr_scale"]
+    if scale is not None and not (math.isfinite(scale) and scale > 0):
+        raise StageError(f"--stderr-scale must be a finite number > 0, got {scale}")
+    weights = None if scale is None else stderr_weights(se, scale)
+    digest = hashlib.sha256(  # what a resumed fit must see again
+        pos.tobytes() + tg.tobytes() + (b"" if weights is None else weights.tobytes())
+    ).hexdigest()
     if meta is not None:
         check = {"positions": len(pos), "data_sha256": digest}
         check_settings(meta.training_config, check, str(latest), "the target parts changed; " + hint)
@@ -553,7 +578,7 @@ def run_fit(args: argparse.Namespace) -> dict:
         "encoding": net.config.encoding_version,
     }
 
-    data = EncodedTargets(net, pos, tg)
+    data = EncodedTargets(net, pos, tg, weights)
 
     def val_loss() -> dict:
         with torch.no_grad():
@@ -576,7 +601,9 @@ def run_fit(args: argparse.Namespace) -> dict:
             group["lr"] = lr
         perm = np.random.default_rng([args.seed, epoch]).permutation(train)
         losses = []
-        for i in tqdm(range(0, len(perm), args.batch), desc=f"fit epoch {epoch + 1}", disable=args.quiet, leave=False):
+        for i in progress_bar(
+            range(0, len(perm), args.batch), desc=f"fit epoch {epoch + 1}", enabled=not args.quiet, leave=False
+        ):
             rows = perm[i : i + args.batch]
             loss = data.loss(rows)
             opt.zero_grad(set_to_none=True)
@@ -643,7 +670,13 @@ class EncodedTargets:
     253 MB for 250,000 positions on encoding v2.
     """
 
-    def __init__(self, net: _SingleFit | specialists.ClassNets, positions: np.ndarray, targets: np.ndarray) -> None:
+    def __init__(
+        self,
+        net: _SingleFit | specialists.ClassNets,
+        positions: np.ndarray,
+        targets: np.ndarray,
+        weights: np.ndarray | None = None,
+    ) -> None:
         if isinstance(net, _SingleFit):
             self.nets: list[ValueNet] = [net.net]
             group = np.zeros(len(positions), dtype=np.int64)
@@ -662,9 +695,11 @@ class EncodedTargets:
             x = encode(positions[rows]) if len(rows) else np.zeros((0, sub.config.n_inputs), dtype=np.float32)
             self.inputs.append(torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32)))
         self.targets = torch.from_numpy(np.ascontiguousarray(targets, dtype=np.float32))
+        self.weights = None if weights is None else torch.from_numpy(np.ascontiguousarray(weights, dtype=np.float32))
 
     def loss(self, rows: np.ndarray) -> torch.Tensor:
-        """Mean squared error over the five outputs of ``rows`` ``(K,)`` int64 (autograd on)."""
+        """Mean squared error over the five outputs of ``rows`` ``(K,)`` int64 (autograd on), each squared error times
+        its weight when the targets have weights (:func:`stderr_weights`)."""
         total = torch.zeros(())
         groups = self.group[rows]
         for g, sub in enumerate(self.nets):
@@ -672,7 +707,8 @@ class EncodedTargets:
             if len(sel) == 0:
                 continue
             out = sub(self.inputs[g][torch.from_numpy(self.within[sel])])
-            total = total + ((out - self.targets[torch.from_numpy(sel)]) ** 2).sum()
+            sq = (out - self.targets[torch.from_numpy(sel)]) ** 2
+            total = total + (sq if self.weights is None else sq * self.weights[torch.from_numpy(sel)]).sum()
         return total / (5 * max(len(rows), 1))
 
 
@@ -731,6 +767,13 @@ def run_gate(args: argparse.Namespace) -> dict:
         record["results"][opp] = r
     first = record["results"][args.against]
     record["accepted"] = bool(first["ci_low"] > 0)
+    if getattr(args, "cube_reference", None):
+        from .cubegate import cube_check
+
+        if not args.against.endswith(".pt"):
+            raise StageError("--cube-reference compares two checkpoints: --against must be a .pt file")
+        record["cube"] = cube_check(args.candidate, args.against, args.cube_reference)
+        record["accepted"] = record["accepted"] and record["cube"]["not_worse"]
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -740,7 +783,21 @@ def run_gate(args: argparse.Namespace) -> dict:
 
 # --- command line --------------------------------------------------------------------------------------------------
 
-STAGES = {"sample": run_sample, "select": run_select, "targets": run_targets, "fit": run_fit, "gate": run_gate}
+
+def run_campaign(args: argparse.Namespace) -> dict:
+    from .campaign import run_campaign as run
+
+    return run(args)
+
+
+STAGES = {
+    "sample": run_sample,
+    "select": run_select,
+    "targets": run_targets,
+    "fit": run_fit,
+    "gate": run_gate,
+    "campaign": run_campaign,
+}
 """Each stage's name and its function (``python -m training STAGE``; ``bgbot train STAGE`` forwards here)."""
 
 
@@ -831,6 +888,13 @@ def build_parser(prog: str = "python -m training") -> argparse.ArgumentParser:
         help="inputs: v1 (bgbot-1's 203) or v2 (plus GNU-style features, 253); default: v2 for specialists made "
         "from a single net, else --init's own",
     )
+    f.add_argument(
+        "--stderr-scale",
+        type=float,
+        metavar="TAU",
+        help="weigh each target by TAU^2 / (TAU^2 + se^2), se its standard error (rollouts; 0 for search targets), "
+        "e.g. 0.02",
+    )
     f.add_argument("--resume", action="store_true")
     g = sub.add_parser("gate", help="duplicate games of a candidate against the previous generation")
     g.add_argument("--candidate", required=True)
@@ -841,7 +905,17 @@ def build_parser(prog: str = "python -m training") -> argparse.ArgumentParser:
     g.add_argument("--workers", type=int, default=1)
     g.add_argument("--ply", type=int, default=0)
     g.add_argument("--out", help="JSON record file")
-    for sp in (s, c, t, f, g):
+    g.add_argument(
+        "--cube-reference",
+        nargs="+",
+        metavar="STORE",
+        help="campaign stores of held-out long rollouts: accept only if the candidate's money cube decisions on them "
+        "are not worse than --against's (training.cubegate)",
+    )
+    from .campaign import add_parser as add_campaign
+
+    add_campaign(sub)
+    for sp in (s, c, t, f, g, sub.choices["campaign"]):
         sp.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 

@@ -32,12 +32,12 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
 from bgbot.errors import BgbotError
 from bgbot.evaluation import checkpoint, encoding
 from bgbot.evaluation.network import EvaluationError, NetConfig, ValueNet, set_threads
 from bgbot.evaluation.specialists import ENCODERS, ClassNets, evaluator_for
+from bgbot.progress import progress_bar
 
 from .config import TrainConfig
 from .selfplay import Encoder, SelfPlay
@@ -300,7 +300,7 @@ def train(
             raise RunError(f"training stopped at {games} games: cannot write eval.jsonl: {err}; {kept()}") from err
         return record
 
-    bar = tqdm(total=config.games, initial=games, unit="game", disable=not progress, smoothing=0.05)
+    bar = progress_bar(total=config.games, initial=games, unit="game", enabled=progress, smoothing=0.05)
     while games < config.games:
         try:
             positions, targets = selfplay.step(evaluator)

@@ -14,7 +14,7 @@ import torch
 from bgbot import files
 from bgbot.arena import tournament
 from bgbot.arena.players import NetPlayer, Player
-from bgbot.errors import BgbotError
+from bgbot.errors import BgbotError, is_int
 from bgbot.formats import matfile
 
 GATE_SECTION = "## Gate decisions"
@@ -131,7 +131,7 @@ def gate(
         GateError: fewer than :data:`MIN_GATE_GAMES` games, a missing checkpoint, or a file with other weights
             already at the promotion path.
     """
-    if not isinstance(games, int) or isinstance(games, bool) or games < MIN_GATE_GAMES:
+    if not is_int(games) or games < MIN_GATE_GAMES:
         raise GateError(
             f"the gate decides on at least {MIN_GATE_GAMES} games (a smaller sample cannot show a real edge), "
             f"got {games!r}"

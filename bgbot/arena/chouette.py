@@ -1,13 +1,13 @@
 """Chouettes: three or more players, one (the box) against a team led by a captain, money play.
 
-The rules (``shared/RULES.md``, and the issue that asked for them):
+The rules (``docs/RULES.md``, section "Chouette"):
 
 * **Order.** Before the first game every player rolls one die; the highest is the box, the second the captain, the
   rest follow in the order of their dice (players who tie roll again among themselves to settle their order).
 * **Checker play.** Each game runs on the one game engine (:func:`bgbot.arena.engine.play_ply`): the box sits in
   seat 0, the team in seat 1. On the team's turn every team member still in the game chooses its own play, each
   choice is logged, and the captain's is played.
-* **The cube** (``cube``), one per game, as the source rules describe it: the team doubles the box only when every
+* **The cube** (``cube``), one per game, as docs/RULES.md describes it: the team doubles the box only when every
   member still in the game wants to (each member's wish is computed from its own probabilities and logged); the box
   takes or passes against the whole team. When the box doubles, each member takes or passes on its own: a member who
   passes pays the stake before the double and is out of that game; the takers play on for the doubled stake. With
@@ -56,7 +56,7 @@ from bgbot.arena.engine import (
 )
 from bgbot.arena.players import Player
 from bgbot.arena.tournament import MAX_GAMES, MAX_SEED
-from bgbot.errors import BgbotError
+from bgbot.errors import BgbotError, is_int
 from bgbot.formats import matfile
 
 __all__ = [
@@ -96,7 +96,7 @@ class ChouetteRules:
 
     def __post_init__(self) -> None:
         n = self.auto_doubles
-        if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
+        if not is_int(n) or n < 0:
             raise ChouetteError(f"automatic doubles must be an integer >= 0 (0 = off, 1 = the usual), got {n!r}")
         if n and not self.cube:
             raise ChouetteError("automatic doubles need the cube: add --cube")
@@ -441,19 +441,18 @@ def run(
     Raises:
         ChouetteError: fewer than three players, ``games`` < 1; PlayerSpecError for a bad spec.
     """
-    from tqdm import tqdm
-
     from bgbot.arena.players import display_name, make_player
+    from bgbot.progress import progress_bar
 
     if len(specs) < MIN_PLAYERS:
         raise ChouetteError(
             f"a chouette needs at least {MIN_PLAYERS} players (--player three times or more), got {len(specs)}"
         )
-    if not isinstance(games, (int, np.integer)) or isinstance(games, bool) or games < 1:
+    if not is_int(games) or games < 1:
         raise ChouetteError(f"games must be an integer >= 1, got {games!r}")
     if games > MAX_GAMES:
         raise ChouetteError(f"games must be at most {MAX_GAMES:,} (the records are held in memory), got {games}")
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+    if not is_int(seed) or not 0 <= seed <= MAX_SEED:
         raise ChouetteError(f"the seed must be an integer in 0 .. 2**63 - 1, got {seed!r}")
     rules = rules or ChouetteRules()
     players = [s if isinstance(s, Player) else make_player(s, seed=seed) for s in specs]
@@ -467,7 +466,7 @@ def run(
     try:
         if torch is not None:
             torch.set_num_threads(1)
-        for k in tqdm(range(games), unit="game", disable=not progress, leave=False):
+        for k in progress_bar(range(games), unit="game", enabled=progress, leave=False):
             rec = c.play_game()
             records.append({"game": k + 1, **rec})
     finally:

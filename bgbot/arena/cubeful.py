@@ -1,9 +1,9 @@
 """Cubeful games for tournaments: money sessions with the doubling cube, and matches to N points.
 
 The games advance by :func:`bgbot.arena.engine.play_ply` with its cube phase (the engine's module docstring gives the
-cube decisions: each player's own cubeless probabilities, Janowski's cubeful equities from :mod:`bgbot.cube.janowski`,
-GNU Backgammon's proper action from :func:`bgbot.cube.decision._action`, so a double is offered exactly when
-:func:`bgbot.cube.decision.decide` says "Double", "Redouble" or "Optional double"; tests/test_cubeful.py checks the
+cube decisions: each player's own cubeless probabilities, Janowski's cubeful equities (:func:`bgbot.cube.decision.batch_values`),
+GNU Backgammon's proper action from :func:`bgbot.cube.decision.doubles`, so a double is offered exactly when
+:attr:`bgbot.cube.decision.CubeDecision.kind` of :func:`bgbot.cube.decision.decide` doubles; tests/test_cubeful.py checks the
 agreement). Checker play: cubeless money equity in money play (a backgammon worth 2 when backgammons count as
 gammons); in matches a net player ranks its plays by match winning chance at the score and cube
 (:meth:`bgbot.arena.players.Player.choose_at`, as ``bgbot move`` does). This module keeps the sessions and matches:

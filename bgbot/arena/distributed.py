@@ -6,25 +6,38 @@ units whose results depend only on the unit (its seed and range), never on where
 process, with any number of pool workers, and on Ray.
 
 **Failures.** A pool worker that dies breaks the pool: the units without a result are run again in a new pool (up
-to :data:`MAX_ATTEMPTS` starts of a unit). On Ray, a unit whose worker process dies is re-run by Ray itself
-(``max_retries``, system failures only; an exception raised by the unit is a bug and is raised here). A unit's
-result is stored once, by its index, so nothing is counted twice.
+to :data:`MAX_ATTEMPTS` starts of a unit). On Ray, a unit whose worker process (or node) dies is submitted again
+here, as the pool does, up to :data:`MAX_ATTEMPTS` starts, and each such death is reported to ``on_restart`` (an
+exception raised by the unit is a bug and is raised here). A unit's result is stored once, by its index, so nothing
+is counted twice.
 
-**Ray** (the optional extra ``pip install 'bgbot[ray]'``): ``ray="local"`` starts (or joins, when this process has
-already called ``ray.init``) a Ray instance on this machine; ``ray="HOST:PORT"`` (or ``"ray://HOST:PORT"``) joins a
-running cluster (started with ``ray start --head`` on one machine and ``ray start --address=HOST:PORT`` on the
-others; see the README). An address that does not answer is a :class:`DistributedError` within
-:data:`CONNECT_TIMEOUT_S` seconds (a TCP probe before Ray is asked, since Ray itself waits much longer).
+**Ray** (the optional extra ``pip install 'bgbot[ray]'``, pinned to the tested 2.60 series): ``ray="local"`` starts
+(or joins, when this process has already called ``ray.init``) a Ray instance on this machine; ``ray="HOST:PORT"`` (or
+``"ray://HOST:PORT"``) joins a running cluster (started with ``ray start --head`` on one machine and ``ray start
+--address=HOST:PORT`` on the others; see the README). An address that does not answer is a :class:`DistributedError`
+within :data:`CONNECT_TIMEOUT_S` seconds (a TCP probe before Ray is asked, since Ray itself waits much longer).
+
+*Token authentication* (Ray 2.60 turns it on for a cluster whose head finds a token, ``~/.ray/auth_token``, which
+every local ``ray.init`` creates): as Ray does for a cluster it finds by itself, this process sends its token when it
+has one (``RAY_AUTH_TOKEN``, ``RAY_AUTH_TOKEN_PATH`` or ``~/.ray/auth_token``) and ``RAY_AUTH_MODE`` is not set; a
+cluster that refuses the token (or its absence) is a :class:`DistributedError` that says so and how to give the
+cluster's token.
+
+*Output*: the driver prints neither the workers' output (``log_to_driver=False``) nor Ray's own error lines (``(raylet)
+A worker died ...``, which Ray writes to stdout): stdout stays the command's (``--json`` parses); a dead worker is
+counted instead (``on_restart``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
 import os
 import socket
 import sys
-from collections.abc import Callable, Sequence
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -38,6 +51,7 @@ __all__ = [
     "CONNECT_TIMEOUT_S",
     "run_tasks",
     "connect_ray",
+    "AUTH_HELP",
     "worker_init",
 ]
 
@@ -98,11 +112,77 @@ def _probe(address: str) -> None:
         ) from e
 
 
+AUTH_HELP = (
+    "give this machine the cluster's token (on the head machine 'ray get-auth-token' prints it; here export "
+    "RAY_AUTH_TOKEN=<token> or copy it to ~/.ray/auth_token) and start every node with RAY_AUTH_MODE=token"
+)
+"""The fix named by the error for a cluster that refuses this machine's authentication token."""
+
+
+def _use_token_if_available() -> None:
+    """Send this machine's Ray token when it has one and ``RAY_AUTH_MODE`` is unset: the rule Ray 2.60 applies to
+    ``ray start --head`` and to a cluster ``ray.init`` finds by itself, but not to an explicit address."""
+    try:
+        from ray._private.authentication.authentication_token_setup import (
+            maybe_enable_token_auth_if_token_available,
+        )
+    except ImportError:  # a Ray without token authentication
+        return
+    log = logging.getLogger(maybe_enable_token_auth_if_token_available.__module__)
+    level = log.level
+    log.setLevel(logging.ERROR)  # not Ray's warning that the *cluster* enabled token authentication: it is a client
+    try:
+        maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
+    finally:
+        log.setLevel(level)
+
+
+def _is_auth_failure(e: BaseException) -> bool:
+    """Whether Ray's join failure ``e`` (or an exception it was raised from) is the cluster refusing the token; Ray
+    2.60 wraps the :class:`ray.exceptions.AuthenticationError` in a RuntimeError's text."""
+    seen: set[int] = set()
+    c: BaseException | None = e
+    while c is not None and id(c) not in seen:
+        seen.add(id(c))
+        if type(c).__name__ == "AuthenticationError" or "InvalidAuthToken" in str(c):
+            return True
+        c = c.__cause__ or c.__context__
+    return False
+
+
+def _quiet_driver(ray) -> None:
+    """Keep Ray's own error lines (``(raylet) A worker died ...``, printed to stdout by the driver's error listener
+    even with ``log_to_driver=False``) off this process's stdout; the deaths are counted by :func:`run_tasks`."""
+    worker = getattr(getattr(ray, "_private", None), "worker", None)
+    if worker is not None and hasattr(worker, "_worker_logs_enabled"):
+        worker._worker_logs_enabled = False
+
+
+@contextlib.contextmanager
+def _fd2_captured() -> Iterator[list[str]]:
+    """What this process (and Ray's C++ code in it) writes to file descriptor 2 inside the block, as the one item of
+    the yielded list once the block ends; stderr is restored even when the block raises."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    captured: list[str] = []
+    with tempfile.TemporaryFile() as f:
+        os.dup2(f.fileno(), 2)
+        try:
+            yield captured
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            f.seek(0)
+            captured.append(f.read().decode(errors="replace"))
+
+
 def connect_ray(address: str, num_cpus: int | None = None):
     """Ray, initialised for ``address`` (``"local"`` or a cluster address); an already initialised Ray is reused.
 
     Raises:
-        DistributedError: Ray is not installed, or the address does not answer (within :data:`CONNECT_TIMEOUT_S`).
+        DistributedError: Ray is not installed, the address does not answer (within :data:`CONNECT_TIMEOUT_S`), or
+            the cluster refuses this machine's authentication token (the message names the fix, :data:`AUTH_HELP`).
     """
     try:
         import ray
@@ -111,35 +191,79 @@ def connect_ray(address: str, num_cpus: int | None = None):
     if address != "local":
         _probe(address)
     if ray.is_initialized():
+        _quiet_driver(ray)
         return ray
     if address == "local":
         ray.init(num_cpus=num_cpus, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
+        _quiet_driver(ray)
         return ray
+    _use_token_if_available()
+    # The GCS answered the probe: Ray's ~20 one-second connection attempts only delay the error (a refused token).
+    wait = "RAY_gcs_server_port_wait_time_s"
+    before = os.environ.get(wait)
+    os.environ.setdefault(wait, str(int(CONNECT_TIMEOUT_S)))
+    error: Exception | None = None
     try:
-        ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
-    except Exception as e:  # Ray raises ConnectionError, RuntimeError, TimeoutError ...
-        raise DistributedError(f"cannot join the Ray cluster at {address!r}: {e}") from e
+        with _fd2_captured() as captured:  # Ray's C++ client logs each refused attempt on stderr
+            try:
+                ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
+            except Exception as e:  # Ray raises ConnectionError, RuntimeError, TimeoutError ...
+                error = e
+    finally:
+        if before is None:
+            os.environ.pop(wait, None)
+    if error is not None and _is_auth_failure(error):
+        raise DistributedError(
+            f"the Ray cluster at {address!r} uses token authentication and refused this machine's token "
+            f"(or its absence): {AUTH_HELP}"
+        ) from None
+    sys.stderr.write(captured[0])  # anything else Ray said while joining is kept
+    if error is not None:
+        raise DistributedError(f"cannot join the Ray cluster at {address!r}: {error}") from error
+    _quiet_driver(ray)
     return ray
 
 
-def _run_ray(fn: Callable, tasks: Sequence, ray_address: str, on_result: Callable[[Any], object] | None) -> list:
+def _ray_system_failures(ray) -> tuple[type[BaseException], ...]:
+    """The Ray exceptions that mean a unit's worker process or node died (not the unit failing)."""
+    names = ("WorkerCrashedError", "NodeDiedError", "LocalRayletDiedError", "ObjectLostError")
+    return tuple(getattr(ray.exceptions, n) for n in names if hasattr(ray.exceptions, n))
+
+
+def _run_ray(
+    fn: Callable,
+    tasks: Sequence,
+    ray_address: str,
+    on_result: Callable[[Any], object] | None,
+    on_restart: Callable[[], object] | None,
+) -> list:
     ray = connect_ray(ray_address)
-    remote = ray.remote(num_cpus=1, max_retries=MAX_ATTEMPTS - 1, retry_exceptions=False)(_call_one_thread)
+    died = _ray_system_failures(ray)
+    # No retries by Ray: a unit whose worker dies is submitted again below, where the death can be counted.
+    remote = ray.remote(num_cpus=1, max_retries=0, retry_exceptions=False)(_call_one_thread)
     fn_ref = ray.put(fn)
-    refs = [remote.remote(fn_ref, t) for t in tasks]
-    index = {r.hex(): i for i, r in enumerate(refs)}
+    attempts = dict.fromkeys(range(len(tasks)), 1)
+    pending = {remote.remote(fn_ref, t): i for i, t in enumerate(tasks)}
     results: dict[int, Any] = {}
-    pending = list(refs)
     while pending:
-        done, pending = ray.wait(pending, num_returns=1)
+        done, _ = ray.wait(list(pending), num_returns=1)
         for ref in done:
+            i = pending.pop(ref)
             try:
                 value = ray.get(ref)
-            except ray.exceptions.WorkerCrashedError as e:
-                raise DistributedError(f"a work unit's worker died {MAX_ATTEMPTS} times: {e}") from e
+            except died as e:
+                if on_restart is not None:
+                    on_restart()
+                attempts[i] += 1
+                if attempts[i] > MAX_ATTEMPTS:
+                    raise DistributedError(
+                        f"work unit {i} failed {MAX_ATTEMPTS} times (its Ray worker died each time): "
+                        f"{str(e).splitlines()[0] if str(e) else type(e).__name__}"
+                    ) from e
+                pending[remote.remote(fn_ref, tasks[i])] = i
+                continue
             except ray.exceptions.RayTaskError as e:
                 raise e.as_instanceof_cause() from None
-            i = index[ref.hex()]
             if i not in results:
                 results[i] = value
                 if on_result is not None:
@@ -182,6 +306,7 @@ def run_tasks(
     workers: int = 1,
     ray: str | None = None,
     on_result: Callable[[Any], object] | None = None,
+    on_restart: Callable[[], object] | None = None,
 ) -> list:
     """``[fn(t) for t in tasks]``, in this process (``workers <= 1``), a spawn process pool of ``workers``, or on Ray
     (``ray`` an address or ``"local"``; then ``workers`` is ignored: the cluster's CPUs are the workers).
@@ -189,6 +314,7 @@ def run_tasks(
     Args:
         fn: a picklable top-level function of one task; tasks picklable.
         on_result: called with each result as it arrives (progress), once per task.
+        on_restart: on Ray, called once for each death of a unit's worker process or node (the unit is run again).
 
     Returns:
         The results in task order.
@@ -197,7 +323,7 @@ def run_tasks(
         DistributedError: see the module docstring; whatever ``fn`` raises.
     """
     if ray is not None:
-        return _run_ray(fn, tasks, ray, on_result)
+        return _run_ray(fn, tasks, ray, on_result, on_restart)
     if workers <= 1 or len(tasks) <= 1:
         from threadpoolctl import threadpool_limits
 

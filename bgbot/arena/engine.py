@@ -46,14 +46,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
 import numpy as np
 
 from bgbot.cube import decision as cubemod
-from bgbot.cube.janowski import MatchScore, emg_from_mwc, match_cubeful_mwc, money_cubeful
 from bgbot.cube.met import kazaross_xg2_extended
-from bgbot.errors import BgbotError
+from bgbot.errors import BgbotError, is_int
 from bgbot.evaluation.classes import cube_efficiencies
 from bgbot.formats import matfile
 from bgbot.rules.board import game_result, starting_position
@@ -84,12 +82,6 @@ class EngineError(BgbotError):
     """A game that cannot go on: a game longer than the ply limit (a bug in a player), bad cube settings."""
 
 
-class Chooser(Protocol):
-    """What the engine needs of a player: batched checker play (and, for the cube phase, ``probabilities``)."""
-
-    def choose(self, positions: np.ndarray, dice: np.ndarray) -> np.ndarray: ...
-
-
 Roll = Callable[["Table", np.ndarray], np.ndarray]
 """``roll(table, idx)`` -> dice ``(K, 2)`` int8 of the slots ``idx`` ``(K,)``."""
 
@@ -113,15 +105,11 @@ class CubeRules:
 
     def __post_init__(self) -> None:
         n = self.auto_doubles
-        if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
+        if not is_int(n) or n < 0:
             raise EngineError(f"automatic doubles must be an integer >= 0 (0 = off), got {n!r}")
         if n > MAX_AUTO_DOUBLES:
             raise EngineError(f"automatic doubles must be at most {MAX_AUTO_DOUBLES} (a cube of 2**{n}), got {n}")
-        if (
-            not isinstance(self.match_length, (int, np.integer))
-            or isinstance(self.match_length, bool)
-            or self.match_length < 0
-        ):
+        if not is_int(self.match_length) or self.match_length < 0:
             raise EngineError(f"match length must be an integer >= 0 (0 = money), got {self.match_length!r}")
         if self.match_length > kazaross_xg2_extended().max_length:
             raise EngineError(
@@ -539,46 +527,19 @@ def cube_values(
 
     Returns:
         Money: cubeful equities; match: normalised money equity of the match winning chances (gnubg's mwc2eq), the
-        units :func:`bgbot.cube.decision.decide` compares them in.
+        units :func:`bgbot.cube.decision.decide` compares them in (:func:`bgbot.cube.decision.batch_values`).
     """
-    n = len(p)
-    out = np.empty((n, 3), dtype=np.float64)
-    owner = np.asarray(owner)
     if rules.is_money:
-        for o in (0, 1):
-            m = owner == o
-            if m.any():
-                out[m, 0] = money_cubeful(p[m], o, rules.jacoby, x[m])
-                out[m, 1] = 2.0 * money_cubeful(p[m], -1, rules.jacoby, x[m])
-        out[:, 2] = 1.0
-        return out
+        return cubemod.batch_values(p, owner, x, jacoby=rules.jacoby)
     assert away is not None and cube is not None
-    met = kazaross_xg2_extended()
-    keys = np.column_stack([away, cube, owner]).astype(np.int64)
-    for key in np.unique(keys, axis=0):
-        m = (keys == key).all(axis=1)
-        score = MatchScore(int(key[0]), int(key[1]), int(key[2]), False, met)
-        nd = match_cubeful_mwc(p[m], score, int(key[3]), x[m])
-        dt = match_cubeful_mwc(p[m], score.doubled(), -1, x[m])
-        dp = np.full(int(m.sum()), score.mwc_if(0, score.cube))
-        out[m] = np.column_stack([emg_from_mwc(v, score) for v in (nd, dt, dp)])
-    return out
+    return cubemod.batch_values(p, owner, x, away=away, cube=cube)
 
 
 def offers_double(values: np.ndarray, p: np.ndarray, owner: np.ndarray, rules: CubeRules) -> np.ndarray:
-    """Whether the side on roll doubles, ``(N,)`` bool: GNU Backgammon's proper action (:func:`bgbot.cube.decision._action`)
-    from :func:`cube_values` is a double, redouble or optional double."""
-    out = np.zeros(len(values), dtype=bool)
-    nd, dt, dp = values[:, 0], values[:, 1], values[:, 2]
-    gammon = p[:, 1] > 0.0
-    # _action doubles only where DT >= ND, or where ND > DT > DP and no gammon is possible ("the double wins").
-    for i in np.flatnonzero((dt >= nd) | ((dt > dp) & ~gammon)):
-        optional_pass = bool(gammon[i]) and (not rules.is_money or owner[i] != 0 or not rules.jacoby)
-        action = cubemod._action(
-            float(nd[i]), float(dt[i]), float(dp[i]), bool(gammon[i]), optional_pass, bool(owner[i] == 1)
-        )
-        out[i] = action.startswith(("Double", "Redouble", "Optional"))
-    return out
+    """Whether the side on roll doubles, ``(N,)`` bool: GNU Backgammon's proper action from :func:`cube_values` is a
+    double, redouble or optional double (:func:`bgbot.cube.decision.doubles`; ``owner`` and ``rules`` only change
+    the wording, not whether to double)."""
+    return cubemod.doubles(values, p[:, 1] > 0.0)
 
 
 # ------------------------------------------------------------------------------------------- tournaments' dice

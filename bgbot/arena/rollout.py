@@ -703,7 +703,7 @@ def cube_rollout(
 
     Returns:
         ``{"no_double", "double_take"}`` each :func:`estimate_json` of its trials, ``"double_pass": 1.0``,
-        ``"action"`` (GNU Backgammon's wording, :func:`bgbot.cube.decision._action`) and ``"double_take_minus_no_double"``
+        ``"action"`` (GNU Backgammon's wording, :func:`bgbot.cube.decision.action_text`) and ``"double_take_minus_no_double"``
         with its paired standard error.
 
     Raises:
@@ -724,7 +724,7 @@ def cube_rollout(
     assert nd.cubeful is not None and dt.cubeful is not None
     diff = res[1][:, 5] - res[0][:, 5]
     gammon = bool(nd.mean[1] > 0 or nd.mean[3] > 0)
-    action = cubemod._action(
+    _, action = cubemod.action_text(
         nd.cubeful, dt.cubeful, 1.0, gammon, gammon and (owner != 0 or not settings.jacoby), owner == 1
     )
     return {

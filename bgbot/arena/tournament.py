@@ -23,7 +23,6 @@ player for every game where it is on roll. A chunk whose worker dies is replayed
 from __future__ import annotations
 
 import multiprocessing
-import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -31,7 +30,6 @@ from itertools import combinations
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
 
 from bgbot.arena import cubeful, stats
 from bgbot.arena.chunks import (
@@ -49,6 +47,7 @@ from bgbot.arena.engine import CubeRules
 from bgbot.arena.players import Player, display_name
 from bgbot.arena.report import format_table
 from bgbot.formats import matfile
+from bgbot.progress import progress_bar
 
 __all__ = [
     "CHUNK_PAIRS",
@@ -89,11 +88,11 @@ def _run_tasks(
     tasks: list[tuple], workers: int, progress: bool = False, ray: str | None = None
 ) -> tuple[list[Chunk], int]:
     """Run chunk tasks in this process (``workers <= 1``), a spawn pool, or on Ray (``ray``: an address or ``"local"``,
-    :mod:`bgbot.arena.distributed`, which re-runs the chunk of a worker that dies) -> (results in task order, pool
-    restarts). ``progress``: a tqdm bar of games played on stderr. Each chunk's final positions are dropped (bounded
-    memory)."""
+    :mod:`bgbot.arena.distributed`, which re-runs the chunk of a worker that dies) -> (results in task order, restarts:
+    pool restarts or deaths of Ray workers). ``progress``: a tqdm bar of games played on stderr. Each chunk's final
+    positions are dropped (bounded memory)."""
     total = sum(2 * (t[5] - t[4]) for t in tasks)
-    bar = tqdm(total=total, unit="game", file=sys.stderr, disable=not progress, leave=False, dynamic_ncols=True)
+    bar = progress_bar(total=total, unit="game", enabled=progress, leave=False, dynamic_ncols=True)
 
     def done(r: Chunk) -> Chunk:
         r.final = r.final[:0]
@@ -104,7 +103,11 @@ def _run_tasks(
         if ray is not None:
             from bgbot.arena import distributed
 
-            return distributed.run_tasks(run_chunk, tasks, ray=ray, on_result=done), 0
+            deaths: list[None] = []  # one per Ray worker that died (its chunk was run again), as pool restarts
+            chunks = distributed.run_tasks(
+                run_chunk, tasks, ray=ray, on_result=done, on_restart=lambda: deaths.append(None)
+            )
+            return chunks, len(deaths)
         if workers <= 1:
             import torch  # lazily: a tournament of pubeval and random players needs no torch
 

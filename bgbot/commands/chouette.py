@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from bgbot.arena import chouette
@@ -69,9 +68,7 @@ def run(args: argparse.Namespace) -> int:
         backgammons=args.backgammon_value == 3,
         member_cubes=args.member_cubes,
     )
-    results = chouette.run(
-        args.player, args.games, seed=args.seed, rules=rules, progress=not args.quiet and sys.stderr.isatty()
-    )
+    results = chouette.run(args.player, args.games, seed=args.seed, rules=rules, progress=not args.quiet)
     records = results.pop("records")
     print(json.dumps(results, indent=2) if args.json else chouette.format_table(results), flush=True)
     if args.out is not None:

@@ -1,7 +1,8 @@
-"""``bgbot cube POSITION [--json] [--model PATH] [--ply N] [--probabilities W,WG,WBG,LG,LBG] [--jacoby on|off]``:
+"""``bgbot cube POSITION [--json] [--model PATH] [--ply N] [--cube-search] [--probabilities W,WG,WBG,LG,LBG] [--jacoby on|off]``:
 the cube action of the side on roll before rolling, with the equities of No double, Double/Take and Double/Pass,
 listed as GNU Backgammon lists them, the proper action first. While a double awaits an answer (a GNUbg ID or XGID
-says so) the answer is the taker's, Take or Pass, as GNU Backgammon's ``hint`` gives it then."""
+says so) the answer is the taker's, Take or Pass, as GNU Backgammon's ``hint`` gives it then. A position whose dice are
+already rolled is refused: no double is possible after the roll."""
 
 from __future__ import annotations
 
@@ -38,6 +39,12 @@ def add_parser(subparsers) -> None:
         help="lookahead of the cubeless probabilities (0 = the net's own evaluation; the cube formula stays Janowski's)",
     )
     p.add_argument(
+        "--cube-search",
+        action="store_true",
+        help="decide by cubeful search at --ply as GNU Backgammon does at n-ply: Janowski's cubeful equities at the "
+        "leaves, averaged over the rolls (at 0-ply the same as without it)",
+    )
+    p.add_argument(
         "--jacoby",
         choices=["on", "off"],
         help="Jacoby rule for money play (default: on, unless the Match ID or XGID says otherwise)",
@@ -51,10 +58,15 @@ def answer(bot: Bot | None, position: str, args: argparse.Namespace) -> dict:
     from bgbot.api import cube_json  # the api imports torch: only when a command runs
 
     ctx = common.with_variants(common.resolve(position, None, need_dice=False), args)
+    if ctx.dice is not None:
+        raise common.UsageError(
+            f"the dice are already rolled in {position!r} ({ctx.dice[0]}{ctx.dice[1]}): no double is possible after "
+            "the roll (a cube decision comes before rolling; give the position without dice, or ask 'bgbot move')"
+        )
     if args.jacoby is not None:
         ctx = ctx.with_jacoby(args.jacoby == "on")
     given = None if args.probabilities is None else context.parse_probabilities(args.probabilities)
-    return cube_json(bot, ctx, probabilities=given, ply=args.ply)
+    return cube_json(bot, ctx, probabilities=given, ply=args.ply, cube_search=args.cube_search)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -63,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
         raise common.UsageError("--probabilities answers one POSITION; it cannot be used with --batch")
     if args.probabilities is not None and args.ply:
         raise common.UsageError("--probabilities replaces the evaluation; it cannot be used with --ply")
+    if args.probabilities is not None and args.cube_search:
+        raise common.UsageError("--probabilities replaces the evaluation; it cannot be used with --cube-search")
     bot = None if args.probabilities is not None else common.load_bot(args)
     if args.batch is not None:
         return common.run_batch(args.batch, lambda line: answer(bot, common.split_line(line, dice=False)[0], args))

@@ -1,4 +1,5 @@
-"""``bgbot gate``: promote a candidate checkpoint into models/ only if it beats the current one significantly."""
+"""``bgbot gate``: copy a candidate checkpoint beside the model it plays against (AGAINST's directory) only if it beats
+that model significantly (:func:`bgbot.arena.benchmark.gate`)."""
 
 from __future__ import annotations
 
@@ -12,15 +13,20 @@ from bgbot.arena import benchmark, tournament
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
         "gate",
-        help="promote a checkpoint into models/ if it significantly beats the current model",
-        description="Play CANDIDATE against the current model with duplicate dice; copy it into the current model's "
-        "directory only when the 95%% CI of its ppg lies above 0 (the promoted copy without optimiser state; the "
-        "candidate keeps it). Every decision is appended to README.md there (section 'Gate decisions'). At least "
+        help="promote a checkpoint beside the model it beats significantly",
+        description="Play CANDIDATE against the model AGAINST with duplicate dice; copy it into AGAINST's directory "
+        "only when the 95% CI of its ppg lies above 0 (the promoted copy without optimiser state; the candidate keeps "
+        "it). Every decision is appended to README.md in that directory (section 'Gate decisions'). At least "
         f"{benchmark.MIN_GATE_GAMES} games. Exit status: {benchmark.EXIT_ACCEPTED} promoted, "
         f"{benchmark.EXIT_REJECTED} rejected, 2 an error.",
     )
     p.add_argument("candidate", metavar="CANDIDATE", help="the candidate checkpoint (.pt)")
-    p.add_argument("--against", required=True, metavar="PATH", help="the current model, e.g. models/current.pt")
+    p.add_argument(
+        "--against",
+        required=True,
+        metavar="PATH",
+        help="the model to beat, e.g. models/bgbot-5.pt; the candidate is copied beside it",
+    )
     p.add_argument("--games", type=int, required=True, help=f"games (even, at least {benchmark.MIN_GATE_GAMES})")
     p.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
     p.add_argument(

@@ -1,5 +1,5 @@
 """``bgbot play [--match-length N] [--dice auto|manual] [--ply N] [--seed S] [--save FILE.mat] [--position P
-[--bgbot-first]] [--model PATH]``: play the bot in the terminal (:mod:`bgbot.protocols.play`)."""
+[--bgbot-first]] [--resume FILE] [--model PATH]``: play the bot in the terminal (:mod:`bgbot.protocols.play`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ def add_parser(subparsers) -> None:
         "play",
         help="play the bot in the terminal",
         description="Play bgbot in the terminal: a board as 'bgbot show' draws it, dice rolled or typed, plays "
-        "typed as 8/5 6/5, hint, double/take/pass, resign; money play or a match; the games saved as .mat.",
+        "typed as 8/5 6/5 (Enter confirms, undo takes back), hint, double/take/pass, resign; money play or a match; "
+        "the games saved as .mat; quit (or the end of input, or a hang-up) keeps the game in progress in "
+        "FILE.session.json beside the .mat file, and --resume continues it.",
     )
     p.add_argument("--match-length", type=int, default=0, metavar="N", help="play an N-point match (default: money)")
     p.add_argument("--dice", choices=("auto", "manual"), default="auto", help="roll dice, or type both sides' dice")
@@ -23,6 +25,11 @@ def add_parser(subparsers) -> None:
     p.add_argument("--position", metavar="POSITION", help="start the first game from this position (you on roll)")
     p.add_argument("--bgbot-first", action="store_true", help="with --position: bgbot is on roll in it")
     p.add_argument("--jacoby", choices=("on", "off"), default="on", help="Jacoby rule in money play (default on)")
+    p.add_argument(
+        "--resume",
+        metavar="FILE",
+        help="continue the session saved in FILE (its match, score, game and dice; --model and --ply as given)",
+    )
     common.add_model_argument(p)
     p.set_defaults(func=run)
 
@@ -30,6 +37,8 @@ def add_parser(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from bgbot.protocols import play
 
+    if args.resume and (args.position or args.match_length):
+        raise play.PlayError("--resume continues a saved session: its match and position come from the file")
     if args.bgbot_first and not args.position:
         raise play.PlayError("--bgbot-first needs --position")
     if not 0 <= args.ply <= 2:
@@ -46,4 +55,5 @@ def run(args: argparse.Namespace) -> int:
         position=args.position,
         bot_first=args.bgbot_first,
         jacoby=args.jacoby == "on",
+        resume=args.resume,
     )

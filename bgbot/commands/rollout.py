@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 
 import numpy as np
@@ -131,11 +130,10 @@ def _progress(enabled: bool, n_cands: int, settings):
     """A tqdm bar over trials with the running estimate (first candidate's equity) and its standard error."""
     if not enabled:
         return None, None
-    from tqdm import tqdm
-
+    from bgbot.progress import progress_bar
     from bgbot.rules.outcomes import equity
 
-    bar = tqdm(total=settings.trials * n_cands, unit="trial", file=sys.stderr, leave=False, dynamic_ncols=True)
+    bar = progress_bar(total=settings.trials * n_cands, unit="trial", leave=False, dynamic_ncols=True)
     seen: list[np.ndarray] = []
 
     def progress(result) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 
 from bgbot.arena import report, tournament
 
@@ -16,7 +15,7 @@ def add_parser(subparsers) -> None:
         help="round robin of players with duplicate dice, ppg ± 95%% CI",
         description="Play every pairing of the players (cubeless money by default; --cube: cubeful money; "
         "--match-length N: N-point matches; duplicate dice: each dice sequence twice with the seats "
-        "swapped) and print ppg (or match-win rate) with a 95%% confidence interval per pairing and a "
+        "swapped) and print ppg (or match-win rate) with a 95% confidence interval per pairing and a "
         "ranking. A player is PATH.pt[:PLY], pubeval, gnubg[:PLY] or random. Limits: --games 4 .. "
         f"{tournament.MAX_GAMES:,} per pairing (2 for matches), --seed 0 .. 2**63 - 1, --workers 1 .. "
         f"{tournament.MAX_WORKERS}. The results are printed before the --out files are written; a file that cannot be "
@@ -115,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         cube=args.cube,
         match_length=match_length,
         jacoby=args.jacoby != "off",
-        progress=not args.quiet and sys.stderr.isatty(),
+        progress=not args.quiet,
         ray=args.ray,
         auto_doubles=args.auto_doubles,
         backgammon_value=args.backgammon_value,

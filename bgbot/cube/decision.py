@@ -2,20 +2,29 @@
 
 Public API::
 
-    CubeState(value=1, owner="centre")                    # owner: "centre" | "me" | "opponent" (me = side on roll)
-    MatchState(length=0, score=(0, 0), crawford=False, jacoby=True, backgammons=True, automatic_doubles=0)
-        .is_money, .post_crawford, .away -> (int, int)
-    CubeDecision: action, equities {no_double, double_take, double_pass}, unit "equity" | "mwc", take_point,
-        errors {no_double, double, take, pass}, cube_available, efficiency
-    classify(position) -> a name of bgbot.evaluation.classes.CLASS_NAMES (over, bearoff-two-sided, ..., contact)
-    cube_efficiency(position) -> float;  efficiency_for(position_class, pips_on_roll) -> float
+    CubeAction: NO_DOUBLE | DOUBLE_TAKE | DOUBLE_PASS | TOO_GOOD_TAKE | TOO_GOOD_PASS   (.doubles -> bool)
+    TakeAction: TAKE | PASS | BEAVER                                                    (.takes -> bool)
+    CubeDecision: action (GNU Backgammon's text), kind (CubeAction), answer (TakeAction), equities {no_double,
+        double_take, double_pass}, unit "equity" | "mwc", take_point, errors {no_double, double, take, pass},
+        cube_available, efficiency, evaluator
     decide(probabilities, cube, match, efficiency, met=None) -> CubeDecision
     decide_from_money_equities(own, centre, opp, cube, match) -> CubeDecision    # exact cubeful values (bear-off db)
+    batch_values(p (N, 5), owner (N,), efficiency (N,), *, jacoby, away, cube, met) -> (N, 3) ND, DT, DP  # batched
+    proper_actions(values (N, 3), gammon_possible (N,)) -> [CubeAction];  doubles(...) -> (N,) bool
+    action_text(nd, dt, dp, gammon_possible, optional_pass, recube) -> (CubeAction, str)
+    take_action(double_take, double_pass, taker_gains, beavers) -> TakeAction
     cubeful_values(probabilities (N, 5), cube, match, efficiency, met=None) -> (N,) float64
     play_values(probabilities (M, 5), efficiency (M,), cube, match) -> (M,) float64        # rank plays
+    cubeless_mwc(probabilities (N, 5), cube, match, met=None) -> (N,) float64
+    normalised_equity(mwc (N,), cube, match, met=None) -> (N,) float64                     # gnubg's mwc2eq
     janowski_take_point(W, L, x) -> float
-    to_json(decision, probabilities, cube, match) -> dict                                   # the CLI's --json shape
-    ProbabilityError(ValueError), CubeStateError(ValueError)
+    take_answer(decision, match) -> dict;  options(equities, emg, available) -> [dict]  # the CLI's cube answer
+    to_json(decision, probabilities, cube, match) -> dict;  match_json(match) -> dict   # the CLI's --json shape
+
+The states (:class:`~bgbot.rules.state.CubeState`, :class:`~bgbot.rules.state.MatchState`, ``may_double``) live in
+:mod:`bgbot.rules.state`, the errors (``ProbabilityError``, ``CubeStateError``) in :mod:`bgbot.rules.outcomes` and
+:mod:`bgbot.rules.state`; a position's cube efficiency (``cube_efficiency``, ``efficiency_for``) in
+:mod:`bgbot.evaluation.classes`; the formulas in :mod:`bgbot.cube.janowski`.
 
 Perspective: everything is seen from the side on roll, who is considering a double before rolling. Money equities
 are normalised to the current cube value (as GNU Backgammon shows them: Double/Pass = +1.0); match values are match
@@ -28,12 +37,15 @@ as gnubg does. "Too good" only where a gammon is still possible; "Redouble" word
 "Optional double" when ND and DP are equal within 1e-5 and a gammon is possible (not under the Jacoby rule with a
 centred cube) or when ND and DT are equal. Where the side on roll may not double: "Never double, take (dead cube)"
 in match play with the cube centred or mine (Crawford game, dead cube, leader post-Crawford), else
-"No double (cube not available)".
+"No double (cube not available)". The typed action (:class:`CubeAction`) counts an optional double as a double
+(doubling loses nothing there), and so does every player in bgbot: the arena's, the terminal game, the external
+player and the UBGI engine all double exactly where :attr:`CubeAction.doubles` says so.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from enum import Enum
 
 import numpy as np
 
@@ -45,12 +57,154 @@ from bgbot.rules.state import CubeState, CubeStateError, MatchState, Owner, may_
 NOT_AVAILABLE = "No double (cube not available)"
 
 
+class CubeAction(Enum):
+    """The doubler's proper cube action, as GNU Backgammon classifies it (eval.c FindBestCubeDecision), without its
+    wording's variants: "Redouble" for "Double" (the doubler owns the cube), "Optional" (doubling and not doubling are
+    worth the same within 1e-5: a double, which loses nothing), the taker's beaver and a cube the side on roll may not
+    turn are all kept beside it (:attr:`CubeDecision.action`, :attr:`CubeDecision.cube_available`).
+
+    Members (value: the short name):
+        NO_DOUBLE: not doubling is right and the opponent would take ("No double, take/beaver"), or the side on roll
+            may not double.
+        DOUBLE_TAKE, DOUBLE_PASS: doubling is right; the opponent's right answer is take / pass.
+        TOO_GOOD_TAKE, TOO_GOOD_PASS: not doubling is right because the side on roll does better playing on for a
+            gammon; a double would be taken / passed (too good to double).
+    """
+
+    NO_DOUBLE = "no_double"
+    DOUBLE_TAKE = "double_take"
+    DOUBLE_PASS = "double_pass"
+    TOO_GOOD_TAKE = "too_good_take"
+    TOO_GOOD_PASS = "too_good_pass"
+
+    @property
+    def doubles(self) -> bool:
+        """The side on roll doubles (Double, Redouble and Optional double alike)."""
+        return self in (CubeAction.DOUBLE_TAKE, CubeAction.DOUBLE_PASS)
+
+
+class TakeAction(Enum):
+    """The taker's answer to a double: take, pass, or (money with beavers allowed, when taking is worth more than 0
+    to the taker) beaver, which takes and redoubles at once. The value is GNU Backgammon's word."""
+
+    TAKE = "Take"
+    PASS = "Pass"
+    BEAVER = "Beaver"
+
+    @property
+    def takes(self) -> bool:
+        """The taker keeps playing (take or beaver)."""
+        return self is not TakeAction.PASS
+
+
+_ACTIONS = tuple(CubeAction)  # in code order: 0 no double, 1 double/take, 2 double/pass, 3 too good/take, 4 /pass
+
+
+def _action_codes(values: np.ndarray, gammon_possible: np.ndarray) -> np.ndarray:
+    """Index into :data:`_ACTIONS` of each row's proper action, ``(N, 3)`` ND, DT, DP and ``(N,)`` bool -> ``(N,)``
+    int64. The branches of GNU Backgammon's FindBestCubeDecision (eval.c): a double when neither DT nor DP is below
+    ND; where ND is above DT or DP, too good where a gammon is possible, else a double that is passed when DP is the
+    lower of DT and DP, no double when DT is."""
+    v = np.asarray(values, dtype=np.float64).reshape(-1, 3)
+    nd, dt, dp = v[:, 0], v[:, 1], v[:, 2]
+    gammon = np.asarray(gammon_possible, dtype=bool).reshape(-1)
+    double = (dt >= nd) & (dp >= nd)
+    code = np.where(dp > dt, 1, 2)  # DOUBLE_TAKE or DOUBLE_PASS
+    # not doubling beats one of the answers: the opponent answers with the lower of DT and DP
+    passes = dt > dp
+    code_not = np.where(passes, np.where(gammon, 4, 2), np.where(gammon & (nd > dp), 3, 0))
+    return np.where(double, code, code_not)
+
+
+def proper_actions(values, gammon_possible) -> list[CubeAction]:
+    """The proper cube action of each row (batched).
+
+    Args:
+        values: ``(N, 3)`` float64 No double, Double/Take, Double/Pass for the side on roll, in comparable units
+            (money equity normalised to the cube, or GNU Backgammon's normalised equity of match winning chances:
+            :func:`batch_values`).
+        gammon_possible: ``(N,)`` bool, the side on roll can still win a gammon (else it is never too good).
+
+    Returns:
+        ``N`` :class:`CubeAction` (the side on roll may double; where it may not, the action is
+        :attr:`CubeAction.NO_DOUBLE` whatever the values).
+    """
+    return [_ACTIONS[int(c)] for c in _action_codes(values, gammon_possible)]
+
+
+def doubles(values, gammon_possible) -> np.ndarray:
+    """Whether the side on roll doubles, ``(N,)`` bool: :attr:`CubeAction.doubles` of :func:`proper_actions`
+    (vectorised; the same arguments)."""
+    return np.isin(_action_codes(values, gammon_possible), (1, 2))
+
+
+def take_action(double_take: float, double_pass: float, taker_gains: float, beavers: bool) -> TakeAction:
+    """The taker's answer: take when Double/Take is no better than Double/Pass for the doubler (``double_take <=
+    double_pass``, either unit), beaver instead where ``beavers`` (money) and taking is worth ``taker_gains`` > 0 to
+    the taker, else pass."""
+    if double_take > double_pass:
+        return TakeAction.PASS
+    return TakeAction.BEAVER if beavers and taker_gains > 0.0 else TakeAction.TAKE
+
+
+def batch_values(
+    p,
+    owner,
+    efficiency,
+    *,
+    jacoby: bool = True,
+    away=None,
+    cube=None,
+    met: MatchEquityTable | None = None,
+) -> np.ndarray:
+    """No double, Double/Take, Double/Pass of the side on roll before rolling, in comparable units, batched.
+
+    Args:
+        p: ``(N, 5)`` float64 cubeless probabilities of the side on roll (consistent:
+            :func:`bgbot.rules.outcomes.check_probabilities`).
+        owner: ``(N,)`` int, 0 cube centred, +1 the side on roll owns it (the opponent's cube is never doubled).
+        efficiency: ``(N,)`` float64 cube efficiencies.
+        jacoby: money play: the Jacoby rule (gammons count single while the cube is centred).
+        away, cube: match play (both given): ``(N, 2)`` int points still needed by (side on roll, opponent) and
+            ``(N,)`` int cube values; not the Crawford game (the cube is dead there). ``None``: money play.
+        met: the match equity table (default Kazaross-XG2 extended).
+
+    Returns:
+        ``(N, 3)`` float64. Money: Janowski's cubeful equities normalised to the cube (ND with the cube as it is, DT
+        twice the equity with the cube on the opponent's side, DP +1); match: GNU Backgammon's normalised equity
+        (mwc2eq) of the match winning chances, the units :func:`decide` compares them in.
+    """
+    p = np.asarray(p, dtype=np.float64)
+    x = np.asarray(efficiency, dtype=np.float64)
+    owner = np.asarray(owner)
+    out = np.empty((len(p), 3), dtype=np.float64)
+    if away is None or cube is None:
+        for o in (0, 1):
+            m = owner == o
+            if m.any():
+                out[m, 0] = money_cubeful(p[m], o, jacoby, x[m])
+                out[m, 1] = 2.0 * money_cubeful(p[m], -1, jacoby, x[m])
+        out[:, 2] = 1.0
+        return out
+    table = met or kazaross_xg2_extended()
+    keys = np.column_stack([away, cube, owner]).astype(np.int64)
+    for key in np.unique(keys, axis=0):
+        m = (keys == key).all(axis=1)
+        score = MatchScore(int(key[0]), int(key[1]), int(key[2]), False, table)
+        nd = match_cubeful_mwc(p[m], score, int(key[3]), x[m])
+        dt = match_cubeful_mwc(p[m], score.doubled(), -1, x[m])
+        dp = np.full(int(m.sum()), score.mwc_if(0, score.cube))
+        out[m] = np.column_stack([emg_from_mwc(v, score) for v in (nd, dt, dp)])
+    return out
+
+
 @dataclass(frozen=True)
 class CubeDecision:
     """The cube action of the side on roll and its numbers.
 
     Attributes:
-        action: GNU Backgammon's wording, e.g. "No double, take", "Double, pass", "Too good to redouble, pass".
+        action: GNU Backgammon's wording, e.g. "No double, take", "Double, pass", "Too good to redouble, pass"
+            (text to show; programs read :attr:`kind` and :attr:`answer`).
         equities: {"no_double", "double_take", "double_pass"}: money equity normalised to the current cube, or match
             winning chance, for the side on roll.
         unit: "equity" (money) or "mwc" (match).
@@ -60,6 +214,8 @@ class CubeDecision:
         cube_available: the side on roll may double.
         efficiency: the cube efficiency x used.
         evaluator: what gave the numbers (``bgbot.api.EVALUATORS``; "" when the caller did not say).
+        kind: the doubler's proper action (:class:`CubeAction`; ``NO_DOUBLE`` where the cube is not available).
+        answer: the taker's answer to a double (:class:`TakeAction`, from the same equities).
     """
 
     action: str
@@ -70,9 +226,8 @@ class CubeDecision:
     cube_available: bool = True
     efficiency: float = 0.68
     evaluator: str = field(default="", compare=False)
-
-
-# ------------------------------------------------------------------------------------------ position class, x
+    kind: CubeAction = CubeAction.NO_DOUBLE
+    answer: TakeAction = TakeAction.TAKE
 
 
 # ----------------------------------------------------------------------------------------------- probabilities
@@ -143,22 +298,32 @@ def janowski_take_point(W: float, L: float, x: float) -> float:
     return (L - 0.5) / (W + L + 0.5 * x)
 
 
-def _action(nd: float, dt: float, dp: float, gammon_possible: bool, optional_pass: bool, recube: bool) -> str:
-    """GNU Backgammon's proper cube action from ND, DT, DP (doubler's side, comparable units)."""
+def action_text(
+    nd: float, dt: float, dp: float, gammon_possible: bool, optional_pass: bool, recube: bool
+) -> tuple[CubeAction, str]:
+    """The proper cube action from ND, DT, DP (the doubler's side, comparable units) and GNU Backgammon's wording of
+    it (eval.c FindBestCubeDecision, GetCubeActionSz): "Redouble" where ``recube`` (the doubler owns the cube);
+    "Optional double, take" where DT equals ND within 1e-5; "Optional double, pass" where DP equals ND within 1e-5
+    and ``optional_pass`` (a gammon is possible and it is not money with a centred cube under the Jacoby rule).
+
+    Returns:
+        ``(kind, text)``, e.g. ``(CubeAction.TOO_GOOD_PASS, "Too good to redouble, pass")``.
+    """
+    kind = proper_actions([[nd, dt, dp]], [gammon_possible])[0]
     d = "Redouble" if recube else "Double"
     tg = "Too good to redouble" if recube else "Too good to double"
     nod = "No redouble" if recube else "No double"
-    if dt >= nd and dp >= nd:
-        if dp > dt:
-            return f"Optional {d.lower()}, take" if abs(dt - nd) <= 1e-5 else f"{d}, take"
-        return f"Optional {d.lower()}, pass" if (abs(nd - dp) <= 1e-5 and optional_pass) else f"{d}, pass"
-    if nd > dt:
-        if dt > dp:
-            return f"{tg}, pass" if gammon_possible else f"{d}, pass"
-        if nd > dp:
-            return f"{tg}, take" if gammon_possible else f"{nod}, take"
-        return f"{nod}, take"
-    return f"{tg}, pass" if gammon_possible else f"{d}, pass"
+    optional = (dt >= nd and dp >= nd) and (
+        abs(dt - nd) <= 1e-5 if dp > dt else (abs(nd - dp) <= 1e-5 and optional_pass)
+    )
+    text = {
+        CubeAction.NO_DOUBLE: f"{nod}, take",
+        CubeAction.DOUBLE_TAKE: f"Optional {d.lower()}, take" if optional else f"{d}, take",
+        CubeAction.DOUBLE_PASS: f"Optional {d.lower()}, pass" if optional else f"{d}, pass",
+        CubeAction.TOO_GOOD_TAKE: f"{tg}, take",
+        CubeAction.TOO_GOOD_PASS: f"{tg}, pass",
+    }[kind]
+    return kind, text
 
 
 def _take_point(values_dt, dp: float, p: np.ndarray) -> float:
@@ -206,15 +371,13 @@ def decide(
     if p.shape[0] != 1:
         raise ProbabilityError(f"decide takes one row of probabilities, got {p.shape[0]}")
     available = may_double(cube, match)
-    recube = cube.owner == "me"
     if match.is_money:
         nd = float(money_cubeful(p, cube.owner_code, match.jacoby, efficiency)[0])
 
         def dt_of(rows):
             return 2.0 * money_cubeful(rows, -1, match.jacoby, efficiency)
 
-        dt, dp, unit = float(dt_of(p)[0]), 1.0, "equity"
-        cmp = (nd, dt, dp)
+        dt, dp = float(dt_of(p)[0]), 1.0
     else:
         score = _match_score(cube, match, met)
         nd = float(match_cubeful_mwc(p, score, cube.owner_code, efficiency)[0])
@@ -222,12 +385,53 @@ def decide(
         def dt_of(rows):
             return match_cubeful_mwc(rows, score.doubled(), -1, efficiency)
 
-        dt, dp, unit = float(dt_of(p)[0]), score.mwc_if(0, cube.value), "mwc"
-        emg = emg_from_mwc(np.array([nd, dt, dp]), score)
+        dt, dp = float(dt_of(p)[0]), score.mwc_if(0, cube.value)
+    take_point = _take_point(dt_of, dp, p) if available else float("nan")
+    return decision_from_values((nd, dt, dp), cube, match, bool(p[0, 1] > 0.0), efficiency, take_point, met)
+
+
+def decision_from_values(
+    values: tuple[float, float, float],
+    cube: CubeState,
+    match: MatchState,
+    gammon_possible: bool,
+    efficiency: float,
+    take_point: float = float("nan"),
+    met: MatchEquityTable | None = None,
+) -> CubeDecision:
+    """The cube decision of the side on roll from its No double, Double/Take and Double/Pass values, however they were
+    found (Janowski at the root: :func:`decide`; a cubeful search: :func:`bgbot.cube.tree.decide_from_values`).
+
+    Args:
+        values: ``(ND, DT, DP)``: money, equity normalised to the current cube (DP = +1); match, match winning chance
+            of the side on roll.
+        cube, match: the cube and the match/session, seen from the side on roll.
+        gammon_possible: the side on roll can still win a gammon (GNU Backgammon's optional pass needs one).
+        efficiency: the cube efficiency x the values were made with (recorded in the decision).
+        take_point: the opponent's take point, when the caller has one (NaN otherwise).
+        met: match equity table (default Kazaross-XG2), to compare match values in normalised money equity.
+
+    Returns:
+        :class:`CubeDecision`: the action by GNU Backgammon's rule (eval.c FindBestCubeDecision, compared in
+        normalised money equity at a match score), its wording, the taker's answer and each action's error. Where
+        the side on roll may not double: "No double (cube not available)" or, in match play with the cube centred or
+        its own, GNU Backgammon's "dead cube" wording, with Double/Take and Double/Pass given as No double except where
+        the opponent owns the cube.
+    """
+    nd, dt, dp = (float(v) for v in values)
+    available = may_double(cube, match)
+    recube = cube.owner == "me"
+    if match.is_money:
+        unit = "equity"
+        cmp = (nd, dt, dp)
+    else:
+        unit = "mwc"
+        emg = emg_from_mwc(np.array([nd, dt, dp]), _match_score(cube, match, met))
         cmp = (float(emg[0]), float(emg[1]), float(emg[2]))
         if not available and cube.owner != "opponent":
             dt = dp = nd
     equities = {"no_double": nd, "double_take": dt, "double_pass": dp}
+    answer = _answer(dt, dp, unit, match)
     if not available:
         action = (
             "Never double, take (dead cube)"
@@ -242,16 +446,22 @@ def decide(
             {"no_double": 0.0, "double": 0.0, "take": 0.0, "pass": 0.0},
             False,
             efficiency,
+            answer=answer,
         )
-    gammon_possible = bool(p[0, 1] > 0.0)
     optional_pass = gammon_possible and (not match.is_money or cube.owner != "centre" or not match.jacoby)
-    action = _action(*cmp, gammon_possible, optional_pass, recube)
-    if match.is_money and match.beavers and action.endswith(", take") and dt < 0.0:
+    kind, action = action_text(*cmp, gammon_possible, optional_pass, recube)
+    taken = kind in (CubeAction.NO_DOUBLE, CubeAction.DOUBLE_TAKE, CubeAction.TOO_GOOD_TAKE)
+    if match.is_money and match.beavers and taken and dt < 0.0:
         action = action[: -len("take")] + "beaver"  # gnubg's NODOUBLE_BEAVER / NO_REDOUBLE_BEAVER
     double = min(dt, dp)
     best = max(nd, double)
     errors = {"no_double": best - nd, "double": best - double, "take": max(dt - dp, 0.0), "pass": max(dp - dt, 0.0)}
-    return CubeDecision(action, equities, unit, _take_point(dt_of, dp, p), errors, True, efficiency)
+    return CubeDecision(action, equities, unit, take_point, errors, True, efficiency, kind=kind, answer=answer)
+
+
+def _answer(dt: float, dp: float, unit: str, match: MatchState) -> TakeAction:
+    """:func:`take_action` of the doubler's Double/Take and Double/Pass in ``unit`` ("equity" or "mwc")."""
+    return take_action(dt, dp, 1.0 - dt if unit == "mwc" else -dt, match.is_money and match.beavers)
 
 
 def decide_from_money_equities(
@@ -273,14 +483,15 @@ def decide_from_money_equities(
     dt, dp = 2.0 * opp, 1.0
     equities = {"no_double": float(nd), "double_take": float(dt), "double_pass": dp}
     nan = float("nan")
+    answer = _answer(dt, dp, "equity", match)
     if not may_double(cube, match):
         zero = {"no_double": 0.0, "double": 0.0, "take": 0.0, "pass": 0.0}
-        return CubeDecision(NOT_AVAILABLE, equities, "equity", nan, zero, False, 0.0)
-    action = _action(nd, dt, dp, False, False, cube.owner == "me")
+        return CubeDecision(NOT_AVAILABLE, equities, "equity", nan, zero, False, 0.0, answer=answer)
+    kind, action = action_text(nd, dt, dp, False, False, cube.owner == "me")
     double = min(dt, dp)
     best = max(nd, double)
     errors = {"no_double": best - nd, "double": best - double, "take": max(dt - dp, 0.0), "pass": max(dp - dt, 0.0)}
-    return CubeDecision(action, equities, "equity", nan, errors, True, 0.0)
+    return CubeDecision(action, equities, "equity", nan, errors, True, 0.0, kind=kind, answer=answer)
 
 
 def normalised_equity(mwc, cube: CubeState, match: MatchState, met: MatchEquityTable | None = None) -> np.ndarray:
@@ -310,10 +521,8 @@ def take_answer(decision: CubeDecision, match: MatchState) -> dict:
         take, drop = 1.0 - dt, 1.0 - dp
     else:
         take, drop = -dt, -dp
-    action = "Take" if take >= drop else "Pass"
-    if action == "Take" and match.is_money and match.beavers and take > 0.0:
-        action = "Beaver"
-    return {"action": action, "take": round(take, 6), "pass": round(drop, 6)}
+    action = _answer(dt, dp, decision.unit, match)
+    return {"action": action.value, "take": round(take, 6), "pass": round(drop, 6)}
 
 
 def match_json(match: MatchState) -> dict:

@@ -229,6 +229,25 @@ def write_atomic(path: Path, payload: dict) -> None:
         os.close(dir_fd)
 
 
+def _misfit(net, state, error: Exception, shown: int = 3) -> str:
+    """One line saying how ``state`` (a state dict read from a file) does not fit ``net``: the first ``shown`` tensors
+    whose shapes differ, then the missing and unexpected names; torch's own (multi-line) text, on one line, when the
+    names and shapes all agree or ``state`` is no dict of tensors."""
+    try:
+        want = {k: tuple(v.shape) for k, v in net.state_dict().items()}
+        got = {k: tuple(v.shape) for k, v in state.items()}
+    except (AttributeError, TypeError):  # no net built, or no dict of tensors
+        return " ".join(str(error).split())
+    problems = [
+        f"{k!r} is {got[k]} in the file, {want[k]} in the network" for k in want if k in got and got[k] != want[k]
+    ]
+    problems += [f"{k!r} missing" for k in want if k not in got] + [f"{k!r} unexpected" for k in got if k not in want]
+    if not problems:
+        return " ".join(str(error).split())
+    more = f" (and {len(problems) - shown} more)" if len(problems) > shown else ""
+    return "; ".join(problems[:shown]) + more
+
+
 def load(
     path: str | Path, *, expected_encoding: str = encoding.ENCODING_VERSION
 ) -> tuple[ValueNet | ClassNets, CheckpointMeta]:
@@ -273,12 +292,15 @@ def load(
             f"this code encodes {expected_encoding!r}"
         )
     else:
+        net = None
         try:
             config = NetConfig.from_dict(m["network"])
             net = ValueNet(config)
             net.load_state_dict(data["state_dict"])
         except (ValueError, RuntimeError, KeyError, TypeError) as e:
-            raise CheckpointError(f"{str(path)!r}: weights do not fit the stored network config: {e}") from e
+            raise CheckpointError(
+                f"{str(path)!r}: weights do not fit the stored network config: {_misfit(net, data['state_dict'], e)}"
+            ) from e
     stored = data.get("checksum")
     digest = stored.get("weights") if isinstance(stored, dict) else None
     if stored is not None and not (isinstance(digest, str) and stored.get("algorithm") == "sha256"):
@@ -327,9 +349,12 @@ def _class_nets(path: Path, data: dict):
     nets = data.get("nets")
     if not isinstance(nets, dict):
         raise CheckpointError(f"{str(path)!r} is a damaged bgbot checkpoint: format 2 without its 'nets' entry")
+    net = None
     try:
         net = ClassNets({name: NetConfig.from_dict(entry["network"]) for name, entry in nets.items()})
         net.load_state_dict(data["state_dict"])
     except (ValueError, RuntimeError, KeyError, TypeError) as e:  # ClassNetsError is a ValueError
-        raise CheckpointError(f"{str(path)!r}: specialist nets do not fit their stored configs: {e}") from e
+        raise CheckpointError(
+            f"{str(path)!r}: specialist nets do not fit their stored configs: {_misfit(net, data['state_dict'], e)}"
+        ) from e
     return net, net.config

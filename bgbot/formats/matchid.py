@@ -57,6 +57,9 @@ _FIELDS = (  # name, width in bits, in order from bit 0
     ("no_jacoby", 1),
 )
 _CENTRED = 3
+MAX_CUBE = 4096
+"""The largest cube GNU Backgammon plays or reads in a Match ID (``MAX_CUBE``, backgammon.h: 2**12); the field's four
+bits could hold 2**15."""
 
 
 class MatchIDError(BgbotError):
@@ -102,8 +105,8 @@ class MatchID:
         object.__setattr__(self, "dice", tuple(int(d) for d in self.dice))
         object.__setattr__(self, "score", tuple(int(s) for s in self.score))
         v = self.cube_value
-        if v < 1 or v & (v - 1) or v.bit_length() > 16:
-            raise MatchIDError(f"cube value must be a power of 2 up to 2**15, got {v!r}")
+        if v < 1 or v & (v - 1) or v > MAX_CUBE:
+            raise MatchIDError(f"cube value must be a power of 2 up to {MAX_CUBE} (GNU Backgammon's limit), got {v!r}")
         if self.cube_owner not in (None, 0, 1) or self.on_roll not in (0, 1) or self.turn not in (0, 1):
             raise MatchIDError(
                 f"players are 0 or 1: owner {self.cube_owner!r}, on roll {self.on_roll!r}, turn {self.turn!r}"

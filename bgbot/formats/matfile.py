@@ -46,7 +46,26 @@ HEADER_WIDTH = 31
 
 class MatFileError(BgbotError):
     """A play that cannot be written (the afterstate is not a legal result of the position and dice), or a ``.mat``
-    file that cannot be read or replayed (the message gives the line or action)."""
+    file that cannot be read or replayed (the message gives the line or action).
+
+    Attributes:
+        line: the 1-based line of the file where reading stopped (:func:`read_match`; a game's header error names
+            its ``Game N`` line), else None.
+    """
+
+    line: int | None = None
+
+
+class ReplayError(MatFileError):
+    """A game that cannot be replayed past some action (:func:`replay`).
+
+    Attributes:
+        done: the decisions before the action that breaks, as :func:`replay` lists them.
+    """
+
+    def __init__(self, message: str, done: list) -> None:
+        super().__init__(message)
+        self.done = done
 
 
 @dataclass(frozen=True)
@@ -276,7 +295,7 @@ def read_match(text: str, source: str = "match file") -> Match:
 
     Raises:
         MatFileError: no ``N point match`` line, a game without its header, or a line that cannot be read, with the
-            line number.
+            line number (also in its ``line``).
     """
     if not isinstance(text, str):
         raise MatFileError(f"{source}: a match file is text")
@@ -299,63 +318,70 @@ def read_match(text: str, source: str = "match file") -> Match:
     lines = text.splitlines()
     i = 0
     while i < len(lines):
-        raw = lines[i]
-        where = f"{source}, line {i + 1}"
-        i += 1
-        line = raw.strip()
-        if not line or line.startswith(";"):
-            continue
-        m = re.fullmatch(r"(\d+)\s+point match", line, re.IGNORECASE)
-        if m and length is None:
-            length = int(m.group(1))
-            continue
-        m = re.fullmatch(r"Game\s+(\d+)", line, re.IGNORECASE)
-        if m:
-            if length is None:
-                raise MatFileError(f"{where}: 'Game' before the 'N point match' line")
-            finish()
-            if i >= len(lines):
-                raise MatFileError(f"{where}: game header missing")
-            head = lines[i]
+        start = i + 1
+        try:
+            raw = lines[i]
+            where = f"{source}, line {i + 1}"
             i += 1
-            h = re.fullmatch(
-                r"\s*(\S.*?)\s*:\s*(\d+)(\s*\(Crawford\))?\s+(\S.*?)\s*:\s*(\d+)(\s*\(Crawford\))?\s*", head
-            )
-            if not h:
-                raise MatFileError(f"{source}, line {i}: expected 'NAME : SCORE   NAME : SCORE', got {head.strip()!r}")
-            game_names = (h.group(1), h.group(4))
-            if names is None:
-                names = game_names
-            scores = (int(h.group(2)), int(h.group(5)))
-            if length and max(scores) >= length:
-                raise MatFileError(f"{source}, line {i}: score {scores} past the {length}-point match")
-            crawford = (
-                bool(length)
-                and (length - 1) in scores
-                and bool(h.group(3) or h.group(6) or _first_at(games, length, scores))
-            )
-            current = {
-                "number": int(m.group(1)),
-                "scores": scores,
-                "crawford": crawford,
-                "turns": [],
-                "winner": -1,
-                "points": 0,
-            }
-            continue
-        if current is None:
-            if length is None:
-                raise MatFileError(f"{where}: no 'N point match' line before {line[:80]!r}: not a .mat file")
-            raise MatFileError(f"{where}: cannot read {line[:80]!r} before the first game")
-        m = re.match(r"\s*(\d+)\)(.*)$", raw)
-        body, offset = (m.group(2), 0) if m else (raw, -1)
-        for col, action_text in _actions(body, where):
-            side = 1 if (col > 10 if m else col > 20) else 0
-            a = _action(side, action_text, where)
-            if isinstance(a, tuple):
-                current["winner"], current["points"] = side, a[1]
-            else:
-                current["turns"].append(a)
+            line = raw.strip()
+            if not line or line.startswith(";"):
+                continue
+            m = re.fullmatch(r"(\d+)\s+point match", line, re.IGNORECASE)
+            if m and length is None:
+                length = int(m.group(1))
+                continue
+            m = re.fullmatch(r"Game\s+(\d+)", line, re.IGNORECASE)
+            if m:
+                if length is None:
+                    raise MatFileError(f"{where}: 'Game' before the 'N point match' line")
+                finish()
+                if i >= len(lines):
+                    raise MatFileError(f"{where}: game header missing")
+                head = lines[i]
+                i += 1
+                h = re.fullmatch(
+                    r"\s*(\S.*?)\s*:\s*(\d+)(\s*\(Crawford\))?\s+(\S.*?)\s*:\s*(\d+)(\s*\(Crawford\))?\s*", head
+                )
+                if not h:
+                    raise MatFileError(
+                        f"{source}, line {i}: expected 'NAME : SCORE   NAME : SCORE', got {head.strip()!r}"
+                    )
+                game_names = (h.group(1), h.group(4))
+                if names is None:
+                    names = game_names
+                scores = (int(h.group(2)), int(h.group(5)))
+                if length and max(scores) >= length:
+                    raise MatFileError(f"{source}, line {i}: score {scores} past the {length}-point match")
+                crawford = (
+                    bool(length)
+                    and (length - 1) in scores
+                    and bool(h.group(3) or h.group(6) or _first_at(games, length, scores))
+                )
+                current = {
+                    "number": int(m.group(1)),
+                    "scores": scores,
+                    "crawford": crawford,
+                    "turns": [],
+                    "winner": -1,
+                    "points": 0,
+                }
+                continue
+            if current is None:
+                if length is None:
+                    raise MatFileError(f"{where}: no 'N point match' line before {line[:80]!r}: not a .mat file")
+                raise MatFileError(f"{where}: cannot read {line[:80]!r} before the first game")
+            m = re.match(r"\s*(\d+)\)(.*)$", raw)
+            body, offset = (m.group(2), 0) if m else (raw, -1)
+            for col, action_text in _actions(body, where):
+                side = 1 if (col > 10 if m else col > 20) else 0
+                a = _action(side, action_text, where)
+                if isinstance(a, tuple):
+                    current["winner"], current["points"] = side, a[1]
+                else:
+                    current["turns"].append(a)
+        except MatFileError as err:
+            err.line = start
+            raise
     if length is None:
         raise MatFileError(f"{source}: no 'N point match' line: not a .mat file")
     finish()
@@ -401,7 +427,8 @@ def replay(game: MatchGame, length: int, jacoby: bool = True, source: str = "gam
     """Replay a game from the starting position and list every decision, checking each play against the legal set.
 
     Raises:
-        MatFileError: an illegal or unreadable play, a take or pass without a double, a double that is not allowed.
+        ReplayError: an illegal or unreadable play, a take or pass without a double, a double that is not allowed;
+            its ``done`` holds the decisions before it.
     """
     from bgbot.formats.notation import parse_play
     from bgbot.rules.board import starting_position
@@ -421,7 +448,7 @@ def replay(game: MatchGame, length: int, jacoby: bool = True, source: str = "gam
         where = f"{source}, action {k + 1}"
         if isinstance(t, Turn):
             if pending is not None:
-                raise MatFileError(f"{where}: a roll while a double awaits an answer")
+                raise ReplayError(f"{where}: a roll while a double awaits an answer", out)
             cube, match = states(t.side)
             may = (
                 not match.crawford
@@ -435,7 +462,7 @@ def replay(game: MatchGame, length: int, jacoby: bool = True, source: str = "gam
             try:
                 play = parse_play(pos[t.side], t.dice, t.play.replace("*", "") or "(no play)")
             except BgbotError as err:
-                raise MatFileError(f"{where}: {t.text()!r}: {err}") from None
+                raise ReplayError(f"{where}: {t.text()!r}: {err}", out) from None
             after = flip(np.asarray(play.afterstate, dtype=np.int8))
             out.append(Decision("move", t.side, k, pos[t.side].copy(), t.dice, after, cube, match, t.play))
             pos[1 - t.side] = after
@@ -444,12 +471,12 @@ def replay(game: MatchGame, length: int, jacoby: bool = True, source: str = "gam
             if t.kind == "double":
                 cube, match = states(t.side)
                 if pending is not None or owner not in (-1, t.side) or match.crawford:
-                    raise MatFileError(f"{where}: a double that is not allowed here")
+                    raise ReplayError(f"{where}: a double that is not allowed here", out)
                 out.append(Decision("double", t.side, k, pos[t.side].copy(), None, None, cube, match, t.text().strip()))
                 pending = t.side
             else:
                 if pending is None or pending == t.side:
-                    raise MatFileError(f"{where}: {t.kind} without a double by the opponent")
+                    raise ReplayError(f"{where}: {t.kind} without a double by the opponent", out)
                 cube, match = states(pending)
                 out.append(Decision(t.kind, t.side, k, pos[pending].copy(), None, None, cube, match, t.text().strip()))
                 if t.kind == "take":

@@ -188,7 +188,8 @@ def parse_play(position: np.ndarray, dice: tuple[int, int], text: str) -> Play:
     for points, stars, count in moves:
         for a, b in zip(points, points[1:]):
             if a == 0 or b == BAR or b >= a or (b and a - b not in reach):
-                raise IllegalPlayError(f"{_point_name(a)}/{_point_name(b)} is not a move {where} (play {text!r})")
+                why = f": {a - b} pips, and the dice are {d1} and {d2}" if 0 < b < a else ""
+                raise IllegalPlayError(f"{_point_name(a)}/{_point_name(b)} is not a move {where} (play {text!r}){why}")
         for p, star in zip(points[1:], stars[1:]):
             if p and board[p] == -1:
                 required.add(p)
@@ -209,6 +210,58 @@ def parse_play(position: np.ndarray, dice: tuple[int, int], text: str) -> Play:
     if len(fits) == 1:
         return fits[0][1]
     if not fits:
-        raise IllegalPlayError(f"illegal play {text!r} {where}")
+        raise IllegalPlayError(f"illegal play {text!r} {where}: {_why_illegal(board, (d1, d2), moves, plays)}")
     options = ", ".join(repr(format_play(board, play)) for _, play in fits)
     raise IllegalPlayError(f"ambiguous play {text!r} {where}: it could be {options}")
+
+
+def _why_illegal(board: np.ndarray, dice: tuple[int, int], moves: list, plays: list[Play]) -> str:
+    """Why typed moves (as :func:`_parse_moves` splits them) make no legal play: the first broken rule found, in the
+    order a player meets them (the bar, an empty source, a blocked point, bearing off, the dice to use), naming the
+    checker and the point; the rules broken: enter first, no landing on 2+ opposing checkers,
+    bear off only with all checkers home, use both dice (all four of a double) or the larger die if only one can be
+    played."""
+    on_bar = int(board[BAR])
+    from_bar = sum(count for points, _, count in moves if points[0] == BAR)
+    if on_bar and from_bar < on_bar and any(points[0] != BAR for points, _, _ in moves):
+        return (
+            f"you have {on_bar} checker{'s' if on_bar > 1 else ''} on the bar: enter "
+            f"{'them' if on_bar > 1 else 'it'} before moving any other checker"
+        )
+    left = np.maximum(board, 0).astype(np.int64)
+    for points, _, count in moves:
+        a = points[0]
+        if left[a] < count:
+            have = int(max(board[a], 0))
+            where = "on the bar" if a == BAR else f"on the {a} point"
+            return f"{'no' if have == 0 else f'only {have}'} checker{'s' if have != 1 else ''} of yours {where}"
+        for p in points[1:]:
+            if p and board[p] <= -2:
+                return f"the {p} point is blocked ({-int(board[p])} opposing checkers): {_point_name(a)}/{p} cannot move there"
+        left[a] -= count
+        if points[-1]:
+            left[points[-1]] += count
+    if any(points[-1] == 0 for points, _, _ in moves):
+        outside = int(left[7:26].sum())
+        if outside:
+            return f"you cannot bear off while {outside} checker{'s are' if outside > 1 else ' is'} outside your home board"
+        for points, _, _ in moves:
+            a = points[-2]
+            if points[-1] == 0 and a not in dice and not (max(dice) > a and not left[a + 1 : 7].any()):
+                return (
+                    f"{a}/off needs a {a}, or a higher die with no checker above the {a} point; the dice are "
+                    f"{dice[0]} and {dice[1]}"
+                )
+    used = max(len(p.steps) for p in plays)
+    typed = sum(count * (len(points) - 1) for points, _, count in moves)
+    example = format_play(board, plays[0])
+    if dice[0] != dice[1] and used == 1:
+        small = min(dice)
+        larger = any(a - b != small for p in plays for a, b in p.steps)  # a legal play uses the larger die
+        if larger and typed == 1 and moves[0][0][0] - moves[0][0][1] == small:
+            return f"only one die can be played, so it must be the larger, {max(dice)} (e.g. {example!r})"
+        return f"only one die can be played here (e.g. {example!r})"
+    if typed < used:
+        need = "both dice" if used == 2 else f"{used} of the four {dice[0]}s" if used < 4 else "all four dice"
+        return f"a legal play uses {need}: you must play as many as can be played (e.g. {example!r})"
+    return f"no legal play gives that position (e.g. {example!r})"

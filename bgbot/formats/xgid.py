@@ -17,7 +17,9 @@ Format: ``XGID=PPPPPPPPPPPPPPPPPPPPPPPPPP:C:O:T:D:S1:S2:J:M:X``, fields separate
   character 25 X's bar, character 0 O's bar; "-" empty, "A".."O" = 1..15 of X's checkers, "a".."o" = O's.
   This is bgbot's layout (bgbot/board.py) with X as "me": X's checkers positive at the same indices, O's negative.
 * C: log2 of the cube value. O: cube owner, 1 = X, -1 = O, 0 = centred. T: 1 = X on roll, -1 = O.
-* D: "00" dice not rolled, "D" double offered, "B" beavered, "R" raccooned, else the two dice ("52").
+* D: "00" dice not rolled, "D" double offered, "B" beavered, "R" raccooned, else the two dice ("52"). A beaver or
+  raccoon says beavers were played, so it is read in money play whatever the beaver bit of J says (eXtreme Gammon
+  writes the bit from its settings, not from the game).
 * S1, S2: X's and O's score. J: match play, 1 = Crawford game; money, bit 0 = Jacoby rule, bit 1 = beavers.
 * M: match length, 0 = money. X: log2 of the maximum cube (10 -> 1024).
 
@@ -120,8 +122,8 @@ class XGID:
             )
         if self.cube_value > self.max_cube:
             raise XGIDError(f"cube {self.cube_value} is above the maximum cube {self.max_cube}")
-        if self.cube_action in ("B", "R") and not (self.length == 0 and self.crawford_jacoby & 2):
-            raise XGIDError(f"cube action {self.cube_action!r} (beaver/raccoon) needs money play with beavers allowed")
+        if self.cube_action in ("B", "R") and self.length:
+            raise XGIDError(f"cube action {self.cube_action!r} (beaver/raccoon) is money play only, not a match")
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, XGID) and self.to_string() == other.to_string()

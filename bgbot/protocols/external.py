@@ -149,11 +149,10 @@ def decide(bot: Bot, fb: FibsBoard, ply: int = 0) -> str:
         doubler = board_lib.flip(fb.position)
         cube, match = _view_of_opponent(fb.cube, fb.match)
         decision = bot.cube_action(doubler, cube, match)
-        eq = decision.equities
-        return "take" if eq["double_take"] <= eq["double_pass"] else "drop"
+        return "take" if decision.answer.takes else "drop"
     if fb.dice is None:
         decision = bot.cube_action(fb.position, fb.cube, fb.match)
-        doubles = decision.cube_available and decision.action.startswith(("Double", "Redouble"))
+        doubles = decision.cube_available and decision.kind.doubles
         return "double" if doubles else "roll"
     best = bot.rank_plays(fb.position, fb.dice, fb.cube, fb.match, ply=ply)[0]
     steps = format_steps(fb.position, fb.dice, best.afterstate)

@@ -7,19 +7,30 @@ the bottom), with pip counts, the cube and the score. Dice are rolled by the pro
 explained and asked again.
 
 Commands, before rolling: ``roll`` (or an empty line), ``double``, ``hint`` (the cube action), ``resign [single|gammon|
-backgammon]``, ``board``, ``quit``. With dice: a play, ``hint`` (the ranked plays), ``resign``, ``board``, ``quit``. When
-doubled: ``take``, ``pass``, ``hint``. Money play by default (a session: after each game ``another game? [y/n]``),
-``--match-length N`` for a match (Crawford rule). The finished games are saved as a Jellyfish ``.mat`` file after
-each game (``--save PATH``, written atomically).
+backgammon]``, ``board``, ``quit``. With dice: a play, then Enter to confirm it or ``undo`` to take it back; ``hint``
+(the ranked plays), ``resign``, ``board``, ``quit``. When doubled: ``take``, ``pass``, ``hint``, ``resign``. Dice are
+shown high first, as GNU Backgammon shows them (``5-2``). Money play by default (a session: after each game ``another
+game? [y/n]``), ``--match-length N`` for a match (Crawford rule). The finished games are saved as a Jellyfish ``.mat``
+file after each game (``--save PATH``, written atomically).
+
+``quit`` asks first; then, as on the end of input or a hang-up (SIGHUP), the session with the game in progress (the
+position, the cube, the score, the dice already rolled and the dice generator's state) is saved as JSON beside the
+``.mat`` file (``PATH.session.json``) and ``--resume FILE`` continues it where it stopped.
 
 The bot doubles, takes and passes by :meth:`bgbot.api.Bot.cube_action`, plays the best play of
 :meth:`bgbot.api.Bot.rank_plays` at ``--ply``, and accepts a resignation when the points offered are at least its
-cubeless equity of the position (in cube units).
+cubeless equity of the position (in cube units; with the dice rolled, the equity after the person's best play). It
+resigns a hopeless game itself as GNU Backgammon does: before its roll, when it cannot win (winning chance below
+0.1%) and its cubeless equity is that of a resignation (-1, -2 or -3 within 0.01), it offers that resignation; the
+person accepts or declines, and a declined level is not offered again in that game.
 """
 
 from __future__ import annotations
 
+import json
+import signal
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -28,6 +39,7 @@ import numpy as np
 
 from bgbot.api import Bot
 from bgbot.errors import BgbotError
+from bgbot.files import write_atomic
 from bgbot.formats import context, matfile, notation
 from bgbot.formats.diagram import draw
 from bgbot.rules import board
@@ -38,6 +50,12 @@ __all__ = ["PlayError", "Session", "run"]
 
 HUMAN, BOT = 0, 1
 LEVELS = {"single": 1, "gammon": 2, "backgammon": 3}
+SESSION_FORMAT = "bgbot-play-session"
+SESSION_VERSION = 1
+HOPELESS = 0.001
+"""The bot offers a resignation only when its winning chance is below this ..."""
+RESIGN_TOLERANCE = 0.01
+"""... and its cubeless equity is within this of -1, -2 or -3 (the resignation's value)."""
 
 
 class PlayError(BgbotError):
@@ -45,7 +63,7 @@ class PlayError(BgbotError):
 
 
 class _Quit(Exception):
-    pass
+    """The session stops here: ``quit`` confirmed, the end of input, or a hang-up; the game in progress is saved."""
 
 
 @dataclass
@@ -55,6 +73,46 @@ class _Game:
     cube: int = 1
     owner: int = -1  # -1 centre, else the side that owns it
     crawford: bool = False
+    declined: int = 0  # the highest resignation level of the bot's the person declined in this game
+
+    def to_json(self) -> dict:
+        """The game as JSON; a double still awaiting its answer is left out (the doubler decides again on resuming)."""
+        turns = self.turns
+        if turns and isinstance(turns[-1], matfile.CubeAction) and turns[-1].kind == "double":
+            turns = turns[:-1]
+        return {
+            "position": [int(v) for v in self.pos[HUMAN]],
+            "turns": [_turn_json(t) for t in turns],
+            "cube": self.cube,
+            "owner": self.owner,
+            "crawford": self.crawford,
+            "declined": self.declined,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict) -> _Game:
+        human = board.validate(np.array(d["position"], dtype=np.int8))
+        turns = [_turn_from_json(t) for t in d["turns"]]
+        return cls(
+            [human, board.flip(human)], turns, int(d["cube"]), int(d["owner"]), bool(d["crawford"]), int(d["declined"])
+        )
+
+
+def _turn_json(t) -> dict:
+    if isinstance(t, matfile.Turn):
+        return {"side": t.side, "dice": list(t.dice), "play": t.play}
+    return {"side": t.side, "cube": t.kind, "value": t.value}
+
+
+def _turn_from_json(d: dict):
+    if "cube" in d:
+        return matfile.CubeAction(int(d["side"]), str(d["cube"]), int(d["value"]))
+    return matfile.Turn(int(d["side"]), (int(d["dice"][0]), int(d["dice"][1])), str(d["play"]))
+
+
+def session_path(save: str) -> Path:
+    """Where a session stopped with the game in progress is saved: ``SAVE.session.json`` beside the ``.mat`` file."""
+    return Path(save).with_suffix(".session.json")
 
 
 class Session:
@@ -73,6 +131,7 @@ class Session:
         jacoby: bool = True,
         stdin: TextIO | None = None,
         stdout: TextIO | None = None,
+        resume: str | None = None,
     ) -> None:
         if match_length < 0:
             raise PlayError(f"--match-length must be >= 0, got {match_length}")
@@ -95,6 +154,65 @@ class Session:
         self.games: list[matfile.Game] = []
         self.crawford_done = False
         self.names = ("you", "bgbot")
+        self.current: _Game | None = None
+        self.at: tuple[int, tuple[int, int] | None] = (HUMAN, None)  # who acts next in the current game, dice rolled
+        self.resumed: tuple[_Game, int, tuple[int, int] | None] | None = None
+        if resume:
+            self._load(resume)
+
+    # -- saving and resuming ---------------------------------------------------------------------------------------
+
+    def _load(self, path: str) -> None:
+        """Continue a session saved by :meth:`save_session`. Raises PlayError naming the file and what is wrong."""
+        try:
+            d = json.loads(Path(path).read_text())
+            if not isinstance(d, dict) or d.get("format") != SESSION_FORMAT or d.get("version") != SESSION_VERSION:
+                raise PlayError(f"--resume {path!r}: not a bgbot play session (format {SESSION_FORMAT!r})")
+            self.length, self.jacoby = int(d["match_length"]), bool(d["jacoby"])
+            self.manual, self.save = bool(d["manual_dice"]), d["save"]
+            self.score = [int(v) for v in d["score"]]
+            self.crawford_done = bool(d["crawford_done"])
+            self.games = [
+                matfile.Game(tuple(_turn_from_json(t) for t in g["turns"]), int(g["winner"]), int(g["points"]))
+                for g in d["games"]
+            ]
+            self.rng.bit_generator.state = d["rng"]
+            if d["current"] is not None:
+                game = _Game.from_json(d["current"])
+                side, dice = int(d["at"]["side"]), d["at"]["dice"]
+                self.resumed = (game, side, None if dice is None else (int(dice[0]), int(dice[1])))
+        except PlayError:
+            raise
+        except OSError as err:
+            raise PlayError(f"--resume {path!r}: {err.strerror or err}") from None
+        except (ValueError, KeyError, TypeError, IndexError, BgbotError) as err:
+            raise PlayError(f"--resume {path!r}: a damaged session file ({type(err).__name__}: {err})") from None
+        self.start, self.bot_first = None, False
+
+    def save_session(self) -> Path | None:
+        """Save the session (finished games, score, the game in progress and who acts next, the dice generator) as JSON,
+        atomically, to :func:`session_path`; None when ``save`` is not set."""
+        if not self.save:
+            return None
+        game = self.current
+        side, dice = self.at
+        data = {
+            "format": SESSION_FORMAT,
+            "version": SESSION_VERSION,
+            "match_length": self.length,
+            "jacoby": self.jacoby,
+            "manual_dice": self.manual,
+            "save": self.save,
+            "score": self.score,
+            "crawford_done": self.crawford_done,
+            "games": [
+                {"turns": [_turn_json(t) for t in g.turns], "winner": g.winner, "points": g.points} for g in self.games
+            ],
+            "current": None if game is None else game.to_json(),
+            "at": {"side": side, "dice": None if dice is None else list(dice)},
+            "rng": self.rng.bit_generator.state,
+        }
+        return write_atomic(session_path(self.save), json.dumps(data, indent=1) + "\n")
 
     # -- i/o --------------------------------------------------------------------------------------------------------
 
@@ -102,7 +220,7 @@ class Session:
         self.out.write(text + "\n")
         self.out.flush()
 
-    def ask(self, prompt: str) -> str:
+    def _read(self, prompt: str) -> str:
         self.out.write(prompt)
         self.out.flush()
         line = self.stdin.readline()
@@ -110,18 +228,29 @@ class Session:
             raise _Quit
         return line.strip()
 
+    def ask(self, prompt: str) -> str:
+        """A line typed at ``prompt``, stripped. ``quit`` asks for confirmation and stops the session (raises _Quit) or
+        asks ``prompt`` again; the end of input stops it."""
+        while True:
+            line = self._read(prompt)
+            if line.lower() != "quit":
+                return line
+            where = f" and saved to {session_path(self.save)}" if self.save and self.current is not None else ""
+            if self._read(f"quit? the game in progress is kept{where} [y/n] ").lower() in ("y", "yes"):
+                raise _Quit
+
     def dice(self, who: int) -> tuple[int, int]:
         if not self.manual:
             d = self.rng.integers(1, 7, size=2)
-            return int(d[0]), int(d[1])
+            return int(max(d)), int(min(d))  # high first, as GNU Backgammon shows them
         while True:
             text = self.ask("dice for your roll: " if who == HUMAN else "dice for bgbot's roll: ")
-            if text == "quit":
-                raise _Quit
             try:
-                return context.parse_dice(text)
+                d1, d2 = context.parse_dice(text)
             except BgbotError as err:
                 self.say(f"  {err}")
+                continue
+            return max(d1, d2), min(d1, d2)
 
     # -- state views ------------------------------------------------------------------------------------------------
 
@@ -145,7 +274,12 @@ class Session:
     # -- one game ---------------------------------------------------------------------------------------------------
 
     def play_game(self) -> tuple[int, int]:
-        """Play one game; returns (winner side, points)."""
+        """Play one game (or the resumed one from where it stopped); returns (winner side, points)."""
+        if self.resumed is not None:
+            g, side, dice = self.resumed
+            self.resumed, self.current = None, g
+            self.say("Resuming the game in progress.")
+            return self._play_from(g, side, dice)
         start = board.starting_position() if self.start is None else self.start
         human_view = start if not self.bot_first else board.flip(start)
         if self.start is not None:
@@ -160,21 +294,22 @@ class Session:
             side, dice, self.bot_first = BOT, None, False
         else:
             side, dice = self.opening()
-        first = True
+        return self._play_from(g, side, dice)
+
+    def _play_from(self, g: _Game, side: int, dice: tuple[int, int] | None) -> tuple[int, int]:
+        """Play ``g`` on from ``side``'s turn, with ``dice`` already rolled or None before the roll; returns (winner
+        side, points)."""
         while True:
-            if not first or dice is None:
+            if dice is None:
+                self.at = (side, None)
                 result = self.before_roll(g, side)
                 if result is not None:
                     return result
                 dice = self.dice(side)
-            first = False
-            self.move(g, side, dice)
-            over = self._result(g, side)
-            if over:
-                points = over * g.cube
-                if not self.length and self.jacoby and g.owner < 0:
-                    points = g.cube
-                return side, points
+            self.at = (side, dice)
+            result = self.move(g, side, dice)
+            if result is not None:
+                return result
             side, dice = 1 - side, None
 
     def _result(self, g: _Game, side: int) -> int:
@@ -186,8 +321,6 @@ class Session:
         while True:
             if self.manual:
                 text = self.ask("opening roll (your die, then bgbot's, e.g. 31): ")
-                if text == "quit":
-                    raise _Quit
                 try:
                     mine, theirs = context.parse_dice(text)
                 except BgbotError as err:
@@ -207,10 +340,13 @@ class Session:
     def before_roll(self, g: _Game, side: int):
         """Cube and resignation before a roll; returns (winner, points) when the game ends here."""
         if side == BOT:
+            offered = self.bot_resigns(g)
+            if offered is not None:
+                return offered
             if self.may_double(g, BOT):
                 cube, match = self.states(g, BOT)
                 d = self.bot.cube_action(g.pos[BOT], cube, match)
-                if d.cube_available and d.action.startswith(("Double", "Redouble")):
+                if d.cube_available and d.kind.doubles:
                     g.turns.append(matfile.CubeAction(BOT, "double", g.cube * 2))
                     self.show(g)
                     self.say(f"bgbot doubles to {g.cube * 2}.")
@@ -225,10 +361,13 @@ class Session:
                         elif answer in ("pass", "p", "drop"):
                             g.turns.append(matfile.CubeAction(HUMAN, "pass"))
                             return BOT, g.cube
-                        elif answer == "quit":
-                            raise _Quit
+                        elif answer.split()[:1] == ["resign"]:
+                            result = self.resign(g, answer.split()[1:], on_roll=BOT)
+                            if result is not None:
+                                g.turns.pop()  # the double is not answered: the game ends by the resignation
+                                return result
                         else:
-                            self.say("  answer take or pass (or hint)")
+                            self.say("  answer take or pass (or hint, resign)")
             return None
         self.show(g)
         while True:
@@ -238,8 +377,6 @@ class Session:
                 return None
             if answer == "board":
                 self.show(g)
-            elif answer == "quit":
-                raise _Quit
             elif answer == "hint":
                 cube, match = self.states(g, HUMAN)
                 d = self.bot.cube_action(g.pos[HUMAN], cube, match)
@@ -255,7 +392,7 @@ class Session:
                 g.turns.append(matfile.CubeAction(HUMAN, "double", g.cube * 2))
                 cube, match = self.states(g, HUMAN)
                 d = self.bot.cube_action(g.pos[HUMAN], cube, match)
-                if d.equities["double_take"] <= d.equities["double_pass"]:
+                if d.answer.takes:
                     g.turns.append(matfile.CubeAction(BOT, "take"))
                     g.cube, g.owner = g.cube * 2, BOT
                     self.say(f"bgbot takes; the cube is at {g.cube}.")
@@ -270,24 +407,54 @@ class Session:
             else:
                 self.say(f"  unknown command {answer!r}")
 
-    def resign(self, g: _Game, words: list[str]):
+    def _points(self, g: _Game, level: int) -> int:
+        """Points of a game won at ``level`` (1, 2, 3): times the cube; one cube with the Jacoby rule, cube centred."""
+        return g.cube if not self.length and self.jacoby and g.owner < 0 else level * g.cube
+
+    def resign(self, g: _Game, words: list[str], on_roll: int = HUMAN, dice: tuple[int, int] | None = None):
+        """The person resigns at ``level`` (words[0], default single); the bot accepts when the level is at least its
+        cubeless equity: before a roll the evaluation of the position (``on_roll`` to roll), with ``dice`` rolled the
+        flipped value of the person's best play. Returns (BOT, points) when accepted, else None."""
         level = LEVELS.get(words[0] if words else "single")
         if level is None:
             self.say("  resign single, gammon or backgammon")
             return None
-        # the person is on roll: the bot's cubeless equity is the flipped evaluation of the person's position
-        mine = self.bot.evaluate(g.pos[HUMAN]).flipped()
-        expected = mine.equity
+        if dice is not None:
+            expected = -self.bot.rank_plays(g.pos[HUMAN], dice)[0].equity
+        elif on_roll == BOT:
+            expected = self.bot.evaluate(g.pos[BOT]).equity
+        else:
+            expected = self.bot.evaluate(g.pos[HUMAN]).flipped().equity
         if level >= expected - 1e-9:
             self.say(f"bgbot accepts your resignation ({list(LEVELS)[level - 1]}).")
-            points = level * g.cube
-            if not self.length and self.jacoby and g.owner < 0:
-                points = g.cube
-            return BOT, points
+            return BOT, self._points(g, level)
         self.say(f"bgbot declines: it expects more than {level} point(s) per cube here.")
         return None
 
-    def move(self, g: _Game, side: int, dice: tuple[int, int]) -> None:
+    def bot_resigns(self, g: _Game):
+        """Before its roll, the bot offers the resignation whose value its cubeless equity has when it cannot win (GNU
+        Backgammon's rule); returns (HUMAN, points) when the person accepts, else None."""
+        p = self.bot.evaluate(g.pos[BOT])
+        if p.win >= HOPELESS:
+            return None
+        level = next((r for r in (3, 2, 1) if abs(p.equity + r) < RESIGN_TOLERANCE), None)
+        if level is None or level <= g.declined:
+            return None
+        points = self._points(g, level)
+        self.show(g)
+        name = list(LEVELS)[level - 1]
+        while True:
+            s = "s" if points != 1 else ""
+            answer = self.ask(f"bgbot resigns a {name} game ({points} point{s}). accept? [y/n] ").lower()
+            if answer in ("y", "yes", "accept"):
+                return HUMAN, points
+            if answer in ("n", "no", "decline"):
+                g.declined = level
+                self.say("You decline; play on.")
+                return None
+
+    def move(self, g: _Game, side: int, dice: tuple[int, int]):
+        """Play ``side``'s roll; returns (winner, points) when the game ends by the play or a resignation, else None."""
         pos = g.pos[side]
         plays = legal_plays(pos, *dice)
         if side == BOT:
@@ -301,17 +468,22 @@ class Session:
                 self.say(f"You rolled {dice[0]}-{dice[1]}: no legal play.")
                 after = board.flip(pos)
             else:
-                after = self.ask_play(g, pos, dice)
+                chosen = self.ask_play(g, pos, dice)
+                if isinstance(chosen, tuple):
+                    return chosen
+                after = chosen
         g.turns.append(matfile.Turn(side, dice, matfile.play_steps(pos, dice, after)))
         g.pos[1 - side] = after
         g.pos[side] = board.flip(after)
+        over = self._result(g, side)
+        return (side, self._points(g, over)) if over else None
 
-    def ask_play(self, g: _Game, pos, dice) -> np.ndarray:
+    def ask_play(self, g: _Game, pos, dice):
+        """The person's play with ``dice``: the resulting position (bot's view), after Enter confirms it (``undo`` takes
+        it back); or (winner, points) when the bot accepts a resignation."""
         while True:
             text = self.ask(f"your play with {dice[0]}-{dice[1]} (or hint, board, resign, quit): ")
             low = text.lower()
-            if low == "quit":
-                raise _Quit
             if low == "board":
                 self.show(g, dice)
                 continue
@@ -321,19 +493,43 @@ class Session:
                     value = f"MWC {r.mwc:.1%}" if r.mwc is not None else f"equity {r.equity:+.3f}"
                     self.say(f"  {i}. {r.play:<24} {value}")
                 continue
-            if low.startswith("resign"):
-                self.say("  resign before rolling")
+            if low.split()[:1] == ["resign"]:
+                result = self.resign(g, low.split()[1:], dice=dice)
+                if result is not None:
+                    return result
                 continue
             try:
                 play = notation.parse_play(pos, dice, text)
             except BgbotError as err:
                 self.say(f"  {err}")
                 continue
-            return board.flip(np.asarray(play.afterstate, dtype=np.int8))
+            mine = np.asarray(play.afterstate, dtype=np.int8)
+            cube, match = self.states(g, HUMAN)
+            self.say(draw(mine, cube=cube, match=match, names=self.names))
+            written = notation.format_play(pos, play)
+            while True:
+                answer = self.ask(f"play {written}? (Enter confirms, undo takes it back) ").lower()
+                if answer in ("", "y", "yes", "ok"):
+                    return board.flip(mine)
+                if answer in ("undo", "u", "n", "no"):
+                    self.show(g, dice)
+                    break
 
     # -- the session ------------------------------------------------------------------------------------------------
 
     def run(self) -> int:
+        """Play until the session or match ends (exit status 0), or until ``quit``, the end of input or SIGHUP, which
+        save the session first (see :meth:`save_session`)."""
+        hangup = None
+        if hasattr(signal, "SIGHUP") and threading.current_thread() is threading.main_thread():
+            hangup = signal.signal(signal.SIGHUP, _hang_up)
+        try:
+            return self._run()
+        finally:
+            if hangup is not None:
+                signal.signal(signal.SIGHUP, hangup)
+
+    def _run(self) -> int:
         try:
             while True:
                 if self.length:
@@ -344,7 +540,9 @@ class Session:
                 else:
                     self.say(f"Game {len(self.games) + 1}, money play; you {self.score[0]}, bgbot {self.score[1]}.")
                 winner, points = self.play_game()
+                assert self.current is not None
                 self.games.append(matfile.Game(tuple(self.current.turns), winner, points))
+                self.current = None
                 self.score[winner] += points
                 who = "You win" if winner == HUMAN else "bgbot wins"
                 self.say(
@@ -354,13 +552,23 @@ class Session:
                 self.write()
                 if self.length and max(self.score) >= self.length:
                     self.say(f"{'You win' if winner == HUMAN else 'bgbot wins'} the match.")
-                    return 0
+                    return self._done()
                 if not self.length and self.ask("another game? [y/n] ").lower() not in ("y", "yes"):
-                    return 0
+                    return self._done()
         except _Quit:
             self.say("")
+            if self.current is not None:
+                path = self.save_session()
+                if path is not None:
+                    self.say(f"The game in progress is saved to {path}; continue it with: bgbot play --resume {path}")
             self.say("Bye.")
             return 0
+
+    def _done(self) -> int:
+        """The session is over: a saved session it continued is finished, so its file goes."""
+        if self.save:
+            session_path(self.save).unlink(missing_ok=True)
+        return 0
 
     def write(self) -> None:
         """Save the finished games (atomically) when ``save`` is set."""
@@ -370,6 +578,10 @@ class Session:
         path = Path(self.save)
         matfile.write_atomic(path, text)
         self.say(f"Saved to {path}.")
+
+
+def _hang_up(signum, frame) -> None:
+    raise _Quit
 
 
 def run(bot: Bot, **kwargs) -> int:

@@ -44,7 +44,6 @@ Conventions (where the drafts leave them open):
 
 from __future__ import annotations
 
-import shlex
 import sys
 import time
 from dataclasses import dataclass
@@ -81,7 +80,10 @@ def _bad(message: str) -> UbgiError:
 
 def format_steps(position: np.ndarray, dice: tuple[int, int], afterstate: np.ndarray) -> str:
     """The single-die steps of ``dice`` that turn ``position`` (mover on roll) into ``afterstate`` (flipped, opponent
-    on roll): ``"bar/22 13/11"``, ``"6/off"``; ``"pass"`` when no play is legal.
+    on roll): ``"bar/22 13/11"``, ``"8/5 6/5"``, ``"6/off"``; ``"pass"`` when no play is legal. The steps are in GNU
+    Backgammon's order of a play (gnubg's CanonicalMoveOrder, as :func:`bgbot.formats.notation.format_play` orders
+    them): by source point, highest first, ties by destination, highest first; played in that order each step is
+    legal.
 
     Raises:
         UbgiError: ``afterstate`` is not a legal result (a bug in the caller).
@@ -94,7 +96,8 @@ def format_steps(position: np.ndarray, dice: tuple[int, int], afterstate: np.nda
         return "pass"
     for play in plays:
         if bytes(play.afterstate) == target:
-            return " ".join(f"{'bar' if s == 25 else s}/{'off' if t == 0 else t}" for s, t in play.steps)
+            steps = sorted(play.steps, reverse=True)
+            return " ".join(f"{'bar' if s == 25 else s}/{'off' if t == 0 else t}" for s, t in steps)
     raise UbgiError("bad_argument", "the play is not legal")
 
 
@@ -501,15 +504,14 @@ class Engine:
 
     @staticmethod
     def _doubles(decision) -> bool:
-        return decision.cube_available and decision.action.startswith(("Double", "Redouble"))
+        return decision.cube_available and decision.kind.doubles
 
     def _cube_answer(self, start: float, take: bool) -> list[str]:
         ctx, p, decision = self._decision()
         if take:
             if not decision.cube_available:
                 raise UbgiError("bad_argument", "the side on roll cannot double here, so there is nothing to take")
-            eq = decision.equities
-            answer = "take" if eq["double_take"] <= eq["double_pass"] else "pass"
+            answer = "take" if decision.answer.takes else "pass"
             return [self._cube_info(start, p, decision, "take"), f"bestcube {answer}"]
         answer = "double" if self._doubles(decision) else "nodouble"
         return [self._cube_info(start, p, decision, "cube"), f"bestcube {answer}"]
@@ -540,8 +542,3 @@ def run(model: str | None = None, ply: int = 0, stdin: TextIO | None = None, std
         raise _bad(f"--ply must be 0..{MAX_PLY}, got {ply}")
     engine = Engine(options=Options(ply=ply, model=model))
     return engine.loop(stdin or sys.stdin, stdout or sys.stdout)
-
-
-def split_command(command: str) -> list[str]:
-    """A shell-like command line -> argv (``ubgi:"bgbot ubgi --ply 1"``)."""
-    return shlex.split(command)

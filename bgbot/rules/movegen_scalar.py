@@ -5,7 +5,7 @@ Positions follow :mod:`bgbot.rules.board`: a ``(26,)`` int8 array from the side 
 
 :func:`legal_plays` lists every distinct resulting position once, NOT flipped (the mover is still "me"), together
 with one representative sequence of checker steps. The vectorised twin is :mod:`bgbot.rules.movegen`; the rules are
-``/work/shared/RULES.md``.
+``docs/RULES.md``.
 
 How the search works (the same order as GNU Backgammon's ``GenerateMoves``, so the representative step sequence
 kept for each resulting position is the one GNU Backgammon keeps -- the last one found):

@@ -5,10 +5,9 @@ data that the formats read and write, the cube layer decides on and the arena pl
 from __future__ import annotations
 
 from dataclasses import dataclass
-from numbers import Integral  # numpy integers register as numbers.Integral (this module is numpy-free)
 from typing import Literal
 
-from bgbot.errors import BgbotError
+from bgbot.errors import BgbotError, is_int
 
 Owner = Literal["centre", "me", "opponent"]
 
@@ -25,11 +24,6 @@ class CubeStateError(BgbotError):
     """A cube or match state that cannot occur (cube not a power of 2, score past the match length, ...)."""
 
 
-def _is_int(value: object) -> bool:
-    """An integer (Python or numpy), not a bool."""
-    return isinstance(value, Integral) and not isinstance(value, bool)
-
-
 @dataclass(frozen=True)
 class CubeState:
     """The doubling cube: its value (1, 2, 4, ...) and owner seen from the side on roll."""
@@ -38,7 +32,7 @@ class CubeState:
     owner: Owner = "centre"
 
     def __post_init__(self) -> None:
-        if not _is_int(self.value) or self.value < 1 or self.value & (self.value - 1):
+        if not is_int(self.value) or self.value < 1 or self.value & (self.value - 1):
             raise CubeStateError(f"cube value must be a power of 2, got {self.value!r}")
         object.__setattr__(self, "value", int(self.value))
         if self.owner not in _OWNER_CODE:
@@ -78,12 +72,12 @@ class MatchState:
 
     def __post_init__(self) -> None:
         if (
-            not _is_int(self.length)
-            or not _is_int(self.automatic_doubles)
+            not is_int(self.length)
+            or not is_int(self.automatic_doubles)
             or self.automatic_doubles < 0
             or not isinstance(self.score, (tuple, list))
             or len(self.score) != 2
-            or not all(_is_int(s) for s in self.score)
+            or not all(is_int(s) for s in self.score)
         ):
             raise CubeStateError(
                 f"match length, automatic doubles and the two scores are integers >= 0, got {self.length!r}, "

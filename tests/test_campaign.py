@@ -1,0 +1,270 @@
+"""The rollout campaign's store: planned by rule, rolled out part by part, resumed after a kill with the same parts,
+and refusing a second process, foreign or torn parts and a full disk with one line each."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bgbot.arena.rollout import rollout_positions
+from bgbot.evaluation import checkpoint
+from bgbot.evaluation.specialists import evaluator_for
+from bgbot.rules.board import starting_position
+from training import campaign, stages
+from training.campaign import Reason
+
+ROOT = Path(__file__).resolve().parents[1]
+MODEL = str(ROOT / "models" / "bgbot-1.pt")
+POOL = ROOT / "models" / "candidates" / "gen5" / "ply2-bgbot4" / "part-00000.npz"
+
+
+@pytest.fixture(scope="module")
+def pool(tmp_path_factory) -> Path:
+    """A pool of 40 sampled positions (a committed sample part's first rows), classes included."""
+    data = stages.load_npz(POOL)
+    out = tmp_path_factory.mktemp("pool")
+    stages.save_npz(out / "part-00000.npz", positions=data["positions"][:40], classes=data["classes"][:40], meta={})
+    return out
+
+
+def plan(store: Path, pool: Path, *extra: str, size: int = 9) -> list[str]:
+    return ["campaign", "plan", "--store", str(store), "--model", MODEL, "--pool", str(pool), "--size", str(size),
+            "--trials", "36", "--part-size", "3", "--quiet", *extra]  # fmt: skip
+
+
+def arrays(path: Path) -> dict:
+    """A part's arrays but its cost (the only one that depends on when and where it was made)."""
+    with np.load(path) as z:
+        return {k: z[k].tobytes() for k in z.files if k != "cost"}
+
+
+def test_plan_run_status_and_resume_after_kill_give_identical_parts(pool, tmp_path, capsys):
+    whole, killed = tmp_path / "whole", tmp_path / "killed"
+    for store in (whole, killed):
+        assert stages.main(plan(store, pool, size=30)) == 0
+    planned = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert planned["rows"] == 30 and planned["parts"] == 10
+    assert stages.main(["campaign", "run", "--store", str(whole), "--quiet"]) == 0
+    done = json.loads(capsys.readouterr().out)
+    assert done["made"] == 10 and done["store"]["positions"] == 30 and done["store"]["parts_done"] == 10
+    gap = done["store"]["rollout_minus_0ply"]
+    assert sum(g["positions"] for g in gap.values()) == 30
+    planned_rows = stages.load_npz(whole / campaign.PLAN_FILE)
+    rolled = np.concatenate([stages.load_npz(campaign.part_path(whole, n))["targets"] for n in range(10)])
+    base = planned_rows["reasons"] == Reason.BASE
+    by_hand = float(np.mean(rolled[base, 0].astype(np.float64) - planned_rows["probabilities"][base, 0]))
+    assert gap["base"]["win_mean"] == pytest.approx(by_hand, abs=1e-9)
+
+    # a run killed with SIGKILL once its first part is saved, then resumed
+    cmd = [sys.executable, "-m", "training", "campaign", "run", "--store", str(killed), "--quiet"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while not campaign.part_path(killed, 0).exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    saved = [n for n in range(10) if campaign.part_path(killed, n).exists()]
+    assert 1 <= len(saved) < 10, saved
+    assert stages.main(["campaign", "run", "--store", str(killed), "--quiet"]) == 0
+    capsys.readouterr()
+    assert not list(killed.glob(".part-*")), "a temporary file left by the kill is removed when the run resumes"
+    for n in range(10):
+        assert arrays(campaign.part_path(killed, n)) == arrays(campaign.part_path(whole, n))
+    # a part's targets are the rollout of its plan rows with its seed: the store is only bookkeeping around it
+    data = stages.load_npz(campaign.part_path(whole, 1))
+    ev = evaluator_for(checkpoint.load(MODEL)[0])
+    mean, se = rollout_positions(data["positions"], ev, trials=36, seed=21 * 100_003 + 1, variance_reduction=False)
+    assert np.array_equal(data["targets"], np.clip(mean, 0, 1).astype(np.float32))
+    assert np.array_equal(data["stderr"], se.astype(np.float32))
+    cost = json.loads(str(data["cost"]))
+    assert cost["cpu_seconds"] > 0
+    # planning again with the same settings changes nothing; other settings are refused
+    assert stages.main(plan(whole, pool, size=30)) == 0
+    assert json.loads(capsys.readouterr().out)["planned"] is False
+    assert stages.main(plan(whole, pool, "--seed", "5", size=30)) == 2
+    assert "other settings" in capsys.readouterr().err
+
+
+def test_one_process_per_store_and_foreign_torn_parts_refused(pool, tmp_path, capsys):
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert stages.main(plan(a, pool)) == 0
+    assert stages.main(plan(b, pool, "--seed", "8")) == 0
+    with campaign.locked(a):
+        assert stages.main(["campaign", "run", "--store", str(a), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and "one process per store" in err and f"pid {os.getpid()}" in err
+    assert stages.main(["campaign", "run", "--store", str(b), "--parts", "1", "--quiet"]) == 0
+    capsys.readouterr()
+    # a part of another campaign copied in
+    campaign.part_path(a, 0).write_bytes(campaign.part_path(b, 0).read_bytes())
+    assert stages.main(["campaign", "run", "--store", str(a), "--quiet"]) == 2
+    assert "another campaign" in capsys.readouterr().err
+    # a torn part
+    raw = campaign.part_path(b, 0).read_bytes()
+    campaign.part_path(a, 0).write_bytes(raw[: len(raw) // 2])
+    assert stages.main(["campaign", "status", "--store", str(a)]) == 2
+    err = capsys.readouterr().err
+    assert "part-00000.npz" in err and "torn" in err and err.count("\n") == 1
+    # not a store
+    assert stages.main(["campaign", "status", "--store", str(tmp_path / "none")]) == 2
+    assert "not a campaign store" in capsys.readouterr().err
+
+
+def test_a_full_disk_stops_with_what_is_saved(pool, tmp_path, capsys, monkeypatch):
+    store = tmp_path / "s"
+    assert stages.main(plan(store, pool)) == 0
+    assert stages.main(["campaign", "run", "--store", str(store), "--parts", "1", "--quiet"]) == 0
+    capsys.readouterr()
+    real = os.fsync
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    assert stages.main(["campaign", "run", "--store", str(store), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "no space left" in err and "part-00001.npz" in err
+    monkeypatch.setattr(os, "fsync", real)
+    assert sorted(p.name for p in store.iterdir() if not p.name.startswith(".lock")) == [
+        "campaign.json",
+        "part-00000.npz",
+        "plan.npz",
+    ]  # no torn part and no temporary file left
+    assert stages.main(["campaign", "run", "--store", str(store), "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["store"]["parts_done"] == 3
+
+
+def test_reasons_follow_their_rules():
+    start = starting_position()
+    prime = np.zeros(26, dtype=np.int8)  # my 4-prime on points 4..7, an opponent checker on my 2 point
+    prime[[4, 5, 6, 7]] = 2
+    prime[13] = 7
+    prime[2] = -2
+    prime[24] = -13
+    escaped = prime.copy()  # the same prime with every opponent checker past it
+    escaped[2], escaped[12] = 0, -2
+    assert campaign.primes_behind(np.stack([prime, escaped, start])).tolist() == [True, False, False]
+    theirs = -prime[::-1]  # the opponent's prime, my checker behind it
+    assert campaign.primes_behind(theirs[None]).tolist() == [True]
+    rows = np.stack([start] * 6)
+    classes = np.array([1, 4, 1, 2, 3, 3], dtype=np.int8)
+    probs = np.zeros((6, 5), dtype=np.float32)
+    probs[:, 0] = [0.70, 0.70, 0.50, 0.50, 0.70, 0.95]
+    probs[:, 1] = [0.10, 0.01, 0.10, 0.10, 0.00, 0.00]
+    got = campaign.reasons_of(classes, probs, rows).tolist()
+    assert got == [Reason.CUBE, Reason.BACKGAME, Reason.BASE, Reason.CRASHED, Reason.RACE_CUBE, Reason.BASE]
+    order = campaign.interleave(np.array([Reason.BASE] * 3 + [Reason.CUBE] * 4, dtype=np.int8), seed=1, size=5)
+    # the schedule takes cube, cube, cube, then base, then cube again (the other streams are empty)
+    assert [int(i >= 3) for i in order] == [1, 1, 1, 0, 1] and len(set(order.tolist())) == 5
+
+
+def test_cost_table_compares_each_kind_with_the_reference(pool, tmp_path):
+    ref = tmp_path / "ref"
+    assert stages.main(plan(ref, pool, size=6)) == 0
+    assert stages.main(["campaign", "run", "--store", str(ref), "--quiet"]) == 0
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "cost_table.py"),
+            "--reference",
+            str(ref),
+            "--positions",
+            "4",
+            "--kinds",
+            "ply0,plain36",
+        ],  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    table = json.loads(out.stdout)
+    assert table["reference"]["positions"] == 4 and [k["kind"] for k in table["kinds"]] == ["ply0", "plain36"]
+    refs = [stages.load_npz(campaign.part_path(ref, n)) for n in (0, 1)]
+    pos = np.concatenate([r["positions"] for r in refs])[:4]
+    target = np.concatenate([r["targets"] for r in refs])[:4]
+    ev = evaluator_for(checkpoint.load(MODEL)[0])
+    bias = float(np.mean(stages.ply_targets(ev, pos, 0)[:, 0].astype(np.float64) - target[:, 0]))
+    assert table["kinds"][0]["win"]["bias"] == pytest.approx(bias, abs=1e-6)
+    assert all(k["cpu_s"] > 0 and k["win"]["rmse"] >= 0 for k in table["kinds"])
+
+
+def test_cube_errors_are_the_referees_cost_of_each_models_action():
+    from bgbot.cube.decision import decide
+    from bgbot.rules.state import CubeState, MatchState
+    from training import cubegate
+
+    start = starting_position()
+    positions = np.stack([start] * 3)
+    ref = np.array([[0.78, 0.25, 0.01, 0.04, 0.0], [0.60, 0.10, 0.0, 0.05, 0.0], [0.30, 0.05, 0.0, 0.1, 0.0]])
+    same = cubegate.decision_errors(ref, positions, ref)
+    assert same["double"][:2].tolist() == [0.0, 0.0] and np.isnan(same["double"][2])  # 0.30 is outside the window
+    timid = ref.copy()
+    timid[0] = [0.52, 0.05, 0.0, 0.05, 0.0]  # a model that sees no double in the first position
+    got = cubegate.decision_errors(timid, positions, ref)
+    r = decide(ref[:1], CubeState(), MatchState(), cubegate._efficiency(start))
+    assert min(r.equities["double_take"], r.equities["double_pass"]) > r.equities["no_double"]  # the referee doubles
+    assert got["double"][0] == pytest.approx(1000 * r.errors["no_double"]) and got["double"][0] > 0
+    paired = cubegate._paired(got["double"], same["double"])
+    assert paired["mean"] > 0
+
+
+def test_gate_with_cube_reference_records_both_models_cube_errors(pool, tmp_path, capsys):
+    ref = tmp_path / "ref"
+    assert stages.main(plan(ref, pool, size=30)) == 0
+    assert stages.main(["campaign", "run", "--store", str(ref), "--quiet"]) == 0
+    capsys.readouterr()
+    five = str(ROOT / "models" / "bgbot-5.pt")
+    argv = ["gate", "--candidate", MODEL, "--against", MODEL, "--games", "4", "--cube-reference", str(ref), "--quiet"]
+    assert stages.main(argv) == 0
+    record = json.loads(capsys.readouterr().out)
+    cube = record["cube"]
+    assert cube["positions"] == 30 and cube["diff"]["double"]["mean"] in (0.0, None) and cube["not_worse"]
+    assert record["accepted"] is False  # a model against itself gains nothing in ppg
+    argv[4] = five
+    assert stages.main(argv) == 0
+    other = json.loads(capsys.readouterr().out)["cube"]
+    n = other["against"]["double"]["decisions"]
+    assert n == cube["candidate"]["double"]["decisions"] and n > 0  # the window is the referee's, not a model's
+    assert other["against"]["double"]["mean_millipoints"] == cube["against"]["double"]["mean_millipoints"]
+
+
+def test_fit_weighs_rollout_targets_by_their_standard_errors(pool, tmp_path, capsys):
+    ref = tmp_path / "ref"
+    assert stages.main(plan(ref, pool, size=12)) == 0
+    assert stages.main(["campaign", "run", "--store", str(ref), "--quiet"]) == 0
+    pos, tg, se, _ = stages._load_targets([str(ref)])
+    assert se.shape == (12, 5) and (se[:, 0] > 0).all()
+    w = stages.stderr_weights(se, 0.02)
+    assert w[0, 0] == pytest.approx(0.02**2 / (0.02**2 + float(se[0, 0]) ** 2), rel=1e-6) and (w <= 1).all()
+    assert (stages.stderr_weights(np.zeros((2, 5)), 0.02) == 1).all()  # exact targets weigh 1
+    net = stages._SingleFit(checkpoint.load(MODEL)[0])
+    rows = np.array([0, 5, 11, 5])
+    with torch_no_grad():
+        x = stages.EncodedTargets(net, pos, tg, w)
+        out = net.net(x.inputs[0][rows]).numpy()
+        by_hand = float((w[rows] * (out - tg[rows]) ** 2).sum() / (5 * len(rows)))
+        assert float(x.loss(rows)) == pytest.approx(by_hand, rel=1e-5)
+        assert float(x.loss(rows)) < float(stages.EncodedTargets(net, pos, tg).loss(rows))
+    # the option reaches the fit and is part of what a resumed fit must see again
+    run = tmp_path / "fit"
+    argv = ["fit", "--init", MODEL, "--targets", str(ref), "--run-dir", str(run), "--epochs", "1", "--arch", "single"]
+    assert stages.main([*argv, "--stderr-scale", "0.02", "--val-frac", "0.25", "--quiet"]) == 0
+    assert stages.main([*argv, "--stderr-scale", "0.05", "--val-frac", "0.25", "--quiet", "--resume"]) == 2
+    assert "stderr_scale" in capsys.readouterr().err
+    assert stages.main([*argv, "--stderr-scale", "-1", "--run-dir", str(tmp_path / "f2"), "--quiet"]) == 2
+    assert "--stderr-scale must be" in capsys.readouterr().err
+
+
+def torch_no_grad():
+    import torch
+
+    return torch.no_grad()
