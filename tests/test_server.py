@@ -23,6 +23,7 @@ START = "4HPwATDgc/ABMA"
 PLUS = "4GvwASHgc+QBUA"  # a Position ID with a '+'
 MATCH = "4HPwATDgc/ABMA:cAkAAAAAAAAA"
 XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:3:0:10"
+XGID_BEFORE_ROLL = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:3:0:10"
 
 
 def _free_port() -> int:
@@ -102,7 +103,7 @@ def test_health_and_docs(server):
             {"position": START, "probabilities": "0.7,0.2,0.01,0.05,0.001"},
             ["cube", START, "--probabilities", "0.7,0.2,0.01,0.05,0.001"],
         ),
-        ("/v1/cube", {"position": XGID}, ["cube", XGID]),
+        ("/v1/cube", {"position": XGID_BEFORE_ROLL}, ["cube", XGID_BEFORE_ROLL]),
     ],
 )
 def test_answers_equal_the_cli(server, capsys, path, params, argv):
@@ -151,6 +152,8 @@ def test_bad_input_400_and_422_server_stays_up(server, capsys):
             message = "no dice: give dice (e.g. 31), or a position that carries dice"
         message = re.sub(r"--([a-z]+)", r"\1", message)  # the API names its fields, not the CLI's flags
         assert got.status_code == 400 and got.json() == {"detail": message}, (params, got.text)
+    got = get(server, "/v1/cube", position=XGID)  # dice rolled: no cube decision, as bgbot cube says
+    assert got.status_code == 400 and got.json()["detail"].startswith("the dice are already rolled (52)")
     got = get(server, "/v1/move", dice="31")  # neither a position nor a board
     assert got.status_code == 400 and "needs a position" in got.json()["detail"]
     for path, params in [

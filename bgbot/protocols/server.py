@@ -126,6 +126,11 @@ def answer(bot: "Bot", endpoint: str, request: dict[str, Any]) -> dict:
         return move_json(ctx, bot.rank_plays(ctx.position, ctx.dice, ctx.cube, ctx.match, ply=ply))
     if endpoint == "cube":
         ctx = _resolve(position, None, need_dice=False)
+        if ctx.dice is not None:
+            raise ServerError(
+                f"the dice are already rolled ({ctx.dice[0]}{ctx.dice[1]}): no double is possible after the roll "
+                "(a cube decision comes before rolling; give the position without dice, or ask for the move)"
+            )
         jacoby = request.get("jacoby")
         if jacoby is not None:
             if jacoby not in ("on", "off"):

@@ -64,11 +64,13 @@ def gnubg_id(position: np.ndarray, cube: CubeState, match: MatchState, dice=None
 
 def board_facts(ctx: context.Context) -> dict:
     """The facts ``bgbot show --json`` prints, and the position as ``"points"`` (26 signed checker counts, the
-    layout of :mod:`bgbot.rules.board`), its ``"gnubg_id"`` and ``"xgid"``."""
+    layout of :mod:`bgbot.rules.board`), its ``"gnubg_id"`` and ``"xgid"``, and ``"before_roll_id"``: the GNUbg ID
+    without the dice (the cube decision before the roll)."""
     pips, off = board.pip_counts(ctx.position), board.off_counts(ctx.position)
     return {
         "position_id": ctx.position_id,
         "gnubg_id": gnubg_id(ctx.position, ctx.cube, ctx.match, ctx.dice),
+        "before_roll_id": gnubg_id(ctx.position, ctx.cube, ctx.match),
         "xgid": XGID.from_states(ctx.position, ctx.cube, ctx.match, 1, ctx.dice).to_string(),
         "dice": None if ctx.dice is None else list(ctx.dice),
         "pips": [int(pips[0]), int(pips[1])],

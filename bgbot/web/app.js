@@ -164,7 +164,7 @@ async function cubeHint() {
   const ply = $("hint-ply").value;
   const out = $("cube-out");
   out.textContent = "";
-  const ans = await api("/v1/cube?" + q({ position: current.gnubg_id, ply }));
+  const ans = await api("/v1/cube?" + q({ position: current.before_roll_id, ply }));
   const unit = ans.unit === "mwc" ? "MWC" : "equity";
   const rows = ans.options.map((o) => ({ cells: [o.name, ans.unit === "mwc" ? pct(o.value) : f3(o.value), f3(o.diff)], attrs: { "data-option": o.option } }));
   const t = table(["Option", unit, "Diff"], rows);
