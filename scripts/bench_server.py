@@ -21,8 +21,13 @@ shared: other jobs on its cores lengthen both modes and change the ratio).
 The requests: the first 200 positions after the first of ``tests/data/gnubg_selfplay_positions.txt`` (GNU Backgammon
 self-play), request ``i`` with dice ``(1 + i % 6)(1 + 7i % 6)``, 0 ply, money play.
 
-Usage: ``python scripts/bench_server.py [--requests 200] [--repeat 3] [--client raw|httpx] [--model PATH]`` (needs
-``bgbot[server]``).
+The hint latency (``"hint_latency_ms"``): ``--hint-requests`` of the same requests sent one after another at each
+ply of ``--hint-plies`` (``GET /v1/move?ply=N``, what the web page's Hint asks), after one untimed round; the
+server-side latency of each is its answer's ``server-timing`` header (from the request's arrival to the answer's
+start), reported as p50 and p99 in milliseconds.
+
+Usage: ``python scripts/bench_server.py [--requests 200] [--repeat 3] [--client raw|httpx] [--model PATH]
+[--hint-plies 1,2] [--hint-requests 100]`` (needs ``bgbot[server]``).
 """
 
 from __future__ import annotations
@@ -183,7 +188,13 @@ def main(argv: list[str] | None = None) -> int:
         "--client", choices=("raw", "httpx"), default="raw", help="HTTP client (default raw: see fire_raw)"
     )
     parser.add_argument("--model", default=None, help="checkpoint for bgbot serve (default: the shipped model)")
+    parser.add_argument("--hint-plies", default="1,2", help="plies of the hint latency (default 1,2; '' for none)")
+    parser.add_argument("--hint-requests", type=int_at_least(1), default=100, help="hint requests per ply")
     args = parser.parse_args(argv)
+    try:
+        hint_plies = [int(x) for x in args.hint_plies.split(",") if x.strip()]
+    except ValueError:
+        raise SystemExit(f"error: --hint-plies takes plies like 1,2, got {args.hint_plies!r}") from None
     requests = move_requests(args.requests)
     load_before = os.getloadavg()
     proc, url = start_server(args.model)
@@ -223,6 +234,22 @@ def main(argv: list[str] | None = None) -> int:
                     },
                 }
             )
+        hint_latency = {}
+        with httpx.Client(base_url=url, timeout=120) as client:
+            for ply in hint_plies:
+                hints = requests[: args.hint_requests]
+                for params in hints[:10]:  # warm-up
+                    client.get("/v1/move", params={**params, "ply": ply})
+                server_ms = []
+                for params in hints:
+                    got = client.get("/v1/move", params={**params, "ply": ply})
+                    got.raise_for_status()
+                    server_ms.append(float(got.headers["server-timing"].split("dur=")[1]) / 1000)
+                hint_latency[f"ply_{ply}"] = {
+                    "requests": len(server_ms),
+                    "p50": percentile(server_ms, 50),
+                    "p99": percentile(server_ms, 99),
+                }
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -241,6 +268,7 @@ def main(argv: list[str] | None = None) -> int:
                 "concurrent_batches": median["concurrent_batches"],
                 "server_cpu_ratio": statistics.median(x["server_cpu_ratio"] or 0 for x in rounds),
                 "latency_ms": median["latency_ms"],
+                "hint_latency_ms": hint_latency,
                 "rounds": rounds,
                 "cpus": os.cpu_count(),
                 "load_average_before": [round(x, 2) for x in load_before],

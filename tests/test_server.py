@@ -23,6 +23,7 @@ START = "4HPwATDgc/ABMA"
 PLUS = "4GvwASHgc+QBUA"  # a Position ID with a '+'
 MATCH = "4HPwATDgc/ABMA:cAkAAAAAAAAA"
 XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:3:0:10"
+XGID_BEFORE_ROLL = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:3:0:10"
 
 
 def _free_port() -> int:
@@ -102,7 +103,7 @@ def test_health_and_docs(server):
             {"position": START, "probabilities": "0.7,0.2,0.01,0.05,0.001"},
             ["cube", START, "--probabilities", "0.7,0.2,0.01,0.05,0.001"],
         ),
-        ("/v1/cube", {"position": XGID}, ["cube", XGID]),
+        ("/v1/cube", {"position": XGID_BEFORE_ROLL}, ["cube", XGID_BEFORE_ROLL]),
     ],
 )
 def test_answers_equal_the_cli(server, capsys, path, params, argv):
@@ -147,9 +148,15 @@ def test_bad_input_400_and_422_server_stays_up(server, capsys):
         got = get(server, path, **params)
         assert cli.main(argv) == 2
         message = capsys.readouterr().err.strip().removeprefix("error: ")
+        if path == "/v1/move" and "dice" not in params:  # the CLI asks for DICE after POSITION; the API for dice
+            message = "no dice: give dice (e.g. 31), or a position that carries dice"
+        message = re.sub(r"--([a-z]+)", r"\1", message)  # the API names its fields, not the CLI's flags
         assert got.status_code == 400 and got.json() == {"detail": message}, (params, got.text)
+    got = get(server, "/v1/cube", position=XGID)  # dice rolled: no cube decision, as bgbot cube says
+    assert got.status_code == 400 and got.json()["detail"].startswith("the dice are already rolled (52)")
+    got = get(server, "/v1/move", dice="31")  # neither a position nor a board
+    assert got.status_code == 400 and "needs a position" in got.json()["detail"]
     for path, params in [
-        ("/v1/move", {"dice": "31"}),
         ("/v1/move", {"position": START, "dice": "31", "ply": "deep"}),
         ("/v1/cube", {"position": START, "jacoby": "maybe"}),
     ]:
@@ -159,7 +166,7 @@ def test_bad_input_400_and_422_server_stays_up(server, capsys):
     # a non-finite number in the body: 422 naming it, not a 500 from rendering the validation error
     body = b'{"requests": [{"endpoint": "move", "position": "4HPwATDgc/ABMA", "dice": "31", "ply": 1e400}]}'
     got = httpx.post(server + "/v1/batch", content=body, headers={"content-type": "application/json"})
-    assert got.status_code == 422 and got.json()["detail"][0]["input"] == "inf"
+    assert got.status_code == 422 and got.json()["detail"].startswith("requests.0.ply: ")
     assert httpx.get(server + "/v1/health").json()["status"] == "ok"
 
 
@@ -214,3 +221,95 @@ def test_200_concurrent_moves_answered_correctly_in_few_batches(server):
     assert after["requests"] - before["requests"] == 200
     batches = after["batches"] - before["batches"]
     assert 1 <= batches <= 20, batches  # all 200 requests were in flight together: typically 2 batches
+
+
+# -- the server's limits -----------------------------------------------------------------------------------------------
+
+
+def test_body_over_the_limit_is_refused_unread(server):
+    big = b'{"requests": [' + b" " * (2 << 20) + b"]}"  # 2 MB, over the default 1 MB limit
+    got = httpx.post(server + "/v1/batch", content=big, headers={"content-type": "application/json"})
+    assert got.status_code == 413 and got.json() == {
+        "detail": "the request body is larger than the server's limit of 1048576 bytes"
+    }
+
+    def chunks():  # no Content-Length: refused once the bytes read pass the limit
+        for _ in range(40):
+            yield b" " * 65536
+
+    got = httpx.post(server + "/v1/batch", content=chunks(), headers={"content-type": "application/json"})
+    assert got.status_code == 413 and "limit of 1048576 bytes" in got.json()["detail"]
+    assert httpx.get(server + "/v1/health").json()["status"] == "ok"
+
+
+def test_malformed_batch_answer_is_short_and_does_not_echo(server):
+    body = {"requests": [{"endpoint": "move", "position": START, "dice": "31"}] * 1001}
+    got = httpx.post(server + "/v1/batch", json=body)
+    assert got.status_code == 422 and got.json() == {"detail": "requests: at most 1000 requests in a batch"}
+    got = httpx.post(server + "/v1/batch", json={"requests": [{"endpoint": "x" * 5000, "position": START}]})
+    assert got.status_code == 422 and len(got.text) < 300 and "xxxx" not in got.text
+
+
+def test_openapi_documents_the_batch_limit(server):
+    schema = httpx.get(server + "/openapi.json").json()
+    requests = schema["components"]["schemas"]["Batch"]["properties"]["requests"]
+    assert requests["maxItems"] == 1000 and "1000" in requests["description"]
+    assert "1000" in schema["paths"]["/v1/batch"]["post"]["description"]
+
+
+def test_errors_name_api_fields_not_cli_flags(server):
+    got = get(server, "/v1/cube", position=START, probabilities="1,2")
+    assert got.status_code == 400 and got.json()["detail"].startswith("probabilities takes five comma-separated")
+    assert "--" not in got.text
+
+
+STARTING_BOARD = {"p1": -2, "p6": 5, "p8": 3, "p12": -5, "p13": 5, "p17": -3, "p19": -5, "p24": 2}
+
+
+def test_board_as_signed_checker_counts(server):
+    by_id = get(server, "/v1/move", position=START, dice="31").json()
+    assert get(server, "/v1/move", dice="31", **STARTING_BOARD).json() == by_id
+    shown = get(server, "/v1/show", **{**STARTING_BOARD, "p25": 1, "p24": 1}).json()  # one checker of the 24 on the bar
+    assert shown["points"][25] == 1 and shown["pips"] == [167 + 1, 167]
+    board = [0] * 26
+    for k, v in STARTING_BOARD.items():
+        board[int(k[1:])] = v
+    got = httpx.post(
+        server + "/v1/batch",
+        json={
+            "requests": [{"endpoint": "move", "board": board, "dice": "31"}, {"endpoint": "cube", "board": [0] * 26}]
+        },
+    ).json()["answers"]
+    assert got[0] == by_id and "game is over" in got[1]["error"]
+    bad = get(server, "/v1/move", dice="31", **{**STARTING_BOARD, "p6": 9})  # 19 checkers
+    assert bad.status_code == 400 and len(bad.json()["detail"]) < 200
+    assert get(server, "/v1/move", dice="31", p6="five").status_code == 400
+
+
+def test_steps_of_a_play_made_by_clicks(server):
+    # 24/20 with 3-1 as one click: through 21 (the 3, then the 1) or 23; both are the play 24/20
+    got = httpx.post(server + "/v1/steps", json={"position": START, "dice": "31", "move": [24, 20]}).json()
+    assert got["complete"] and got["play"] == "24/20" and len(got["steps"]) == 2
+    half = httpx.post(server + "/v1/steps", json={"position": START, "dice": "31", "move": [8, 5]}).json()
+    assert not half["complete"] and half["steps"] == [[8, 5]] and half["points"][5] == 1 and 6 in half["sources"]
+    done = httpx.post(server + "/v1/steps", json={"position": START, "dice": "31", "steps": [[8, 5]], "move": [6, 5]})
+    assert done.json()["play"] == "8/5 6/5"
+    bad = httpx.post(server + "/v1/steps", json={"position": START, "dice": "31", "move": [6, 1]})
+    assert bad.status_code == 400 and bad.json()["detail"] == "6/1 is not a legal move with 3-1 in this position"
+
+
+def test_warns_when_not_on_the_loopback():
+    from bgbot.protocols import server as srv
+
+    assert srv.is_loopback("127.0.0.1") and srv.is_loopback("::1") and srv.is_loopback("localhost")
+    assert not srv.is_loopback("0.0.0.0") and not srv.is_loopback("192.168.1.5")
+    port = _free_port()
+    proc = subprocess.Popen(
+        [*BGBOT, "serve", "--host", "0.0.0.0", "--port", str(port)], stderr=subprocess.PIPE, text=True
+    )
+    try:
+        first = proc.stderr.readline()
+        assert "warning" in first and "no login" in first and "0.0.0.0" in first
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

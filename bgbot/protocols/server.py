@@ -24,9 +24,15 @@ through the evaluator rather than serialised one network call each.
 
 import asyncio
 import copy
+import ipaddress
+import json
+import re
 import socket
 import sys
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -39,14 +45,24 @@ from bgbot.evaluation.classes import CLASS_NAMES
 from bgbot.evaluation.evaluator import class_dispatch, classified_probabilities, position_probabilities
 from bgbot.evaluation.network import set_threads
 from bgbot.formats import context, notation, plays, positionid
+from bgbot.protocols import web
 from bgbot.rules import movegen_scalar
 from bgbot.rules.board import flip
 from bgbot.rules.outcomes import equity, flip_probabilities
+from bgbot.rules.state import CubeState, MatchState
 
 __all__ = ["ServerError", "create_app", "serve", "answer"]
 
 MAX_BATCH = 1000
 """Most requests one ``POST /v1/batch`` may carry."""
+MAX_BODY = 1 << 20
+"""Default limit of a request body in bytes (``bgbot serve --max-body``); a larger body is refused (413) unread."""
+MAX_MESSAGE = 200
+"""Longest error message an answer carries."""
+MAX_ROLLOUTS = 2
+"""Default number of rollouts the web page may run at once (``bgbot serve --max-rollouts``)."""
+WEB_DIR = Path(__file__).resolve().parent.parent / "web"
+"""The web page's static files (package data)."""
 
 
 class ServerError(BgbotError):
@@ -65,10 +81,26 @@ def _resolve(position: str, dice: str | None, need_dice: bool) -> context.Contex
     """POSITION and DICE as the CLI reads them; with ``need_dice`` the context has dice."""
     ctx = context.resolve(_position_text(position), dice)
     if need_dice and ctx.dice is None:
-        raise context.DiceSyntaxError(
-            f"no dice: give DICE after POSITION {position!r} (e.g. 31), or a position that carries dice"
-        )
+        raise context.DiceSyntaxError("no dice: give dice (e.g. 31), or a position that carries dice")
     return ctx
+
+
+_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z-]*)")
+
+
+def api_message(err: Exception) -> str:
+    """An error's message in the API's terms: the first line, command-line flags named as the request's fields
+    (``--probabilities`` -> ``probabilities``), at most :data:`MAX_MESSAGE` characters."""
+    text = str(err).splitlines()[0] if str(err) else type(err).__name__
+    text = _FLAG.sub(lambda m: m.group(1).replace("-", "_"), text)
+    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "..."
+
+
+def points_position(points) -> str:
+    """The Position ID of a board given as 26 signed checker counts (wildbg's ``p0``..``p25``: index 1..24 the
+    points of the side on roll, positive its checkers and negative the opponent's, 25 its bar, 0 the opponent's bar,
+    negative). Raises PositionError."""
+    return web.context_from_points(points).position_id
 
 
 def answer(bot: "Bot", endpoint: str, request: dict[str, Any]) -> dict:
@@ -94,6 +126,11 @@ def answer(bot: "Bot", endpoint: str, request: dict[str, Any]) -> dict:
         return move_json(ctx, bot.rank_plays(ctx.position, ctx.dice, ctx.cube, ctx.match, ply=ply))
     if endpoint == "cube":
         ctx = _resolve(position, None, need_dice=False)
+        if ctx.dice is not None:
+            raise ServerError(
+                f"the dice are already rolled ({ctx.dice[0]}{ctx.dice[1]}): no double is possible after the roll "
+                "(a cube decision comes before rolling; give the position without dice, or ask for the move)"
+            )
         jacoby = request.get("jacoby")
         if jacoby is not None:
             if jacoby not in ("on", "off"):
@@ -298,43 +335,166 @@ def _fastapi():
     return fastapi, pydantic
 
 
-def create_app(bot: "Bot"):
-    """The FastAPI application answering with ``bot``. Raises ServerError without FastAPI installed."""
+class _BodyLimit:
+    """ASGI middleware: a request body over ``limit`` bytes is answered 413 before it is read (by its
+    Content-Length), or, for a body without a length (chunked), as soon as the bytes read pass the limit; such a
+    body is read here (at most ``limit`` bytes held) and handed on whole."""
+
+    def __init__(self, app, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        message = {"detail": f"the request body is larger than the server's limit of {self.limit} bytes"}
+        length = None
+        for name, value in scope.get("headers", ()):
+            if name == b"content-length":
+                try:
+                    length = int(value)
+                except ValueError:
+                    length = self.limit + 1
+        if length is not None:
+            if length > self.limit:
+                return await _send_json(send, 413, message)
+            return await self.app(scope, receive, send)
+        if scope.get("method") in ("GET", "HEAD", "DELETE", "OPTIONS"):
+            return await self.app(scope, receive, send)
+        parts, size = [], 0
+        while True:
+            msg = await receive()
+            if msg["type"] != "http.request":
+                return  # the client went away
+            size += len(msg.get("body", b""))
+            if size > self.limit:
+                return await _send_json(send, 413, message)
+            parts.append(msg.get("body", b""))
+            if not msg.get("more_body", False):
+                break
+        replayed = False
+
+        async def whole():
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": b"".join(parts), "more_body": False}
+            return await receive()
+
+        await self.app(scope, whole, send)
+
+
+class _ServerTiming:
+    """ASGI middleware: every answer carries ``server-timing: app;dur=MS``, the milliseconds from the request's
+    arrival to its answer's start (``scripts/bench_server.py`` reads it: the server-side latency)."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        t0 = time.perf_counter()
+
+        async def timed(msg):
+            if msg["type"] == "http.response.start":
+                ms = f"app;dur={1000 * (time.perf_counter() - t0):.2f}".encode()
+                msg = {**msg, "headers": [*msg.get("headers", ()), (b"server-timing", ms)]}
+            await send(msg)
+
+        await self.app(scope, receive, timed)
+
+
+async def _send_json(send, status: int, content: dict) -> None:
+    body = json.dumps(content).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _validation_message(errors: list) -> str:
+    """A malformed request's first problem as ``field: what is wrong`` (never the request's values)."""
+    if not errors:
+        return "malformed request"
+    e = errors[0]
+    where = ".".join(str(x) for x in e.get("loc", ()) if x not in ("body", "query"))
+    what = str(e.get("msg", "invalid"))
+    if e.get("type") == "too_long" and where == "requests":
+        what = f"at most {MAX_BATCH} requests in a batch"
+    return api_message(ValueError(f"{where}: {what}" if where else what))
+
+
+def create_app(
+    bot: "Bot",
+    *,
+    max_body: int = MAX_BODY,
+    max_rollouts: int = MAX_ROLLOUTS,
+    models_dir: str | None = None,
+    runs_dir: str | None = None,
+):
+    """The FastAPI application answering with ``bot``, and the web page at ``/``. Raises ServerError without
+    FastAPI installed.
+
+    Args:
+        max_body: the largest request body accepted, in bytes (larger: 413, unread).
+        max_rollouts: rollouts that may run at once (more: the stream says the server is busy).
+        models_dir: a directory of models and their cards for ``/v1/models`` (None: none).
+        runs_dir: a directory of training runs (``NAME/eval.jsonl``) for ``/v1/runs``.
+    """
     fastapi, pydantic = _fastapi()
-    from fastapi import Query
-    from fastapi.responses import JSONResponse
+    from fastapi import Body, Query, Request
+    from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, StreamingResponse
+    from fastapi.staticfiles import StaticFiles
 
     app = fastapi.FastAPI(
         title="bgbot",
         version=bgbot.__version__,
         description="Backgammon plays and cube actions by bgbot's value network. The JSON shapes are those of the "
-        "command line's --json. Position IDs contain + and /: URL-encode them.",
+        "command line's --json. Position IDs contain + and /: URL-encode them. A position is a Position ID, a GNUbg "
+        "ID (PositionID:MatchID) or an XGID, or instead a board as 26 signed checker counts (query parameters p0 .. "
+        f'p25, as wildbg\'s; in a batch, "board"). Request bodies are limited to {max_body} bytes (413 beyond); a '
+        f"batch carries at most {MAX_BATCH} requests.",
     )
+    app.add_middleware(_BodyLimit, limit=max_body)
+    app.add_middleware(_ServerTiming)
     batcher = _Batcher(bot)
     app.state.batcher = batcher
+    games = web.Games(bot)
+    app.state.games = games
+    rollout_slots = threading.BoundedSemaphore(max_rollouts)
+    rollout_pool = ThreadPoolExecutor(max_workers=max_rollouts, thread_name_prefix="bgbot-rollout")
+    work_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bgbot-web")
+
+    @app.on_event("shutdown")
+    async def _shutdown() -> None:
+        games.close()
 
     @app.exception_handler(BgbotError)
     async def _bad_input(request, err: BgbotError):
-        return JSONResponse(status_code=400, content={"detail": str(err)})
+        return JSONResponse(status_code=400, content={"detail": api_message(err)})
 
-    from fastapi.encoders import jsonable_encoder
     from fastapi.exceptions import RequestValidationError
-
-    def _finite(v):  # a non-finite number in a malformed body (1e400) would make the 422 answer itself fail (500)
-        if isinstance(v, float) and not np.isfinite(v):
-            return repr(v)
-        if isinstance(v, dict):
-            return {k: _finite(x) for k, x in v.items()}
-        if isinstance(v, (list, tuple)):
-            return [_finite(x) for x in v]
-        return v
 
     @app.exception_handler(RequestValidationError)
     async def _malformed(request, err: RequestValidationError):
-        return JSONResponse(status_code=422, content={"detail": _finite(jsonable_encoder(err.errors()))})
+        return JSONResponse(status_code=422, content={"detail": _validation_message(list(err.errors()))})
 
-    POSITION = Query(..., description="Position ID, PositionID:MatchID (GNUbg ID) or XGID=...")
+    POSITION = Query(
+        None, description="Position ID, PositionID:MatchID (GNUbg ID) or XGID=...; or instead the board as p0 .. p25"
+    )
     DICE = Query(None, description="the roll: 31, 3-1 or '3 1' (optional when the position carries dice)")
+
+    def position_of(position: str | None, request) -> str:
+        """The request's position: the text given, or the board of its p0 .. p25 parameters as a Position ID."""
+        if position is not None:
+            return position
+        q = request.query_params
+        if not any(f"p{i}" in q for i in range(26)):
+            raise ServerError("a request needs a position (Position ID, PositionID:MatchID or XGID=...) or a board")
+        try:
+            points = [int(q.get(f"p{i}", "0")) for i in range(26)]
+        except ValueError:
+            raise ServerError("a board's p0 .. p25 are integers (checker counts, the opponent's negative)") from None
+        return points_position(points)
 
     @app.get("/v1/health")
     async def health() -> dict:
@@ -348,48 +508,247 @@ def create_app(bot: "Bot"):
             "batches": batcher.batches,
         }
 
+    @app.get("/v1/show")
+    async def show(request: Request, position: str | None = POSITION, dice: str | None = DICE) -> dict:
+        """The facts ``bgbot show --json`` prints, with ``points`` (26 signed counts), ``gnubg_id`` and ``xgid``."""
+        return web.board_facts(context.resolve(_position_text(position_of(position, request)), dice))
+
     @app.get("/v1/moves")
-    async def moves(position: str = POSITION, dice: str | None = DICE) -> dict:
+    async def moves(request: Request, position: str | None = POSITION, dice: str | None = DICE) -> dict:
         """Every legal play of the dice, each resulting position once (``bgbot moves --json``)."""
-        return answer(bot, "moves", {"position": position, "dice": dice})
+        return answer(bot, "moves", {"position": position_of(position, request), "dice": dice})
 
     @app.get("/v1/move")
     async def move(
-        position: str = POSITION, dice: str | None = DICE, ply: int = Query(0, description="search depth 0..2")
+        request: Request,
+        position: str | None = POSITION,
+        dice: str | None = DICE,
+        ply: int = Query(0, description="search depth 0..2"),
     ) -> dict:
         """The legal plays ranked by the model, best first (``bgbot move --json``)."""
-        return await batcher.submit("move", {"position": position, "dice": dice, "ply": ply})
+        return await batcher.submit("move", {"position": position_of(position, request), "dice": dice, "ply": ply})
 
     @app.get("/v1/cube")
     async def cube(
-        position: str = POSITION,
+        request: Request,
+        position: str | None = POSITION,
         jacoby: Literal["on", "off"] | None = Query(None, description="Jacoby rule for money play"),
         probabilities: str | None = Query(None, description="W,WG,WBG,LG,LBG to use instead of the model's"),
         ply: int = Query(0, description="lookahead of the cubeless probabilities, 0..2"),
     ) -> dict:
         """The cube action of the side on roll before rolling (``bgbot cube --json``)."""
-        request = {"position": position, "jacoby": jacoby, "probabilities": probabilities, "ply": ply}
-        return await batcher.submit("cube", request)
+        pos = position_of(position, request)
+        req = {"position": pos, "jacoby": jacoby, "probabilities": probabilities, "ply": ply}
+        return await batcher.submit("cube", req)
 
     class BatchRequest(pydantic.BaseModel):  # type: ignore[name-defined]
         endpoint: Literal["moves", "move", "cube"]
-        position: str
+        position: str | None = None
+        board: list[int] | None = pydantic.Field(
+            None, min_length=26, max_length=26, description="instead of position: 26 signed checker counts"
+        )
         dice: str | None = None
         ply: int = 0
         jacoby: Literal["on", "off"] | None = None
         probabilities: str | None = None
 
     class Batch(pydantic.BaseModel):  # type: ignore[name-defined]
-        requests: list[BatchRequest] = pydantic.Field(..., max_length=MAX_BATCH)
+        requests: list[BatchRequest] = pydantic.Field(
+            ..., max_length=MAX_BATCH, description=f"at most {MAX_BATCH} requests"
+        )
 
     @app.post("/v1/batch")
     async def batch(body: Batch) -> dict:
-        """Many requests, one answer each (``{"error": message}`` for a bad one), evaluated in one batch."""
-        reqs: list[tuple[str, dict]] = [(r.endpoint, r.model_dump(exclude={"endpoint"})) for r in body.requests]
+        """Many requests (at most 1000), one answer each (``{"error": message}`` for a bad one), evaluated in one
+        batch."""
+        reqs: list[tuple[str, dict]] = []
+        boards: dict[int, str] = {}
+        for k, r in enumerate(body.requests):
+            fields = r.model_dump(exclude={"endpoint", "board"})
+            if r.position is None and r.board is not None:
+                try:
+                    fields["position"] = points_position(r.board)
+                except BgbotError as err:
+                    boards[k] = api_message(err)
+            reqs.append((r.endpoint, fields))
         loop = asyncio.get_running_loop()
         results = await loop.run_in_executor(batcher.pool, answer_many, bot, reqs)
-        return {"answers": [{"error": str(r)} if isinstance(r, BgbotError) else r for r in results]}
+        return {
+            "answers": [
+                {"error": boards[k]} if k in boards else {"error": api_message(r)} if isinstance(r, BgbotError) else r
+                for k, r in enumerate(results)
+            ]
+        }
 
+    # -- the web page's own requests -------------------------------------------------------------------------------
+
+    class StepsRequest(pydantic.BaseModel):  # type: ignore[name-defined]
+        position: str
+        dice: str | None = None
+        steps: list[tuple[int, int]] = pydantic.Field(default_factory=list, max_length=4)
+        move: tuple[int, int] | None = None
+
+    @app.post("/v1/steps")
+    async def steps(body: StepsRequest) -> dict:
+        """A play made step by step (the page's clicks): the board after the steps, whether the play is complete and
+        its notation, and the points a checker may still move from. An illegal step is 400."""
+        ctx = context.resolve(_position_text(body.position), body.dice)
+        return web.steps(ctx, list(body.steps), body.move)
+
+    class BoardRequest(pydantic.BaseModel):  # type: ignore[name-defined]
+        points: list[int] = pydantic.Field(..., min_length=26, max_length=26, description="26 signed checker counts")
+        dice: str | None = None
+        cube_value: int = 1
+        cube_owner: Literal["centre", "me", "opponent"] = "centre"
+        match_length: int = pydantic.Field(0, ge=0, le=64)
+        score: tuple[int, int] = (0, 0)
+        crawford: bool = False
+
+    @app.post("/v1/board")
+    async def board_setup(body: BoardRequest) -> dict:
+        """A position set up on the page (checker counts, cube, score, dice): the facts of ``/v1/show``."""
+        cube = CubeState(body.cube_value, body.cube_owner)
+        match = MatchState(body.match_length, body.score, body.crawford) if body.match_length else MatchState()
+        dice = context.parse_dice(body.dice) if body.dice else None
+        return web.board_facts(web.context_from_points(body.points, dice, cube, match))
+
+    class NewGame(pydantic.BaseModel):  # type: ignore[name-defined]
+        match_length: int = pydantic.Field(0, ge=0, le=64, description="0: money play")
+        ply: int = pydantic.Field(0, ge=0, le=2, description="the bot's search depth")
+        seed: int | None = pydantic.Field(None, ge=0, le=2**63 - 1)
+
+    class GameLine(pydantic.BaseModel):  # type: ignore[name-defined]
+        line: str = pydantic.Field(
+            ..., max_length=200, description="roll, double, take, pass, resign ..., a play, y, n"
+        )
+
+    @app.post("/v1/games")
+    async def new_game(body: NewGame) -> dict:
+        """A game against the bot (money play, or a match of ``match_length``), kept under its game ID."""
+        loop = asyncio.get_running_loop()
+        game = await loop.run_in_executor(work_pool, lambda: games.new(body.match_length, body.ply, body.seed))
+        return game.state()
+
+    @app.get("/v1/games/{game_id}")
+    async def game_state(game_id: str) -> dict:
+        """The game: board from your side, dice, cube, score, the question it waits on (``prompt``), the log."""
+        return games.get(game_id).state()
+
+    @app.post("/v1/games/{game_id}")
+    async def game_send(game_id: str, body: GameLine) -> dict:
+        """Answer the game's question with a line as ``bgbot play`` reads it; the messages it gave in ``messages``."""
+        game = games.get(game_id)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(work_pool, game.send, body.line)
+
+    @app.get("/v1/games/{game_id}/mat")
+    async def game_mat(game_id: str):
+        """The finished games as a Jellyfish ``.mat`` file."""
+        text = games.get(game_id).mat()
+        headers = {"content-disposition": f'attachment; filename="bgbot-{game_id}.mat"'}
+        return PlainTextResponse(text, headers=headers)
+
+    @app.get("/v1/rollout")
+    async def rollout(
+        request: Request,
+        position: str | None = POSITION,
+        dice: str | None = DICE,
+        trials: int = Query(1296, description="trials per candidate"),
+        truncate: int = Query(0, description="plies before a trial is valued (0: none)"),
+        ply: int = Query(0, description="lookahead of the players inside"),
+        seed: int = Query(0),
+        candidates: int | None = Query(None, description="at most this many of the best plays"),
+        cube: bool = Query(False, description="cubeful money rollout"),
+        variance_reduction: bool = Query(True),
+        quasi_random: bool = Query(True),
+        databases: bool = Query(True),
+    ):
+        """A rollout as ``bgbot rollout --json``, streamed as server-sent events: ``progress`` events (trials done,
+        running means and standard errors), then ``result`` or ``failed``. Closing the stream cancels the rollout."""
+        try:
+            ctx = context.resolve(_position_text(position_of(position, request)), dice)
+            settings = web.ro.RolloutSettings(
+                trials=trials,
+                truncate=truncate,
+                plies=ply,
+                seed=seed,
+                variance_reduction=variance_reduction,
+                quasi_random=quasi_random,
+                databases=databases,
+                cube=cube,
+                jacoby=ctx.match.jacoby,
+            )
+            req = web.RolloutRequest(ctx, settings, candidates)
+            if candidates is not None and candidates < 1:
+                raise ServerError("candidates must be at least 1")
+            failed = None
+        except BgbotError as err:
+            failed = api_message(err)
+
+        def event(kind: str, data) -> bytes:
+            return f"event: {kind}\ndata: {json.dumps(data)}\n\n".encode()
+
+        async def events():
+            if failed is not None:
+                yield event("failed", {"detail": failed})
+                return
+            if not rollout_slots.acquire(blocking=False):
+                yield event("failed", {"detail": f"the server runs {max_rollouts} rollouts already; try again later"})
+                return
+            loop = asyncio.get_running_loop()
+            q: asyncio.Queue = asyncio.Queue()
+            stop = threading.Event()
+
+            def work():
+                try:
+                    return web.run_rollout(
+                        bot, req, lambda m: loop.call_soon_threadsafe(q.put_nowait, ("progress", m)), stop.is_set
+                    )
+                finally:
+                    rollout_slots.release()
+
+            future = loop.run_in_executor(rollout_pool, work)
+            future.add_done_callback(lambda f: q.put_nowait(("done", None)))
+            try:
+                while True:
+                    kind, data = await q.get()
+                    if kind == "progress":
+                        yield event("progress", data)
+                        continue
+                    try:
+                        yield event("result", future.result())
+                    except web.Cancelled:
+                        yield event("failed", {"detail": "the rollout was cancelled"})
+                    except BgbotError as err:
+                        yield event("failed", {"detail": api_message(err)})
+                    return
+            finally:
+                stop.set()  # the page closed the stream (cancel): the rollout stops after its current work unit
+
+        return StreamingResponse(events(), media_type="text/event-stream", headers={"cache-control": "no-store"})
+
+    @app.post("/v1/analyse")
+    async def analyse(text: str = Body(..., media_type="text/plain"), ply: int = Query(0, ge=0, le=2)) -> dict:
+        """``bgbot analyse --json`` of a Jellyfish ``.mat`` file sent as the body, each decision with its
+        ``gnubg_id``."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(work_pool, web.analyse, bot, text, ply)
+
+    @app.get("/v1/models")
+    async def list_models() -> dict:
+        """The shipped and candidate models with their cards' headline figures, and the training runs."""
+        return {"models": web.models(models_dir), "runs": web.runs(runs_dir, models_dir)}
+
+    @app.get("/v1/runs/{name}")
+    async def run_progress(name: str) -> dict:
+        """A training run's progress records (games trained, ppg against the benchmark opponent, its 95% CI)."""
+        return {"name": name, "records": web.run_records(runs_dir, models_dir, name)}
+
+    @app.get("/", include_in_schema=False)
+    async def index():
+        return FileResponse(WEB_DIR / "index.html", headers={"cache-control": "no-cache"})
+
+    app.mount("/static", StaticFiles(directory=WEB_DIR), name="static")
     return app
 
 
@@ -405,18 +764,43 @@ def check_port(host: str, port: int) -> None:
             raise ServerError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
 
 
-def serve(bot: "Bot", host: str = "127.0.0.1", port: int = 8080) -> int:
-    """Run the API with uvicorn until interrupted. Raises ServerError (port in use, FastAPI missing)."""
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback address (127.0.0.0/8, ::1) or ``localhost``."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def serve(
+    bot: "Bot",
+    host: str = "127.0.0.1",
+    port: int = 8080,
+    *,
+    max_body: int = MAX_BODY,
+    max_rollouts: int = MAX_ROLLOUTS,
+    models_dir: str | None = None,
+    runs_dir: str | None = None,
+) -> int:
+    """Run the API and the web page with uvicorn until interrupted (see :func:`create_app` for the options).
+    Raises ServerError (port in use, FastAPI missing)."""
     check_port(host, port)
     set_threads()  # one torch thread: requests are small batches, and threads fighting for cores cost ~10 ms each
     if class_dispatch():
         bearoff.load()  # the bear-off databases now, not on the first request that reaches a bear-off (~0.5 s)
-    app = create_app(bot)
+    app = create_app(bot, max_body=max_body, max_rollouts=max_rollouts, models_dir=models_dir, runs_dir=runs_dir)
     try:
         import uvicorn
     except ImportError as err:
         raise ServerError("bgbot serve needs the optional extra: pip install 'bgbot[server]'") from err
-    sys.stderr.write(f"bgbot serve: listening on http://{host}:{port} (API documentation at /docs)\n")
+    if not is_loopback(host):
+        sys.stderr.write(
+            f"bgbot serve: warning: listening on {host}, not the loopback: the page and the API have no login; "
+            "anyone who can reach this address can use them\n"
+        )
+    sys.stderr.write(f"bgbot serve: listening on http://{host}:{port} (the page at /, API documentation at /docs)\n")
     sys.stderr.flush()
     uvicorn.run(app, host=host, port=port, log_level="warning")
     return 0
