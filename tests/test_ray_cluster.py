@@ -125,7 +125,11 @@ def cluster():
         c.address = f"127.0.0.1:{port}"
         node = c.stranger | {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token}
         c.ray(["start", f"--address={c.address}", f"--temp-dir={root}/n", *common], node)
+        deadline = time.monotonic() + 90  # the second node registers with the head a little after `ray start` returns
         status = c.ray(["status", f"--address={c.address}"], head)
+        while "2.0 CPU" not in status and time.monotonic() < deadline:
+            time.sleep(1)
+            status = c.ray(["status", f"--address={c.address}"], head)
         assert "2.0 CPU" in status, status
         yield c
     finally:
