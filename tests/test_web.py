@@ -469,6 +469,14 @@ def test_analysis_with_script_names_shown_as_text(page, tmp_path):
     assert page.evaluate("window.__ran") is None and page.query_selector("#an-summary img, #an-summary script") is None
     rows = page.eval_on_selector_all("#an-decisions tr[data-gnubg-id]", "rs => rs.map(r => r.textContent)")
     assert any("24/18 6/5" in r for r in rows)  # the analysed play, with its error
+    lines = page.eval_on_selector_all("#an-summary tr", "rs => rs.map(r => [...r.cells].map(c => c.textContent))")
+    got = {row[0]: row[1:] for row in lines}
+    from bgbot.api import Bot
+    from bgbot.protocols import analysis
+
+    want = analysis.analyse_match(Bot.load(), matfile.read_match(EVIL, "evil"), 0, source="evil")["players"]
+    assert got["luck total"] == [f"{p['luck']['total']:.3f}" for p in want]  # luck and ratings as bgbot analyse
+    assert got["overall rating"] == [p["overall"]["rating"] for p in want]
     page.click("#an-decisions tr[data-gnubg-id]:last-child")
     page.wait_for_selector("#an-board:not([hidden]) [data-point='1']")
 

@@ -461,6 +461,11 @@ async function analyseFile() {
       ["error rate (x1000)", (g) => g.error_rate.toFixed(1)], ["very bad", (g) => g.marks["very bad"]], ["bad", (g) => g.marks.bad]]) {
       rows.push({ cells: [`${group} ${label}`, ...r.players.map((p) => get(p[group]))] });
     }
+    rows.push({ cells: [`${group} rating`, ...r.players.map((p) => p[group].rating || "")] });
+  }
+  for (const [label, get] of [["luck total", (l) => l.total.toFixed(3)], ["luck rate (x1000)", (l) => l.rate.toFixed(1)],
+    ["luck rating", (l) => l.rating]]) {
+    rows.push({ cells: [label, ...r.players.map((p) => (p.luck ? get(p.luck) : ""))] });
   }
   $("an-summary").appendChild(table(["", ...r.players.map((p) => p.name)], rows));
   const shown = r.decisions.filter((d) => d.counted || d.mark);
