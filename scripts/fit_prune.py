@@ -10,8 +10,12 @@ program is consulted. The net is fitted by :func:`bgbot.evaluation.prune.fit` an
 Prints one JSON object: positions and plays fitted, the fit's seconds, and on a held-out tenth of the positions how
 often the model's best play is the net's first, within its first 2, 4 and 8.
 
+``--evaluate NET`` fits nothing: it collects plays the same way (use another ``--seed``) and reports, for each
+setting of :data:`GRID`, the share of plays the filter keeps, how often it drops the model's best play, and the model's
+own equity lost per position (:func:`grid`).
+
 Usage: ``python scripts/fit_prune.py [--model PATH] [--out PATH] [--plies 600] [--games-in-flight 512]
-[--hidden 32] [--epochs 4] [--seed 12345]``.
+[--hidden 32] [--epochs 4] [--seed 12345]`` or ``... --evaluate NET --seed 777 [--plies 100]``.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from bgbot.evaluation.network import set_threads
 from bgbot.evaluation.selection import segment_argmax
 from bgbot.evaluation.specialists import evaluator_for
 from bgbot.rules.board import extremes
-from bgbot.rules.movegen import generate_plays
+from bgbot.rules.movegen import Plays, generate_plays
 from bgbot.rules.outcomes import equity
 from bgbot_training.selfplay import roll_dice
 
@@ -94,6 +98,49 @@ def _hits(net: prune.PruneNet, after: np.ndarray, parent: np.ndarray, value: np.
     return {f"top{k}": round(float((r < k).mean()), 4) for k in (1, 2, 4, 8)}
 
 
+GRID = (
+    (2, 0, 0.0),
+    (3, 0, 0.0),
+    (4, 0, 0.0),
+    (6, 0, 0.0),
+    (8, 0, 0.0),
+    (2, 6, 0.1),
+    (3, 6, 0.1),
+    (4, 6, 0.1),
+    (2, 8, 0.2),
+    (3, 8, 0.2),
+    (4, 8, 0.2),
+)
+"""(keep, extra, margin) settings :func:`grid` reports."""
+
+
+def grid(net: prune.PruneNet, after: np.ndarray, parent: np.ndarray, value: np.ndarray) -> list[dict]:
+    """For each setting of :data:`GRID`, on plays of filterable positions: the share of plays kept, how often the
+    model's best play is dropped, and the model's own equity lost per position by playing the best kept play
+    (millipoints; the model's 0-ply values, not a referee's)."""
+    n = int(parent[-1]) + 1
+    positions = np.zeros((n, 26), dtype=np.int8)  # the filter reads the parents only for its end-game rule
+    positions[:, 1], positions[:, 0] = 15, -15  # a live position: filtered whenever it has enough plays
+    plays = Plays(after, parent)
+    best = segment_argmax(value, parent)
+    out = []
+    for keep, extra, margin in GRID:
+        kept = prune.MoveFilter(net, keep, extra, margin).candidates(positions, plays)
+        chosen = segment_argmax(np.where(kept, value, -np.inf), parent)
+        loss = value[best] - value[chosen]
+        out.append(
+            {
+                "keep": keep,
+                "extra": extra,
+                "margin": margin,
+                "kept_share": round(float(kept.mean()), 4),
+                "best_dropped": round(float((chosen != best).mean()), 4),
+                "loss_mp": round(float(loss.mean() * 1000), 3),
+            }
+        )
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default=None, help="checkpoint (default: the shipped model)")
@@ -103,11 +150,25 @@ def main() -> None:
     ap.add_argument("--hidden", type=int_at_least(1), default=32, help="the net's hidden units")
     ap.add_argument("--epochs", type=int_at_least(1), default=4)
     ap.add_argument("--seed", type=int_at_least(0), default=12345, help="dice and fit seed")
+    ap.add_argument(
+        "--evaluate",
+        default=None,
+        help="fit nothing: collect --plies plies with --seed and report this filter net's settings grid (GRID)",
+    )
     args = ap.parse_args()
     model = args.model or str(DEFAULT_MODEL)
     out = Path(args.out) if args.out else Path(model).with_name(Path(model).stem + "-prune.pt")
     set_threads()
     bearoff.load()
+    if args.evaluate:
+        with threadpool_limits(1):
+            after, parent, value = collect(model, args.plies, args.games_in_flight, args.seed)
+            net = prune.load(args.evaluate)
+            report = {"net": args.evaluate, "positions": int(parent[-1]) + 1, "plays": len(after)}
+            report["held_out_best_within"] = _hits(net, after, parent, value)
+            report["grid"] = grid(net, after, parent, value)
+        print(json.dumps(report, indent=1))
+        return
     with threadpool_limits(1):
         t0 = time.perf_counter()
         after, parent, value = collect(model, args.plies, args.games_in_flight, args.seed)

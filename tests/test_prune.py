@@ -17,7 +17,7 @@ from bgbot.evaluation.specialists import evaluator_for
 from bgbot.rules.board import starting_position
 from bgbot.rules.movegen import generate_plays
 from bgbot.rules.outcomes import equity
-from tests.positions import make_positions, position
+from tests.positions import make_positions
 
 
 @pytest.fixture(scope="module")
