@@ -47,7 +47,7 @@ def test_filter_indices_of_the_starting_position():
 
 def test_candidates_are_the_nets_top_k_of_each_filtered_position(net):
     pos, dice, plays = _plays()
-    f = prune.MoveFilter(net, keep=3)
+    f = prune.MoveFilter(net, keep=3, extra=0)
     keep = f.candidates(pos, plays)
     score = net.scores(plays.afterstates)
     exact = np.isin(classify_batch(plays.afterstates), [OVER, BEAROFF_TS, BEAROFF_OS])
@@ -68,9 +68,9 @@ def test_candidates_are_the_nets_top_k_of_each_filtered_position(net):
 
 def test_extra_plays_within_the_margin(net):
     pos, _, plays = _plays()
-    base = prune.MoveFilter(net, keep=2).candidates(pos, plays)
+    base = prune.MoveFilter(net, keep=2, extra=0).candidates(pos, plays)
     wide = prune.MoveFilter(net, keep=2, extra=3, margin=1e9).candidates(pos, plays)
-    five = prune.MoveFilter(net, keep=5).candidates(pos, plays)
+    five = prune.MoveFilter(net, keep=5, extra=0).candidates(pos, plays)
     none = prune.MoveFilter(net, keep=2, extra=3, margin=0.0).candidates(pos, plays)
     assert (wide == five).all() and (none == base).all() and wide.sum() > base.sum()
 
@@ -94,7 +94,7 @@ def test_best_plays_through_the_filter(evaluator, net):
     _, chosen, probs = best_plays(everything, pos, dice)
     assert (chosen == exact_chosen).all() and np.array_equal(probs, exact_probs)
     # keeping 2: the best of the candidates by the full evaluation; the other rows NaN
-    pruned = prune.PrunedEvaluator(evaluator, prune.MoveFilter(net, keep=2))
+    pruned = prune.PrunedEvaluator(evaluator, prune.MoveFilter(net, keep=2, extra=0))
     plays, chosen, probs = best_plays(pruned, pos, dice)
     keep = pruned.move_filter.candidates(pos, plays)
     assert np.isnan(probs[~keep]).all() and np.isfinite(probs[keep]).all()
@@ -136,3 +136,18 @@ def test_save_and_load(net, tmp_path: Path):
     torch.save({"format": "other"}, tmp_path / "other.pt")
     with pytest.raises(prune.PruneError, match="not a prune net file"):
         prune.load(tmp_path / "other.pt")
+
+
+SHIPPED = Path(__file__).resolve().parents[1] / "models" / "bgbot-5-prune.pt"
+
+
+def test_the_shipped_filter_belongs_to_the_shipped_model_and_keeps_its_best_plays(evaluator):
+    net = prune.load(SHIPPED)
+    assert net.model_sha256 == prune.file_sha256(DEFAULT_MODEL)
+    pos, dice, _ = _plays(400, seed=11)
+    plays, exact, _ = best_plays(evaluator, pos, dice)
+    pruned = prune.PrunedEvaluator(evaluator, prune.MoveFilter(net))  # the measured setting: 3, then 8 within 0.2
+    keep = pruned.move_filter.candidates(pos, plays)
+    _, chosen, _ = best_plays(pruned, pos, dice)
+    assert keep.mean() < 0.35  # it drops about 70% of the plays (0.295 here)
+    assert (chosen == exact).mean() >= 0.97  # 0.975 here: the random positions include odd ones

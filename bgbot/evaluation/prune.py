@@ -107,16 +107,17 @@ class PruneNet(torch.nn.Module):
 @dataclass(frozen=True)
 class MoveFilter:
     """Which plays get the full evaluation: the ``keep`` best by :attr:`net`, plus up to ``extra`` more within
-    ``margin`` (equity, the net's units) of the net's best (module docstring).
+    ``margin`` (equity, the net's units) of the net's best (module docstring). The defaults are the setting measured
+    for bgbot-5 with ``models/bgbot-5-prune.pt`` (docs in ``scripts/bench_prune.py``, ``scripts/bench_decisions.py``).
 
     Raises:
         PruneError: ``keep`` below 1, ``extra`` below 0 or a negative or non-finite ``margin``.
     """
 
     net: PruneNet
-    keep: int = 4
-    extra: int = 0
-    margin: float = 0.0
+    keep: int = 3
+    extra: int = 8
+    margin: float = 0.2
 
     def __post_init__(self) -> None:
         if not isinstance(self.keep, (int, np.integer)) or isinstance(self.keep, bool) or self.keep < 1:
