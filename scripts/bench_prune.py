@@ -6,7 +6,7 @@ the same model at 0-ply evaluating every play as B, through :func:`bgbot.arena.t
 object: A's points per game and its 95% interval (``ppg``, ``ci_low``, ``ci_high``; the filter passes the play bar
 when ``ci_low >= -0.01``), the games' mean length, and the tournament's games per second (both players in it).
 
-Usage: ``python scripts/bench_prune.py --filter models/bgbot-5-prune.pt [--model PATH] [--keep 3] [--extra 8]
+Usage: ``python scripts/bench_prune.py --filter models/prune/bgbot-5.pt [--model PATH] [--keep 3] [--extra 8]
 [--margin 0.2] [--games 20000] [--seed 2026] [--workers 2]``.
 """
 

@@ -12,7 +12,7 @@ bgbot's trials per wall-clock second over GNU Backgammon's (target >= 1.0)::
 With ``--filter PATH`` it compares bgbot with itself instead: plain trials (no variance reduction) of four positions
 with and without a move filter (:mod:`bgbot.evaluation.prune`), in one process, interleaved (:func:`filter_ab`)::
 
-    python scripts/bench_rollout.py --filter models/bgbot-5-prune.pt --trials 144 --rounds 3
+    python scripts/bench_rollout.py --filter models/prune/bgbot-5.pt --trials 144 --rounds 3
 
 Usage: ``python scripts/bench_rollout.py [--trials 1296] [--workers 2] [--seed 0]`` (needs Debian's ``gnubg``), or
 ``python scripts/bench_rollout.py --filter PATH [--keep 3] [--extra 8] [--margin 0.2] [--trials 144] [--rounds 3]``.

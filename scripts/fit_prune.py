@@ -5,7 +5,10 @@ The model plays itself at 0-ply (``--games-in-flight`` games together, the dice 
 starting position as games end) for ``--plies`` plies; every position with more than one legal play and no play into a
 finished game or a bear-off database position contributes all its plays, each with the model's 0-ply cubeless equity
 for the mover (:func:`bgbot.evaluation.evaluator.afterstate_probabilities`). The targets are the engine's own; no other
-program is consulted. The net is fitted by :func:`bgbot.evaluation.prune.fit` and written atomically to ``--out``.
+program is consulted. The net is fitted by :func:`bgbot.evaluation.prune.fit` and written atomically to ``--out``
+(default ``prune/NAME.pt`` beside the model ``NAME.pt``: ``models/prune/bgbot-5.pt`` was made by
+``python scripts/fit_prune.py --model models/bgbot-5.pt --out models/prune/bgbot-5.pt --plies 400 --epochs 6
+--hidden 64``).
 
 Prints one JSON object: positions and plays fitted, the fit's seconds, and on a held-out tenth of the positions how
 often the model's best play is the net's first, within its first 2, 4 and 8.
@@ -144,7 +147,7 @@ def grid(net: prune.PruneNet, after: np.ndarray, parent: np.ndarray, value: np.n
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default=None, help="checkpoint (default: the shipped model)")
-    ap.add_argument("--out", default=None, help="output file (default: the model's path with -prune.pt)")
+    ap.add_argument("--out", default=None, help="output file (default: prune/NAME.pt beside the model NAME.pt)")
     ap.add_argument("--plies", type=int_at_least(1), default=600, help="plies of self-play to collect")
     ap.add_argument("--games-in-flight", type=int_at_least(1), default=512)
     ap.add_argument("--hidden", type=int_at_least(1), default=32, help="the net's hidden units")
@@ -157,7 +160,7 @@ def main() -> None:
     )
     args = ap.parse_args()
     model = args.model or str(DEFAULT_MODEL)
-    out = Path(args.out) if args.out else Path(model).with_name(Path(model).stem + "-prune.pt")
+    out = Path(args.out) if args.out else Path(model).parent / "prune" / Path(model).name
     set_threads()
     bearoff.load()
     if args.evaluate:
@@ -188,6 +191,7 @@ def main() -> None:
         )
         t_fit = time.perf_counter() - t0
         held = _hits(net, after[~train], parent[~train] - cut, value[~train])
+    out.parent.mkdir(parents=True, exist_ok=True)
     prune.save(net, out)
     print(
         json.dumps(

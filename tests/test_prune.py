@@ -138,7 +138,7 @@ def test_save_and_load(net, tmp_path: Path):
         prune.load(tmp_path / "other.pt")
 
 
-SHIPPED = Path(__file__).resolve().parents[1] / "models" / "bgbot-5-prune.pt"
+SHIPPED = Path(__file__).resolve().parents[1] / "models" / "prune" / "bgbot-5.pt"
 
 
 def test_the_shipped_filter_belongs_to_the_shipped_model_and_keeps_its_best_plays(evaluator):

@@ -108,7 +108,7 @@ class PruneNet(torch.nn.Module):
 class MoveFilter:
     """Which plays get the full evaluation: the ``keep`` best by :attr:`net`, plus up to ``extra`` more within
     ``margin`` (equity, the net's units) of the net's best (module docstring). The defaults are the setting measured
-    for bgbot-5 with ``models/bgbot-5-prune.pt`` (docs in ``scripts/bench_prune.py``, ``scripts/bench_decisions.py``).
+    for bgbot-5 with ``models/prune/bgbot-5.pt`` (docs in ``scripts/bench_prune.py``, ``scripts/bench_decisions.py``).
 
     Raises:
         PruneError: ``keep`` below 1, ``extra`` below 0 or a negative or non-finite ``margin``.
