@@ -15,7 +15,8 @@ with and without a move filter (:mod:`bgbot.evaluation.prune`), in one process, 
     python scripts/bench_rollout.py --filter models/prune/bgbot-5.pt --trials 144 --rounds 3
 
 Usage: ``python scripts/bench_rollout.py [--trials 1296] [--workers 2] [--seed 0]`` (needs Debian's ``gnubg``), or
-``python scripts/bench_rollout.py --filter PATH [--keep 3] [--extra 8] [--margin 0.2] [--trials 144] [--rounds 3]``.
+``python scripts/bench_rollout.py --filter PATH [--keep 3] [--extra 8] [--margin 0.2] [--rounds 3]`` (with
+``--trials`` and ``--seed`` as above).
 """
 
 from __future__ import annotations

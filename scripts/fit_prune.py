@@ -7,8 +7,7 @@ finished game or a bear-off database position contributes all its plays, each wi
 for the mover (:func:`bgbot.evaluation.evaluator.afterstate_probabilities`). The targets are the engine's own; no other
 program is consulted. The net is fitted by :func:`bgbot.evaluation.prune.fit` and written atomically to ``--out``
 (default ``prune/NAME.pt`` beside the model ``NAME.pt``: ``models/prune/bgbot-5.pt`` was made by
-``python scripts/fit_prune.py --model models/bgbot-5.pt --out models/prune/bgbot-5.pt --plies 400 --epochs 6
---hidden 64``).
+``python scripts/fit_prune.py --model models/bgbot-5.pt``, the defaults).
 
 Prints one JSON object: positions and plays fitted, the fit's seconds, and on a held-out tenth of the positions how
 often the model's best play is the net's first, within its first 2, 4 and 8.
@@ -17,8 +16,8 @@ often the model's best play is the net's first, within its first 2, 4 and 8.
 setting of :data:`GRID`, the share of plays the filter keeps, how often it drops the model's best play, and the model's
 own equity lost per position (:func:`grid`).
 
-Usage: ``python scripts/fit_prune.py [--model PATH] [--out PATH] [--plies 600] [--games-in-flight 512]
-[--hidden 32] [--epochs 4] [--seed 12345]`` or ``... --evaluate NET --seed 777 [--plies 100]``.
+Usage: ``python scripts/fit_prune.py [--model PATH] [--out PATH] [--plies 400] [--games-in-flight 512]
+[--hidden 64] [--epochs 6] [--seed 12345] [--evaluate NET]``.
 """
 
 from __future__ import annotations
@@ -148,10 +147,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default=None, help="checkpoint (default: the shipped model)")
     ap.add_argument("--out", default=None, help="output file (default: prune/NAME.pt beside the model NAME.pt)")
-    ap.add_argument("--plies", type=int_at_least(1), default=600, help="plies of self-play to collect")
+    ap.add_argument("--plies", type=int_at_least(1), default=400, help="plies of self-play to collect")
     ap.add_argument("--games-in-flight", type=int_at_least(1), default=512)
-    ap.add_argument("--hidden", type=int_at_least(1), default=32, help="the net's hidden units")
-    ap.add_argument("--epochs", type=int_at_least(1), default=4)
+    ap.add_argument("--hidden", type=int_at_least(1), default=64, help="the net's hidden units")
+    ap.add_argument("--epochs", type=int_at_least(1), default=6)
     ap.add_argument("--seed", type=int_at_least(0), default=12345, help="dice and fit seed")
     ap.add_argument(
         "--evaluate",

@@ -48,7 +48,6 @@ STAGES = {
     "sparse_encode": ("encoding.py", "sparse_encode"),
     "forward": ("network.py", "_forward_sparse"),
     "generate_plays": ("movegen.py", "generate_plays"),
-    "filter": ("prune.py", "candidates"),
     "td_loss": ("train.py", "td_loss"),
     "backward": ("_tensor.py", "backward"),
     "adam": ("adam.py", "step"),
@@ -56,6 +55,8 @@ STAGES = {
 """Stage name -> (file name, function name) of the function whose cumulative time it reports. ``inputs`` is the
 specialists' one pass over both encodings (bgbot-1's one net calls ``sparse_encode`` directly: its ``inputs`` and
 ``features`` are absent)."""
+FILTER_STAGE = {"filter": ("prune.py", "candidates")}
+"""The stage a move filter adds (``--filter``): choosing the candidates."""
 
 
 def profile(
@@ -100,7 +101,7 @@ def profile(
     stats = pstats.Stats(prof).stats  # type: ignore[attr-defined]
     total = max(sum(v[2] for v in stats.values()), 1e-12)  # tottime summed: the profiled seconds
     share = {}
-    for name, (file, func) in STAGES.items():
+    for name, (file, func) in (STAGES | (FILTER_STAGE if move_filter is not None else {})).items():
         cum = sum(v[3] for (f, _, fn), v in stats.items() if fn == func and f.endswith(file))
         if cum:
             share[name] = round(cum / total, 3)
