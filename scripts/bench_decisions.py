@@ -27,7 +27,7 @@ at 0-ply through the filter is a third checker-play contestant (``bgbot_filtered
 ``filter_minus_exact`` summarises its errors less the model's, decision by decision (paired), overall and by class.
 
 Usage: ``python scripts/bench_decisions.py [--model PATH] [--ply 0] [--cube-ply 0] [--positions 2000] [--cache FILE]
-[--filter PATH [--keep 3] [--extra 8] [--margin 0.2]]``
+[--filter PATH [--keep 4] [--extra 10] [--margin 0.3]]``
 (``--make-set [--positions 2000]``: rewrite the set and exit).
 """
 
@@ -176,9 +176,9 @@ def main() -> None:
         help="a move filter's net (bgbot.evaluation.prune): the model at 0-ply through it is a third checker-play "
         "contestant, bgbot_filtered, and filter_minus_exact its paired errors less the model's (0-ply only)",
     )
-    ap.add_argument("--keep", type=int_at_least(1), default=3, help="the filter's plays always kept")
-    ap.add_argument("--extra", type=int_at_least(0), default=8, help="the filter's further plays within --margin")
-    ap.add_argument("--margin", type=float, default=0.2, help="equity margin of the --extra plays")
+    ap.add_argument("--keep", type=int_at_least(1), default=4, help="the filter's plays always kept")
+    ap.add_argument("--extra", type=int_at_least(0), default=10, help="the filter's further plays within --margin")
+    ap.add_argument("--margin", type=float, default=0.3, help="equity margin of the --extra plays")
     args = ap.parse_args()
     if args.filter and args.ply != 0:
         ap.error("--filter compares 0-ply play: leave --ply at 0")

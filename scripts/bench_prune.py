@@ -6,8 +6,8 @@ the same model at 0-ply evaluating every play as B, through :func:`bgbot.arena.t
 object: A's points per game and its 95% interval (``ppg``, ``ci_low``, ``ci_high``; the filter passes the play bar
 when ``ci_low >= -0.01``), the games' mean length, and the tournament's games per second (both players in it).
 
-Usage: ``python scripts/bench_prune.py --filter models/prune/bgbot-5.pt [--model PATH] [--keep 3] [--extra 8]
-[--margin 0.2] [--games 20000] [--seed 2026] [--workers 2]``.
+Usage: ``python scripts/bench_prune.py --filter models/prune/bgbot-5.pt [--model PATH] [--keep 4] [--extra 10]
+[--margin 0.3] [--games 20000] [--seed 2026] [--workers 2]``.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default=None, help="checkpoint (default: the shipped model)")
     ap.add_argument("--filter", required=True, help="the move filter's net (scripts/fit_prune.py)")
-    ap.add_argument("--keep", type=int_at_least(1), default=3, help="plays always kept")
-    ap.add_argument("--extra", type=int_at_least(0), default=8, help="further plays within --margin")
-    ap.add_argument("--margin", type=float, default=0.2, help="equity margin of the --extra plays")
+    ap.add_argument("--keep", type=int_at_least(1), default=4, help="plays always kept")
+    ap.add_argument("--extra", type=int_at_least(0), default=10, help="further plays within --margin")
+    ap.add_argument("--margin", type=float, default=0.3, help="equity margin of the --extra plays")
     ap.add_argument("--games", type=int_at_least(4), default=20000, help="games (even: duplicate pairs)")
     ap.add_argument("--seed", type=int_at_least(0), default=2026)
     ap.add_argument("--workers", type=int_at_least(1), default=2)

@@ -15,7 +15,7 @@ with and without a move filter (:mod:`bgbot.evaluation.prune`), in one process, 
     python scripts/bench_rollout.py --filter models/prune/bgbot-5.pt --trials 144 --rounds 3
 
 Usage: ``python scripts/bench_rollout.py [--trials 1296] [--workers 2] [--seed 0]`` (needs Debian's ``gnubg``), or
-``python scripts/bench_rollout.py --filter PATH [--keep 3] [--extra 8] [--margin 0.2] [--rounds 3]`` (with
+``python scripts/bench_rollout.py --filter PATH [--keep 4] [--extra 10] [--margin 0.3] [--rounds 3]`` (with
 ``--trials`` and ``--seed`` as above).
 """
 
@@ -160,9 +160,9 @@ def main() -> None:
         help="instead of the comparison with GNU Backgammon: plain trials with and without this move filter "
         "(bgbot.evaluation.prune), interleaved --rounds times in this process (filter_ab)",
     )
-    ap.add_argument("--keep", type=int_at_least(1), default=3, help="the filter's plays always kept")
-    ap.add_argument("--extra", type=int_at_least(0), default=8, help="the filter's further plays within --margin")
-    ap.add_argument("--margin", type=float, default=0.2, help="equity margin of the --extra plays")
+    ap.add_argument("--keep", type=int_at_least(1), default=4, help="the filter's plays always kept")
+    ap.add_argument("--extra", type=int_at_least(0), default=10, help="the filter's further plays within --margin")
+    ap.add_argument("--margin", type=float, default=0.3, help="equity margin of the --extra plays")
     ap.add_argument("--rounds", type=int_at_least(1), default=3, help="rounds of the --filter comparison")
     args = ap.parse_args()
     if args.filter:

@@ -27,7 +27,7 @@ on a shared machine disturb the ratios as little as possible; the reference and 
 
 Usage: ``python scripts/bench_selfplay.py [--model PATH] [--baseline PATH] [--games 3000] [--gnubg-games 1000]
 [--train-games 3000] [--config full] [--rounds 3] [--dispatch both|on|off] [--no-gnubg] [--no-2core]
-[--filter PATH [--keep 3] [--extra 8] [--margin 0.2]]`` (``gnubg-nn``
+[--filter PATH [--keep 4] [--extra 10] [--margin 0.3]]`` (``gnubg-nn``
 needed for the references; ``--train-games 0`` skips training).
 """
 
@@ -224,9 +224,9 @@ def main() -> None:
         "without (dispatch on), adds filtered_selfplay_games_per_s and filter_speedup (the median of the rounds' "
         "paired ratios)",
     )
-    p.add_argument("--keep", type=int_at_least(1), default=3, help="the filter's plays always kept")
-    p.add_argument("--extra", type=int_at_least(0), default=8, help="the filter's further plays within --margin")
-    p.add_argument("--margin", type=float, default=0.2, help="equity margin of the --extra plays")
+    p.add_argument("--keep", type=int_at_least(1), default=4, help="the filter's plays always kept")
+    p.add_argument("--extra", type=int_at_least(0), default=10, help="the filter's further plays within --margin")
+    p.add_argument("--margin", type=float, default=0.3, help="equity margin of the --extra plays")
     args = p.parse_args()
     move_filter = (
         None if args.filter is None else prune.MoveFilter(prune.load(args.filter), args.keep, args.extra, args.margin)

@@ -15,7 +15,7 @@ profiles ``--plies`` plies and prints one JSON object:
 * ``top``: the ``--top`` functions by their own time (``tottime``): name -> ``[seconds, share]``.
 
 Usage: ``python scripts/profile_selfplay.py [--model PATH] [--plies 300] [--games-in-flight 512] [--learn]
-[--config full] [--top 15] [--filter PATH [--keep 3] [--extra 8] [--margin 0.2]]``.
+[--config full] [--top 15] [--filter PATH [--keep 4] [--extra 10] [--margin 0.3]]``.
 """
 
 from __future__ import annotations
@@ -129,9 +129,9 @@ def main() -> None:
     p.add_argument("--config", default="full", help="training preset for --learn")
     p.add_argument("--top", type=int_at_least(0), default=15, help="functions listed by their own time")
     p.add_argument("--filter", default=None, help="a move filter's net (scripts/fit_prune.py): profile filtered play")
-    p.add_argument("--keep", type=int_at_least(1), default=3, help="the filter's plays always kept")
-    p.add_argument("--extra", type=int_at_least(0), default=8, help="the filter's further plays within --margin")
-    p.add_argument("--margin", type=float, default=0.2, help="equity margin of the --extra plays")
+    p.add_argument("--keep", type=int_at_least(1), default=4, help="the filter's plays always kept")
+    p.add_argument("--extra", type=int_at_least(0), default=10, help="the filter's further plays within --margin")
+    p.add_argument("--margin", type=float, default=0.3, help="equity margin of the --extra plays")
     args = p.parse_args()
     move_filter = (
         None if args.filter is None else prune.MoveFilter(prune.load(args.filter), args.keep, args.extra, args.margin)

@@ -146,8 +146,8 @@ def test_the_shipped_filter_belongs_to_the_shipped_model_and_keeps_its_best_play
     assert net.model_sha256 == prune.file_sha256(DEFAULT_MODEL)
     pos, dice, _ = _plays(400, seed=11)
     plays, exact, _ = best_plays(evaluator, pos, dice)
-    pruned = prune.PrunedEvaluator(evaluator, prune.MoveFilter(net))  # the measured setting: 3, then 8 within 0.2
+    pruned = prune.PrunedEvaluator(evaluator, prune.MoveFilter(net))  # the measured setting: 4, then 10 within 0.3
     keep = pruned.move_filter.candidates(pos, plays)
     _, chosen, _ = best_plays(pruned, pos, dice)
-    assert keep.mean() < 0.35  # it drops about 70% of the plays (0.295 here)
-    assert (chosen == exact).mean() >= 0.97  # 0.975 here: the random positions include odd ones
+    assert keep.mean() < 0.4  # it drops most plays (keeps 0.375 here)
+    assert (chosen == exact).mean() >= 0.98  # 0.99 here: the random positions include odd ones

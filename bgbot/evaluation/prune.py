@@ -115,9 +115,9 @@ class MoveFilter:
     """
 
     net: PruneNet
-    keep: int = 3
-    extra: int = 8
-    margin: float = 0.2
+    keep: int = 4
+    extra: int = 10
+    margin: float = 0.3
 
     def __post_init__(self) -> None:
         if not isinstance(self.keep, (int, np.integer)) or isinstance(self.keep, bool) or self.keep < 1:
