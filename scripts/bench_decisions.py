@@ -24,7 +24,12 @@ The referee's values are cached (``--cache``, a JSON file keyed by position ID a
 the plays no earlier run asked about. A measuring stick only: never a training signal, never used to choose training
 positions or targets.
 
-Usage: ``python scripts/bench_decisions.py [--model PATH] [--ply 0] [--cube-ply 0] [--cube-search] [--positions 2000] [--cache FILE]``
+With ``--filter PATH`` (a move filter, :mod:`bgbot.evaluation.prune`, ``--keep``/``--extra``/``--margin``), the model
+at 0-ply through the filter is a third checker-play contestant (``bgbot_filtered``) on the same decisions, and
+``filter_minus_exact`` summarises its errors less the model's, decision by decision (paired), overall and by class.
+
+Usage: ``python scripts/bench_decisions.py [--model PATH] [--ply 0] [--cube-ply 0] [--cube-search] [--positions 2000] [--cache FILE]
+[--filter PATH [--keep 4] [--extra 10] [--margin 0.3]]``
 (``--make-set [--positions 2000]``: rewrite the set and exit).
 """
 
@@ -175,7 +180,18 @@ def main() -> None:
     ap.add_argument("--positions", type=int_at_least(1), default=2000, help="the first N of the set")
     ap.add_argument("--cache", default=str(ROOT / "runs" / "bench_decisions_cache.json"), help="referee cache")
     ap.add_argument("--make-set", action="store_true", help="(re)write tests/data/decision_set.txt and exit")
+    ap.add_argument(
+        "--filter",
+        default=None,
+        help="a move filter's net (bgbot.evaluation.prune): the model at 0-ply through it is a third checker-play "
+        "contestant, bgbot_filtered, and filter_minus_exact its paired errors less the model's (0-ply only)",
+    )
+    ap.add_argument("--keep", type=int_at_least(1), default=4, help="the filter's plays always kept")
+    ap.add_argument("--extra", type=int_at_least(0), default=10, help="the filter's further plays within --margin")
+    ap.add_argument("--margin", type=float, default=0.3, help="equity margin of the --extra plays")
     args = ap.parse_args()
+    if args.filter and args.ply != 0:
+        ap.error("--filter compares 0-ply play: leave --ply at 0")
     if args.make_set:
         print(json.dumps({"written": str(make_set(args.positions))}))
         return
@@ -189,6 +205,15 @@ def main() -> None:
     classes = specialists.classify(pos)
     t0 = time.perf_counter()
     play_err: dict[str, dict[str, list[float]]] = {"bgbot": {"all": []}, "gnubg0": {"all": []}}
+    pruned = None
+    if args.filter:
+        from bgbot.evaluation import prune
+        from bgbot.evaluation.evaluator import best_plays
+
+        pruned = prune.PrunedEvaluator(
+            ev, prune.MoveFilter(prune.load(args.filter), args.keep, args.extra, args.margin)
+        )
+        play_err["bgbot_filtered"] = {"all": []}
     cube_err: dict[str, dict[str, list[float]]] = {
         "bgbot": {"double": [], "take": []},
         "gnubg0": {"double": [], "take": []},
@@ -210,10 +235,14 @@ def main() -> None:
             theirs = int(np.argmax(g0))
             keep = search.filter_candidates(g0, np.zeros(len(after), dtype=np.int64))
             keep[[ours, theirs]] = True
+            chosen = {"bgbot": ours, "gnubg0": theirs}
+            if pruned is not None:
+                chosen["bgbot_filtered"] = int(best_plays(pruned, pos[i : i + 1], dice[i : i + 1])[1][0])
+                keep[chosen["bgbot_filtered"]] = True
             rows = np.flatnonzero(keep)
             vals = dict(zip(rows.tolist(), ref.after(after[rows]).tolist()))
             best = max(vals.values())
-            for who, row in (("bgbot", ours), ("gnubg0", theirs)):
+            for who, row in chosen.items():
                 e = best - vals[row]
                 play_err[who]["all"].append(e)
                 play_err[who][cname].append(e)
@@ -255,6 +284,11 @@ def main() -> None:
         "referee_calls": ref.calls,
         "seconds": time.perf_counter() - t0,
     }
+    if pruned is not None:
+        out["filter"] = {"net": args.filter, "keep": args.keep, "extra": args.extra, "margin": args.margin}
+        out["filter_minus_exact"] = _summary(
+            {k: np.subtract(play_err["bgbot_filtered"][k], play_err["bgbot"][k]) for k in play_err["bgbot"]}
+        )
     b, g = out["checker_play"]["bgbot"]["all"], out["checker_play"]["gnubg0"]["all"]
     if b["mean_millipoints"] is not None and g["mean_millipoints"]:
         out["checker_play_ratio_vs_gnubg0"] = b["mean_millipoints"] / g["mean_millipoints"]

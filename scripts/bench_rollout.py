@@ -9,7 +9,14 @@ bgbot's trials per wall-clock second over GNU Backgammon's (target >= 1.0)::
 
     python scripts/bench_rollout.py --trials 1296
 
-Usage: ``python scripts/bench_rollout.py [--trials 1296] [--workers 2] [--seed 0]`` (needs Debian's ``gnubg``).
+With ``--filter PATH`` it compares bgbot with itself instead: plain trials (no variance reduction) of four positions
+with and without a move filter (:mod:`bgbot.evaluation.prune`), in one process, interleaved (:func:`filter_ab`)::
+
+    python scripts/bench_rollout.py --filter models/prune/bgbot-5.pt --trials 144 --rounds 3
+
+Usage: ``python scripts/bench_rollout.py [--trials 1296] [--workers 2] [--seed 0]`` (needs Debian's ``gnubg``), or
+``python scripts/bench_rollout.py --filter PATH [--keep 4] [--extra 10] [--margin 0.3] [--rounds 3]`` (with
+``--trials`` and ``--seed`` as above).
 """
 
 from __future__ import annotations
@@ -91,6 +98,55 @@ def run_bgbot(trials: int, workers: int, seed: int) -> tuple[float, float, list[
     return wall, cpu, [float(x) for x in p[0]]
 
 
+FILTER_POSITIONS = ("4HPwATDgc/ABMA", "4HPkQSDgc/ABMA", "4GvwASHgc+QBUA", "sM/gASTga/ABUA")
+"""The positions of the ``--filter`` comparison: the opening and the next three of ``tests/data/decision_set.txt``."""
+
+
+def filter_ab(trials: int, seed: int, rounds: int, filter_path: str, keep: int, extra: int, margin: float) -> dict:
+    """Plain rollout trials (no variance reduction, 0-ply, cubeless, full length, quasi-random dice, the bear-off
+    databases on) of :data:`FILTER_POSITIONS` in this process (one core), with and without a move filter
+    (:mod:`bgbot.evaluation.prune`), alternating which goes first, ``rounds`` times; timed by CPU seconds. Returns the
+    JSON fields: each round's trials per CPU second, their medians, the median of the rounds' paired ratios
+    (filtered / exact), and both rollouts' probabilities of the first position."""
+    import numpy as np
+    from threadpoolctl import threadpool_limits
+
+    from bgbot.api import Bot
+    from bgbot.arena.rollout import rollout_positions
+    from bgbot.evaluation import bearoff, prune
+    from bgbot.evaluation.network import set_threads
+    from bgbot.formats import positionid
+
+    set_threads()
+    bearoff.load()
+    exact = Bot.load().evaluator
+    pruned = prune.PrunedEvaluator(exact, prune.MoveFilter(prune.load(filter_path), keep, extra, margin))
+    pos = np.stack([positionid.decode(i) for i in FILTER_POSITIONS])
+    rates: dict[str, list[float]] = {"exact": [], "filtered": []}
+    probs: dict[str, list[float]] = {}
+    with threadpool_limits(1):
+        for r in range(rounds):
+            for name in ("exact", "filtered") if r % 2 == 0 else ("filtered", "exact"):
+                t0 = time.process_time()
+                p, _ = rollout_positions(
+                    pos, exact if name == "exact" else pruned, trials=trials, seed=seed, variance_reduction=False
+                )
+                rates[name].append(trials * len(pos) / (time.process_time() - t0))
+                probs[name] = [round(float(x), 4) for x in p[0]]
+    ratio = np.asarray(rates["filtered"]) / np.asarray(rates["exact"])
+    return {
+        "trials": trials,
+        "positions": list(FILTER_POSITIONS),
+        "settings": "cubeless, 0-ply, no variance reduction, quasi-random dice, no truncation, databases on, 1 core",
+        "filter": {"net": filter_path, "keep": keep, "extra": extra, "margin": margin},
+        "per_round_trials_per_cpu_s": {k: [round(x, 2) for x in v] for k, v in rates.items()},
+        "exact_trials_per_cpu_s": round(float(np.median(rates["exact"])), 2),
+        "filtered_trials_per_cpu_s": round(float(np.median(rates["filtered"])), 2),
+        "filter_speedup": round(float(np.median(ratio)), 3),
+        "probabilities_first_position": probs,
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
@@ -98,7 +154,21 @@ def main() -> None:
     )
     ap.add_argument("--workers", type=int_at_least(1), default=2, help="bgbot's rollout processes")
     ap.add_argument("--seed", type=int_at_least(0), default=0, help="bgbot's dice seed")
+    ap.add_argument(
+        "--filter",
+        default=None,
+        help="instead of the comparison with GNU Backgammon: plain trials with and without this move filter "
+        "(bgbot.evaluation.prune), interleaved --rounds times in this process (filter_ab)",
+    )
+    ap.add_argument("--keep", type=int_at_least(1), default=4, help="the filter's plays always kept")
+    ap.add_argument("--extra", type=int_at_least(0), default=10, help="the filter's further plays within --margin")
+    ap.add_argument("--margin", type=float, default=0.3, help="equity margin of the --extra plays")
+    ap.add_argument("--rounds", type=int_at_least(1), default=3, help="rounds of the --filter comparison")
     args = ap.parse_args()
+    if args.filter:
+        ab = filter_ab(args.trials, args.seed, args.rounds, args.filter, args.keep, args.extra, args.margin)
+        print(json.dumps(ab))
+        return
     start_wall, start_cpu = run_gnubg(gnubg_script(args.trials, rollout=False))
     g_wall, g_cpu = run_gnubg(gnubg_script(args.trials, rollout=True))
     g_wall, g_cpu = g_wall - start_wall, g_cpu - start_cpu

@@ -20,10 +20,14 @@ on a shared machine disturb the ratios as little as possible; the reference and 
 * ``selfplay_no_dispatch_games_per_s`` and ``dispatch_ratio``: the same self-play with the evaluator's dispatch by
   position class off (:func:`bgbot.evaluation.evaluator.set_class_dispatch`: only finished games exact, no bear-off
   databases, no outcome constraints), in the same rounds, and on / off (``--dispatch both``, the default);
+* ``filtered_selfplay_games_per_s`` and ``filter_speedup`` (with ``--filter``): the same self-play with a move filter
+  (:mod:`bgbot.evaluation.prune`, ``--keep``/``--extra``/``--margin``), measured in the same rounds right after the
+  unfiltered one; the speed-up is the median of the rounds' paired ratios (filtered / unfiltered);
 * ``peak_rss_mib``: the process's peak resident memory.
 
 Usage: ``python scripts/bench_selfplay.py [--model PATH] [--baseline PATH] [--games 3000] [--gnubg-games 1000]
-[--train-games 3000] [--config full] [--rounds 3] [--dispatch both|on|off] [--no-gnubg] [--no-2core]`` (``gnubg-nn``
+[--train-games 3000] [--config full] [--rounds 3] [--dispatch both|on|off] [--no-gnubg] [--no-2core]
+[--filter PATH [--keep 4] [--extra 10] [--margin 0.3]]`` (``gnubg-nn``
 needed for the references; ``--train-games 0`` skips training).
 """
 
@@ -41,7 +45,7 @@ from threadpoolctl import threadpool_limits
 
 from bgbot.api import DEFAULT_MODEL
 from bgbot.errors import int_at_least, run_script
-from bgbot.evaluation import bearoff, checkpoint
+from bgbot.evaluation import bearoff, checkpoint, prune
 from bgbot.evaluation.evaluator import set_class_dispatch
 from bgbot.evaluation.network import set_threads
 from bgbot.evaluation.specialists import evaluator_for
@@ -54,11 +58,21 @@ WARMUP_PLIES = 120
 plies none finishes; a long run (training plays 400,000 games) sees only the steady state."""
 
 
-def selfplay_speed(model: str, games: int, games_in_flight: int, seed: int = 1, clock=time.process_time) -> float:
+def selfplay_speed(
+    model: str,
+    games: int,
+    games_in_flight: int,
+    seed: int = 1,
+    clock=time.process_time,
+    move_filter: prune.MoveFilter | None = None,
+) -> float:
     """Games per second of ``clock`` (CPU seconds by default) of 0-ply self-play of ``model`` without learning, in the
-    steady state (after :data:`WARMUP_PLIES`)."""
+    steady state (after :data:`WARMUP_PLIES`); with ``move_filter``, the model's plays through it
+    (:class:`bgbot.evaluation.prune.PrunedEvaluator`)."""
     net, _ = checkpoint.load(model)
     evaluator = evaluator_for(net)
+    if move_filter is not None:
+        evaluator = prune.PrunedEvaluator(evaluator, move_filter)
     sp = SelfPlay(games_in_flight, np.random.default_rng(seed))
     for _ in range(WARMUP_PLIES):
         sp.step(evaluator)
@@ -167,6 +181,13 @@ def two_core_speed(model: str, games: int, games_in_flight: int) -> float:
         return sum(pool.map(_selfplay_worker, [(model, games, games_in_flight, s) for s in (1, 2)]))
 
 
+def _median_ratio(a: list[float], b: list[float]) -> float | None:
+    """The median over rounds of ``a[r] / b[r]`` (paired: measured in the same round), or None."""
+    if not a or len(a) != len(b):
+        return None
+    return round(float(np.median(np.asarray(a) / np.asarray(b))), 3)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", default=None, help="checkpoint (default: the shipped model)")
@@ -196,7 +217,20 @@ def main() -> None:
         help="a second checkpoint whose self-play speed (dispatch on) is measured in the same rounds; adds "
         "baseline_selfplay_games_per_s and speed_vs_baseline = model / baseline",
     )
+    p.add_argument(
+        "--filter",
+        default=None,
+        help="a move filter's net (scripts/fit_prune.py): self-play through it is measured in the same rounds as "
+        "without (dispatch on), adds filtered_selfplay_games_per_s and filter_speedup (the median of the rounds' "
+        "paired ratios)",
+    )
+    p.add_argument("--keep", type=int_at_least(1), default=4, help="the filter's plays always kept")
+    p.add_argument("--extra", type=int_at_least(0), default=10, help="the filter's further plays within --margin")
+    p.add_argument("--margin", type=float, default=0.3, help="equity margin of the --extra plays")
     args = p.parse_args()
+    move_filter = (
+        None if args.filter is None else prune.MoveFilter(prune.load(args.filter), args.keep, args.extra, args.margin)
+    )
     set_threads()
     bearoff.load()  # built or read before timing
     config = TrainConfig.load(args.config)
@@ -211,6 +245,7 @@ def main() -> None:
         "harness": [],
         "training": [],
         "baseline": [],
+        "filtered": [],
     }
     with threadpool_limits(1):
         for r in range(args.rounds):
@@ -221,6 +256,10 @@ def main() -> None:
                 key = "selfplay" if mode == "on" or args.dispatch == "off" else "no_dispatch"
                 runs[key].append(selfplay_speed(model, args.games, config.games_in_flight, seed=r))
             set_class_dispatch(True)
+            if move_filter is not None:
+                runs["filtered"].append(
+                    selfplay_speed(model, args.games, config.games_in_flight, seed=r, move_filter=move_filter)
+                )
             if args.baseline:
                 runs["baseline"].append(selfplay_speed(args.baseline, args.games, config.games_in_flight, seed=r))
             if not args.no_gnubg:
@@ -257,6 +296,11 @@ def main() -> None:
                 "baseline": args.baseline,
                 "baseline_selfplay_games_per_s": rounded("baseline"),
                 "speed_vs_baseline": ratio("selfplay", "baseline"),
+                "filter": None
+                if move_filter is None
+                else {"net": args.filter, "keep": args.keep, "extra": args.extra, "margin": args.margin},
+                "filtered_selfplay_games_per_s": rounded("filtered"),
+                "filter_speedup": _median_ratio(runs["filtered"], runs["selfplay"]),
                 "selfplay_2core_games_per_s": None if two_core is None else round(two_core, 1),
                 "per_round": runs,
                 "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),

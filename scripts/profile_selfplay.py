@@ -10,11 +10,12 @@ profiles ``--plies`` plies and prints one JSON object:
   (a stage's callees included; stages nest, so shares do not add up to 1). The stages: ``evaluate`` (the evaluator's
   classified probabilities of every afterstate), inside it ``inputs`` (the networks' inputs: ``features`` and
   ``sparse_encode``) and ``forward`` (the networks), ``generate_plays`` (the move generator), and with ``--learn``
-  ``td_loss``, ``backward`` and ``adam``;
+  ``td_loss``, ``backward`` and ``adam``; with ``--filter`` (a move filter, :mod:`bgbot.evaluation.prune`)
+  ``filter`` (choosing the candidates);
 * ``top``: the ``--top`` functions by their own time (``tottime``): name -> ``[seconds, share]``.
 
 Usage: ``python scripts/profile_selfplay.py [--model PATH] [--plies 300] [--games-in-flight 512] [--learn]
-[--config full] [--top 15]``.
+[--config full] [--top 15] [--filter PATH [--keep 4] [--extra 10] [--margin 0.3]]``.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from threadpoolctl import threadpool_limits
 
 from bgbot.api import DEFAULT_MODEL
 from bgbot.errors import int_at_least, run_script
-from bgbot.evaluation import checkpoint
+from bgbot.evaluation import checkpoint, prune
 from bgbot.evaluation.network import set_threads
 from bgbot.evaluation.specialists import evaluator_for
 from bgbot_training.config import TrainConfig
@@ -54,6 +55,8 @@ STAGES = {
 """Stage name -> (file name, function name) of the function whose cumulative time it reports. ``inputs`` is the
 specialists' one pass over both encodings (bgbot-1's one net calls ``sparse_encode`` directly: its ``inputs`` and
 ``features`` are absent)."""
+FILTER_STAGE = {"filter": ("prune.py", "candidates")}
+"""The stage a move filter adds (``--filter``): choosing the candidates."""
 
 
 def profile(
@@ -64,11 +67,15 @@ def profile(
     config: TrainConfig,
     top: int,
     warmup: int = WARMUP_PLIES,
+    move_filter: prune.MoveFilter | None = None,
 ) -> dict:
     """Profile ``plies`` plies of self-play of ``model`` after ``warmup`` plies; see the module docstring. A stage
-    whose function did not run is absent from ``share``."""
+    whose function did not run is absent from ``share``. With ``move_filter`` the plays go through it
+    (:class:`bgbot.evaluation.prune.PrunedEvaluator`)."""
     net, _ = checkpoint.load(model)
     evaluator = evaluator_for(net)
+    if move_filter is not None:
+        evaluator = prune.PrunedEvaluator(evaluator, move_filter)
     if learn:
         sp = SelfPlay(
             games_in_flight, np.random.default_rng(1), config.td_lambda, config.lambda_horizon, encoder_for(net)
@@ -94,7 +101,7 @@ def profile(
     stats = pstats.Stats(prof).stats  # type: ignore[attr-defined]
     total = max(sum(v[2] for v in stats.values()), 1e-12)  # tottime summed: the profiled seconds
     share = {}
-    for name, (file, func) in STAGES.items():
+    for name, (file, func) in (STAGES | (FILTER_STAGE if move_filter is not None else {})).items():
         cum = sum(v[3] for (f, _, fn), v in stats.items() if fn == func and f.endswith(file))
         if cum:
             share[name] = round(cum / total, 3)
@@ -121,7 +128,14 @@ def main() -> None:
     p.add_argument("--learn", action="store_true", help="learning on: a TD(lambda) and Adam step after each ply")
     p.add_argument("--config", default="full", help="training preset for --learn")
     p.add_argument("--top", type=int_at_least(0), default=15, help="functions listed by their own time")
+    p.add_argument("--filter", default=None, help="a move filter's net (scripts/fit_prune.py): profile filtered play")
+    p.add_argument("--keep", type=int_at_least(1), default=4, help="the filter's plays always kept")
+    p.add_argument("--extra", type=int_at_least(0), default=10, help="the filter's further plays within --margin")
+    p.add_argument("--margin", type=float, default=0.3, help="equity margin of the --extra plays")
     args = p.parse_args()
+    move_filter = (
+        None if args.filter is None else prune.MoveFilter(prune.load(args.filter), args.keep, args.extra, args.margin)
+    )
     set_threads(1)
     with threadpool_limits(1):
         out = profile(
@@ -131,6 +145,7 @@ def main() -> None:
             args.learn,
             TrainConfig.load(args.config),
             args.top,
+            move_filter=move_filter,
         )
     print(json.dumps(out, indent=1))
 

@@ -165,8 +165,10 @@ SCRIPT_USAGE = [
     "opening_rollouts",
     "check_bearoff",
     "cost_table",
+    "bench_prune",
+    "fit_prune",
 ]
-_NEEDS = {"add_checksum": ["x.pt"], "plot_progress": ["dir", "--out", "x.png"]}
+_NEEDS = {"add_checksum": ["x.pt"], "plot_progress": ["dir", "--out", "x.png"], "bench_prune": ["--filter", "x.pt"]}
 
 
 @pytest.mark.parametrize("script", SCRIPT_USAGE)

@@ -37,10 +37,8 @@ from collections.abc import Callable
 import numpy as np
 
 from bgbot.arena.engine import Table, play_ply
-from bgbot.evaluation.evaluator import PositionEvaluator, afterstate_probabilities
-from bgbot.evaluation.selection import segment_argmax
-from bgbot.rules.movegen import generate_plays
-from bgbot.rules.outcomes import equity, flip_probabilities
+from bgbot.evaluation.evaluator import PositionEvaluator, best_plays
+from bgbot.rules.outcomes import flip_probabilities
 
 # The 30 ordered non-double rolls: an opening roll is one of them, uniformly (each side rolls one die, ties re-rolled).
 _OPENING_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, 7) if a != b], dtype=np.int8)
@@ -84,9 +82,7 @@ class GreedyPlayer:
         self.values = np.zeros((0, 5), dtype=np.float32)
 
     def choose(self, positions: np.ndarray, dice: np.ndarray) -> np.ndarray:
-        plays = generate_plays(positions, dice)
-        probs = afterstate_probabilities(self.evaluator, plays.afterstates)  # (M, 5) from the mover's side
-        chosen = segment_argmax(equity(probs), plays.parent)  # (G,)
+        plays, chosen, probs = best_plays(self.evaluator, positions, dice)  # probs (M, 5) from the mover's side
         self.values = probs[chosen]
         return plays.afterstates[chosen]
 

@@ -163,12 +163,24 @@ def best_plays(
     Returns:
         ``(plays, chosen, probabilities)``: all legal plays (:class:`bgbot.rules.movegen.Plays`), ``chosen`` ``(N,)``
         int64 rows of ``plays.afterstates`` (ties go to the first row), and ``probabilities`` ``(M, 5)`` float32 of
-        every afterstate for the side that moved.
+        every afterstate for the side that moved. An evaluator with a ``move_filter``
+        (:class:`bgbot.evaluation.prune.PrunedEvaluator`) evaluates only the filter's candidates: the best play is the
+        best of those, and the other rows of ``probabilities`` are NaN.
 
     Raises:
         bgbot.rules.movegen.DiceError, bgbot.rules.board.PositionError: on malformed input.
     """
     plays = generate_plays(positions, dice)
+    move_filter = getattr(evaluator, "move_filter", None)
+    if move_filter is not None:
+        keep = move_filter.candidates(np.asarray(positions, dtype=np.int8), plays)
+        if not keep.all():
+            probs = np.full((len(keep), 5), np.nan, dtype=np.float32)
+            probs[keep] = afterstate_probabilities(evaluator, plays.afterstates[keep])
+            kept_equity = equity(probs[keep])
+            values = np.full(len(keep), -np.inf, dtype=kept_equity.dtype)
+            values[keep] = kept_equity
+            return plays, segment_argmax(values, plays.parent), probs
     probs = afterstate_probabilities(evaluator, plays.afterstates)
     chosen = segment_argmax(equity(probs), plays.parent)
     return plays, chosen, probs
