@@ -255,7 +255,7 @@ def test_dispatch_switch(bot):
 def test_exact_cube_answers(bot, args, action, key, value, evaluator):
     from bgbot.commands import cube
 
-    ns = type("A", (), {"jacoby": None, "probabilities": None, "ply": 0})()
+    ns = type("A", (), {"jacoby": None, "probabilities": None, "ply": 0, "cube_search": False})()
     if "--jacoby" in args:
         ns.jacoby = args[2]
     result = cube.answer(bot, args[0], ns)

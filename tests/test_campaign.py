@@ -42,9 +42,13 @@ def plan(store: Path, pool: Path, *extra: str, size: int = 9) -> list[str]:
 
 
 def arrays(path: Path) -> dict:
-    """A part's arrays but its cost (the only one that depends on when and where it was made)."""
+    """A part's arrays but its cost, and its meta but the code revision: what does not depend on when, where and by
+    which commit it was made."""
     with np.load(path) as z:
-        return {k: z[k].tobytes() for k in z.files if k != "cost"}
+        out = {k: z[k].tobytes() for k in z.files if k not in ("cost", "meta")}
+        meta = json.loads(str(z["meta"]))
+    meta.pop("git_revision")
+    return out | {"meta": meta}
 
 
 def test_plan_run_status_and_resume_after_kill_give_identical_parts(pool, tmp_path, capsys):

@@ -25,7 +25,8 @@ a process that may be stopped at any moment and resumed by the next session.
   cumulative probabilities for the side on roll, clipped to [0, 1]: what ``python -m training fit --targets`` reads),
   ``stderr`` ``(K, 5)`` float32 (their standard errors over the trials), ``meta`` (JSON: settings, part, plan rows,
   model SHA-256, git revision) and ``cost`` (JSON: CPU seconds, wall seconds, workers, host, time). Every array but
-  ``cost`` is a pure function of the plan and the settings: a part made again is identical.
+  ``cost`` (and the ``git_revision`` in ``meta``) is a pure function of the plan and the settings: a part made
+  again is identical.
 
 **Safety.** One process per store (an ``fcntl`` lock on ``DIR/.lock``, released by the kernel even after kill -9); a
 part is written atomically (temporary file, fsync, rename), so a kill at any moment loses at most the part being

@@ -430,7 +430,8 @@ def play(
     if stopped is not None:
         out["pairs_done"] = pairs_played
         out["pairs_total"] = n_pairs * len(pairings)
-        raise TournamentStopped(out, files, stopped, None if store is None else store.dir.parent)
+        resumable = store is not None and store.error is None
+        raise TournamentStopped(out, files, stopped, store.dir.parent if resumable and store is not None else None)
     return out, files
 
 
@@ -472,7 +473,9 @@ class _ChunkStore:
     """The finished work units of a tournament, saved in ``out_dir/chunks/`` as each finishes (``unit-NNNNNN.pkl``,
     pickles of :data:`bgbot.arena.chunks.Chunk` with their games, written atomically), with the settings in
     ``tournament.json``. A fresh run clears the directory; a resumed one checks the settings and loads the units
-    (pickles: resume only directories this program wrote).
+    (pickles: resume only directories this program wrote). A directory that cannot be written (read-only, a full
+    disk) does not stop the tournament: saving stops, :attr:`error` holds why, and the run's results and ``.mat``
+    files are handled as without it.
 
     Raises:
         TournamentError: resuming a directory without ``tournament.json``, with other settings, or an unreadable unit.
@@ -481,6 +484,7 @@ class _ChunkStore:
     def __init__(self, out_dir: Path, settings: dict, tasks: list[tuple], resume: bool) -> None:
         self.dir = out_dir / CHUNKS_DIR
         self.saved: dict[int, Chunk] = {}
+        self.error: OSError | None = None
         manifest = self.dir / "tournament.json"
         if resume:
             saved = resume_settings(out_dir)
@@ -499,13 +503,25 @@ class _ChunkStore:
                     raise TournamentError(f"{path} holds other games than its name says")
                 self.saved[i] = chunk
             return
-        self.dir.mkdir(parents=True, exist_ok=True)
-        for old in self.dir.glob("unit-*.pkl"):
-            old.unlink()
-        write_atomic(manifest, json.dumps(settings, indent=2) + "\n")
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            for old in self.dir.glob("unit-*.pkl"):
+                old.unlink()
+            write_atomic(manifest, json.dumps(settings, indent=2) + "\n")
+        except OSError as e:
+            self.error = e
+            discard_saved(out_dir)
 
     def save(self, i: int, chunk: Chunk) -> None:
-        write_atomic(self.dir / f"unit-{i:06d}.pkl", pickle.dumps(chunk))
+        """Save a finished unit; after a failed write nothing more is saved and the directory is removed (it could
+        not resume the run)."""
+        if self.error is not None:
+            return
+        try:
+            write_atomic(self.dir / f"unit-{i:06d}.pkl", pickle.dumps(chunk))
+        except OSError as e:
+            self.error = e
+            discard_saved(self.dir.parent)
 
 
 def discard_saved(out_dir: str | Path) -> None:
