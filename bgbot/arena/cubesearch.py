@@ -27,7 +27,7 @@ import numpy as np
 from bgbot.cube.decision import CubeDecision
 from bgbot.cube.met import MatchEquityTable
 from bgbot.cube.tree import choose, decide_from_values, double_pass_value, double_states, leaf_values, opponent_view
-from bgbot.errors import BgbotError
+from bgbot.errors import BgbotError, is_int
 from bgbot.evaluation.classes import cube_efficiencies
 from bgbot.evaluation.evaluator import PositionEvaluator, afterstate_probabilities, position_probabilities
 from bgbot.evaluation.search import MAX_PLIES
@@ -131,7 +131,7 @@ def searched_values(
     Raises:
         CubeSearchError: ``plies`` out of range, a finished game. bgbot.rules.state.CubeStateError: an impossible cube.
     """
-    if not isinstance(plies, (int, np.integer)) or isinstance(plies, bool) or not 0 <= plies <= MAX_PLIES:
+    if not is_int(plies) or not 0 <= plies <= MAX_PLIES:
         raise CubeSearchError(f"cube search plies must be 0..{MAX_PLIES}, got {plies!r}")
     check_cube(cube, match)
     positions = np.asarray(positions, dtype=np.int8).reshape(-1, 26)

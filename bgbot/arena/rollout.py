@@ -150,7 +150,7 @@ class RolloutSettings:
 
     def __post_init__(self) -> None:
         def is_int(v) -> bool:
-            return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+            return is_int(v)
 
         if not is_int(self.trials) or not MIN_TRIALS <= self.trials <= MAX_TRIALS:
             raise RolloutError(f"trials must be an integer {MIN_TRIALS} .. {MAX_TRIALS}, got {self.trials!r}")

@@ -55,7 +55,7 @@ from bgbot.arena.distributed import Interrupted
 from bgbot.arena.engine import CubeRules
 from bgbot.arena.players import Player, display_name
 from bgbot.arena.report import format_table
-from bgbot.errors import BgbotError
+from bgbot.errors import BgbotError, is_int
 from bgbot.files import write_atomic
 from bgbot.formats import matfile
 from bgbot.progress import progress_bar
@@ -183,7 +183,7 @@ def check_settings(
         raise TournamentError(f"a tournament needs at least two players, got {players!r}")
 
     def is_int(v) -> bool:
-        return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+        return is_int(v)
 
     least = 2 if is_int(match_length) and match_length > 0 else MIN_GAMES
     if not is_int(games) or games < least or games % 2:
@@ -216,7 +216,7 @@ def check_variants(auto_doubles: int, backgammon_value: int, match_length: int =
         raise TournamentError(
             f"the backgammon value must be 3 (the standard) or 2 (backgammons count as gammons), got {backgammon_value!r}"
         )
-    if not isinstance(auto_doubles, (int, np.integer)) or isinstance(auto_doubles, bool) or auto_doubles < 0:
+    if not is_int(auto_doubles) or auto_doubles < 0:
         raise TournamentError(
             f"automatic doubles must be an integer >= 0 (0 = off, 1 = the usual), got {auto_doubles!r}"
         )

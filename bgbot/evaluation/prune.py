@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from bgbot.errors import BgbotError
+from bgbot.errors import BgbotError, is_int
 from bgbot.files import write_atomic
 from bgbot.rules.board import extremes
 from bgbot.rules.movegen import Plays
@@ -120,9 +120,9 @@ class MoveFilter:
     margin: float = 0.3
 
     def __post_init__(self) -> None:
-        if not isinstance(self.keep, (int, np.integer)) or isinstance(self.keep, bool) or self.keep < 1:
+        if not is_int(self.keep) or self.keep < 1:
             raise PruneError(f"a move filter keeps at least 1 play, got keep={self.keep!r}")
-        if not isinstance(self.extra, (int, np.integer)) or isinstance(self.extra, bool) or self.extra < 0:
+        if not is_int(self.extra) or self.extra < 0:
             raise PruneError(f"a move filter's extra plays are an integer >= 0, got extra={self.extra!r}")
         if not np.isfinite(self.margin) or self.margin < 0:
             raise PruneError(f"a move filter's margin is a finite equity >= 0, got margin={self.margin!r}")

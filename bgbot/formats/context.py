@@ -48,7 +48,7 @@ __all__ = [
     "parse_dice",
     "resolve",
 ]
-from bgbot.errors import BgbotError
+from bgbot.errors import BgbotError, is_int
 
 _DICE_RE = re.compile(r"\s*(\d)\s*[-, ]?\s*(\d)\s*", re.ASCII)  # ASCII digits only
 
@@ -210,7 +210,7 @@ def parse_dice(dice) -> tuple[int, int]:
             values = tuple(dice)
         except TypeError:
             raise DiceSyntaxError(f"not a roll of two dice: {dice!r}") from None
-        if len(values) != 2 or not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in values):
+        if len(values) != 2 or not all(is_int(d) for d in values):
             raise DiceSyntaxError(f"not a roll of two dice: {dice!r}")
         values = (int(values[0]), int(values[1]))
     if not all(1 <= d <= 6 for d in values):

@@ -39,7 +39,7 @@ import numpy as np
 
 import bgbot
 from bgbot.api import PROBABILITY_NAMES, Bot, cube_json, move_answer, move_json, round_array
-from bgbot.errors import BgbotError
+from bgbot.errors import BgbotError, is_int
 from bgbot.evaluation import bearoff
 from bgbot.evaluation.classes import CLASS_NAMES
 from bgbot.evaluation.evaluator import class_dispatch, classified_probabilities, position_probabilities
@@ -118,7 +118,7 @@ def answer(bot: "Bot", endpoint: str, request: dict[str, Any]) -> dict:
         found = plays.legal_plays(ctx.position, ctx.dice)
         return {"position_id": ctx.position_id, "dice": list(ctx.dice), "plays": [p.to_json() for p in found]}
     ply = request.get("ply", 0)
-    if not isinstance(ply, int) or isinstance(ply, bool):
+    if not is_int(ply):
         raise ServerError(f"ply is a search depth 0, 1, 2, got {ply!r}")
     if endpoint == "move":
         ctx = _resolve(position, dice, need_dice=True)
