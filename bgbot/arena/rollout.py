@@ -67,7 +67,7 @@ import numpy as np
 from bgbot.arena.distributed import Interrupted
 from bgbot.arena.engine import CubePhase, CubeRules, Table, efficiencies, play_ply
 from bgbot.cube.janowski import money_cubeful
-from bgbot.errors import BgbotError
+from bgbot.errors import BgbotError, is_int
 from bgbot.evaluation import search
 from bgbot.evaluation.evaluator import PositionEvaluator, afterstate_probabilities, best_plays, position_probabilities
 from bgbot.evaluation.selection import segment_argmax
@@ -149,9 +149,6 @@ class RolloutSettings:
     jacoby: bool = True
 
     def __post_init__(self) -> None:
-        def is_int(v) -> bool:
-            return is_int(v)
-
         if not is_int(self.trials) or not MIN_TRIALS <= self.trials <= MAX_TRIALS:
             raise RolloutError(f"trials must be an integer {MIN_TRIALS} .. {MAX_TRIALS}, got {self.trials!r}")
         if not is_int(self.truncate) or not 0 <= self.truncate <= MAX_TRUNCATE:

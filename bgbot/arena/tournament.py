@@ -182,9 +182,6 @@ def check_settings(
     if len(players) < 2:
         raise TournamentError(f"a tournament needs at least two players, got {players!r}")
 
-    def is_int(v) -> bool:
-        return is_int(v)
-
     least = 2 if is_int(match_length) and match_length > 0 else MIN_GAMES
     if not is_int(games) or games < least or games % 2:
         raise TournamentError(
