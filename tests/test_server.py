@@ -7,8 +7,6 @@ import json
 import re
 import socket
 import subprocess
-import sys
-import time
 from urllib.parse import quote, urlencode
 
 import httpx
@@ -17,8 +15,8 @@ import pytest
 from bgbot import cli
 from bgbot.api import Bot, move_json
 from bgbot.formats import context
+from tests.servers import BGBOT, free_port, serving
 
-BGBOT = [sys.executable, "-m", "bgbot.cli"]
 START = "4HPwATDgc/ABMA"
 PLUS = "4GvwASHgc+QBUA"  # a Position ID with a '+'
 MATCH = "4HPwATDgc/ABMA:cAkAAAAAAAAA"
@@ -26,27 +24,10 @@ XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:3:0:10"
 XGID_BEFORE_ROLL = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:3:0:10"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server():
-    port = _free_port()
-    proc = subprocess.Popen([*BGBOT, "serve", "--port", str(port)], stderr=subprocess.PIPE, text=True)
-    assert "listening" in proc.stderr.readline()
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(300):
-        try:
-            if httpx.get(url + "/v1/health", timeout=5).status_code == 200:
-                break
-        except httpx.TransportError:
-            time.sleep(0.2)
-    yield url
-    proc.terminate()
-    proc.wait(timeout=30)
+    with serving() as url:
+        yield url
 
 
 def cli_json(capsys, *argv):
@@ -303,7 +284,7 @@ def test_warns_when_not_on_the_loopback():
 
     assert srv.is_loopback("127.0.0.1") and srv.is_loopback("::1") and srv.is_loopback("localhost")
     assert not srv.is_loopback("0.0.0.0") and not srv.is_loopback("192.168.1.5")
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen(
         [*BGBOT, "serve", "--host", "0.0.0.0", "--port", str(port)], stderr=subprocess.PIPE, text=True
     )

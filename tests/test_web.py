@@ -9,7 +9,6 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 from urllib.parse import urlparse
@@ -21,6 +20,7 @@ import pytest
 from bgbot import cli
 from bgbot.formats import context, matfile
 from bgbot.rules.movegen_scalar import legal_plays
+from tests.servers import serving
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -30,19 +30,10 @@ if not Path(CHROMIUM).exists():
 
 pytestmark = pytest.mark.xdist_group("web")
 
-BGBOT = [sys.executable, "-m", "bgbot.cli"]
 XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:3:0:10"
 MATCH_5 = "4HPwATDgc/ABMA:MAGgABAAEAAE"  # the start of a 5-point match at 1-2
 BEAROFF = "XGID=aBBBCBB-------------b-c-aA:1:1:1:63:1:2:0:5:10"  # both bars taken, checkers off, cube 2 owned, match
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -56,36 +47,8 @@ def server(tmp_path_factory):
         )
         + "\n"
     )
-    port = _free_port()
-    proc = subprocess.Popen(
-        [
-            *BGBOT,
-            "serve",
-            "--port",
-            str(port),
-            "--max-body",
-            "65536",
-            "--max-rollouts",
-            "1",
-            "--models",
-            "models",
-            "--runs",
-            str(runs),
-        ],
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert "listening" in proc.stderr.readline()
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(300):
-        try:
-            if httpx.get(url + "/v1/health", timeout=5).status_code == 200:
-                break
-        except httpx.TransportError:
-            time.sleep(0.2)
-    yield url
-    proc.terminate()
-    proc.wait(timeout=30)
+    with serving("--max-body", "65536", "--max-rollouts", "1", "--models", "models", "--runs", str(runs)) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
