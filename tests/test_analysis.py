@@ -225,6 +225,17 @@ def test_close_or_actual_count_against_gnubg(result):
     assert doubles == 12  # every actual cube action counts: 6 doubles, 4 takes, 2 passes
 
 
+def test_cube_decisions_at_the_analysis_ply(result):
+    """``--ply N`` values cube decisions from N-ply probabilities too (as ``bgbot cube --ply N``), not only checker
+    plays: GNU Backgammon's 2-ply analysis counts 16 close-or-actual decisions for the clean side; bgbot's 0-ply 21,
+    its 1-ply 19."""
+    one = analysis.analyse_file(Bot.load(), DATA / "noisy_match.mat", ply=1)
+    cube0 = [d["error"] for d in result["decisions"] if d["kind"] == "cube"]
+    cube1 = [d["error"] for d in one["decisions"] if d["kind"] == "cube"]
+    assert len(cube0) == len(cube1) and cube0 != cube1
+    assert [p["cube"]["decisions"] for p in one["players"]] == [9, 19]
+
+
 def test_ratings_as_gnubg():
     """GNU Backgammon's error rates and luck rates give its ratings through bgbot's bands."""
     text = (DATA / "noisy_match.gnubg-analysis.txt").read_text()

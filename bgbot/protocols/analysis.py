@@ -9,7 +9,8 @@ valued at the match score:
   normalised equity (EMG: the match-winning-chance difference scaled by ``2 / (MWC(win cube) - MWC(lose cube))``,
   GNU Backgammon's ``mwc2eq``);
 * cube: the decision before a roll where the player could double (rolling instead of doubling is the decision
-  "no double"), a double, a take and a pass, by :meth:`bgbot.api.Bot.cube_action`; errors are those of
+  "no double"), a double, a take and a pass, by :meth:`bgbot.api.Bot.cube_action` from the ``ply``-ply cubeless
+  probabilities (as ``bgbot cube --ply N``; exact in the two-sided bear-off class); errors are those of
   :class:`bgbot.cube.decision.CubeDecision` (normalised money equity, or MWC turned into EMG as above).
 
 Marks follow GNU Backgammon 1.07's default analysis thresholds: an error of at least 0.030 is doubtful, 0.060 bad,
@@ -230,8 +231,12 @@ def _checker(bot: Bot, d: matfile.Decision, ply: int) -> tuple[str, str, float, 
     return chosen.play, best.play, max(float(error), 0.0), counted
 
 
-def _cube(bot: Bot, d: matfile.Decision) -> tuple[str, str, float, bool]:
-    decision = bot.cube_action(d.position, d.cube, d.match)
+def _cube(bot: Bot, d: matfile.Decision, ply: int) -> tuple[str, str, float, bool]:
+    if ply == 0 or bot.evaluate_with_class(d.position)[1] == "bearoff-two-sided":  # exact where the class allows
+        decision = bot.cube_action(d.position, d.cube, d.match)
+    else:  # the N-ply cubeless probabilities through the same formula, as `bgbot cube --ply N`
+        probabilities = bot.evaluate(d.position, ply=ply).to_array()
+        decision = bot.cube_action(d.position, d.cube, d.match, probabilities=probabilities)
     scale = 1.0 if decision.unit == "equity" else _emg_scale(d.cube, d.match)
     errors = {k: v * scale for k, v in decision.errors.items()}
     if d.kind in ("no_double", "double"):
@@ -305,7 +310,7 @@ def analyse_match(
                     )
                 )
             else:
-                played, best, error, counted = _cube(bot, d)
+                played, best, error, counted = _cube(bot, d, ply)
                 decisions.append(
                     _Decision(number, d.turn + 1, d.side, "cube", d.kind, None, played, best, error, counted, pid, xgid)
                 )
