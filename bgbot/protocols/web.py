@@ -94,10 +94,11 @@ def context_from_points(points, dice=None, cube: CubeState | None = None, match:
     """
     if len(points) != 26:
         raise board.PositionError(f"a board is 26 signed checker counts (bar, points 1..24, bar), got {len(points)}")
-    pos = np.array([int(v) for v in points], dtype=np.int64)
-    if np.abs(pos).max() > 15:
+    counts = [int(v) for v in points]
+    if max(abs(v) for v in counts) > 15:  # before numpy, which cannot hold a count of 2**63 or more
         raise board.PositionError("a point holds at most 15 checkers")
-    return context.Context(pos.astype(np.int8), dice, cube or CubeState(), match or MatchState())
+    pos = np.array(counts, dtype=np.int8)
+    return context.Context(pos, dice, cube or CubeState(), match or MatchState())
 
 
 # -- a play, step by step ------------------------------------------------------------------------------------------
