@@ -121,6 +121,9 @@ def steps(ctx: context.Context, made: list[tuple[int, int]], move: tuple[int, in
     """
     if ctx.dice is None:
         raise WebError("no dice: a play needs a roll")
+    for src, dst in [*made, *([move] if move is not None else [])]:
+        if not (0 <= src <= 25 and 0 <= dst <= 25):
+            raise WebError(f"a step goes between points 0 (off) .. 25 (the bar), got {src}/{dst}")
     pos = [int(v) for v in ctx.position]
     legal = legal_plays(ctx.position, *ctx.dice)
     n_max = len(legal[0].steps) if legal else 0
