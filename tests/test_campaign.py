@@ -272,3 +272,45 @@ def torch_no_grad():
     import torch
 
     return torch.no_grad()
+
+
+def test_campaign_json_records_each_reasons_own_rule(pool, tmp_path):
+    assert stages.main(plan(tmp_path / "s", pool)) == 0
+    rules = json.loads((tmp_path / "s" / campaign.STORE_FILE).read_text())["rules"]
+    words = [rules[r.name.lower()] for r in Reason]
+    assert len(set(words)) == len(Reason), "every reason has its own rule, not the enum's docstring"
+    assert "back-game" in rules["backgame"] and "race" in rules["race_cube"].lower()
+
+
+def test_an_exclude_that_leaves_nothing_is_one_error_line(pool, tmp_path, capsys):
+    assert stages.main(plan(tmp_path / "s", pool, "--exclude", str(pool))) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and "no positions" in err and err.count("\n") == 1
+    assert stages.main(plan(tmp_path / "s", pool, "--exclude", str(tmp_path / "nowhere"))) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and "--exclude" in err
+    assert not (tmp_path / "s" / campaign.STORE_FILE).exists()
+
+
+def test_a_part_with_other_positions_or_non_finite_targets_is_refused(pool, tmp_path, capsys):
+    store = tmp_path / "s"
+    assert stages.main(plan(store, pool)) == 0
+    assert stages.main(["campaign", "run", "--store", str(store), "--parts", "1", "--quiet"]) == 0
+    capsys.readouterr()
+    path = campaign.part_path(store, 0)
+    good = path.read_bytes()
+    with np.load(path) as z:
+        data = {k: z[k] for k in z.files}
+    for name in ("positions", "targets"):
+        if name == "positions":  # a consistent but shorter part: every array one row short
+            bad = {k: (v[:-1] if v.ndim else v) for k, v in data.items()}
+        else:
+            bad = dict(data, targets=data["targets"].copy())
+            bad["targets"][0, 0] = np.nan
+        with open(path, "wb") as f:
+            np.savez(f, **bad)
+        assert stages.main(["campaign", "status", "--store", str(store)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error:") and "part-00000.npz" in err, (name, err)
+    path.write_bytes(good)
+    assert stages.main(["campaign", "status", "--store", str(store)]) == 0

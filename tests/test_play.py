@@ -217,3 +217,33 @@ def test_resume_refuses_a_bad_file(tmp_path, capsys):
         assert cli.main(argv) == 2
         err = capsys.readouterr().err
         assert err.startswith("error: ") and message in err and err.count("\n") == 1
+
+
+def test_resume_refuses_a_session_whose_game_cannot_be(tmp_path, capsys):
+    """A session edited by hand (a side 5 to act, dice 9-9, a cube of 3, a score below 0) is refused when it is read,
+    with one error line: the side was an IndexError traceback, the dice and cube an error in the middle of the game."""
+    good = {
+        "format": "bgbot-play-session", "version": 1, "match_length": 0, "jacoby": True, "manual_dice": False,
+        "save": str(tmp_path / "s.mat"), "score": [0, 1], "crawford_done": False, "games": [],
+        "current": {
+            "position": [0, -1, 0, -1, 0, 0, 5, 0, 3, 0, 0, 0, -4, 5, 0, 0, 0, -4, 0, -5, 0, 0, 0, 0, 2, 0],
+            "turns": [{"side": 1, "dice": [5, 2], "play": "24/22 13/8"}], "cube": 1, "owner": -1, "crawford": False,
+            "declined": 0,
+        },
+        "at": {"side": 0, "dice": None},
+        "rng": {"bit_generator": "PCG64", "state": {"state": 1, "inc": 3}, "has_uint32": 0, "uinteger": 0},
+    }  # fmt: skip
+    for name, edit in (
+        ("side", lambda d: d["at"].update(side=5)),
+        ("dice", lambda d: d["at"].update(dice=[9, 9])),
+        ("cube", lambda d: d["current"].update(cube=3)),
+        ("score", lambda d: d.update(score=[-1, 0])),
+        ("position", lambda d: d["current"].update(position=[300] * 26)),
+    ):
+        data = json.loads(json.dumps(good))
+        edit(data)
+        path = tmp_path / f"{name}.session.json"
+        path.write_text(json.dumps(data))
+        assert cli.main(["play", "--resume", str(path)]) == 2, name
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and "a damaged session file" in err and err.count("\n") == 1, (name, err)

@@ -267,6 +267,24 @@ def test_board_as_signed_checker_counts(server):
     assert get(server, "/v1/move", dice="31", p6="five").status_code == 400
 
 
+def test_a_board_count_too_large_for_a_machine_integer_is_400(server):
+    huge = "9" * 20  # beyond int64: numpy raised OverflowError, a 500
+    bad = get(server, "/v1/move", dice="31", p1=huge)
+    assert bad.status_code == 400 and "at most 15 checkers" in bad.json()["detail"]
+    board = [0] * 26
+    board[1] = int(huge)
+    bad = httpx.post(server + "/v1/board", json={"points": board}, timeout=60)
+    assert bad.status_code == 400 and "at most 15 checkers" in bad.json()["detail"]
+    assert get(server, "/v1/health").status_code == 200
+
+
+def test_a_step_off_the_board_is_400(server):
+    for body in ({"steps": [[99, -4]]}, {"move": [26, 3]}, {"steps": [[8, 5]], "move": [-1, 5]}):
+        got = httpx.post(server + "/v1/steps", json={"position": START, "dice": "31", **body}, timeout=60)
+        assert got.status_code == 400 and "points 0 (off) .. 25" in got.json()["detail"], (body, got.text)
+    assert get(server, "/v1/health").status_code == 200
+
+
 def test_steps_of_a_play_made_by_clicks(server):
     # 24/20 with 3-1 as one click: through 21 (the 3, then the 1) or 23; both are the play 24/20
     got = httpx.post(server + "/v1/steps", json={"position": START, "dice": "31", "move": [24, 20]}).json()

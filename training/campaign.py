@@ -98,6 +98,20 @@ class Reason(enum.IntEnum):
     """None of the above: a broad base of the engine's own self-play positions."""
 
 
+RULES = {
+    Reason.CUBE: "Contact, crashed or back game; the side on roll wins 55-90% with at least 5% gammons (0-ply): the "
+    "doubling window, where take/pass decisions are made and the 0-ply take errors are largest.",
+    Reason.BACKGAME: "A side holds two or more points in the other side's home board (GNU Backgammon's back-game "
+    "situation): 2-ply overrates the side on roll there by 0.058 in win probability against the engine's own rollouts.",
+    Reason.PRIME: "A side has four or more consecutive made points with at least one checker of the other side behind "
+    "them.",
+    Reason.CRASHED: "GNU Backgammon's crashed class (few checkers left in play for a side's home board).",
+    Reason.RACE_CUBE: "A race (no contact) with the side on roll winning 55-90%: race cube decisions.",
+    Reason.BASE: "None of the above: a broad base of the engine's own self-play positions.",
+}
+"""Each :class:`Reason`'s rule in words, as ``campaign.json`` records it (an enum member has no docstring of its own
+at run time)."""
+
 SCHEDULE = (Reason.CUBE, Reason.BACKGAME, Reason.CUBE, Reason.PRIME, Reason.CRASHED, Reason.CUBE, Reason.RACE_CUBE,
             Reason.BASE)  # fmt: skip
 """The order in which the plan takes positions from the streams of each reason, repeated (an exhausted stream is
@@ -203,10 +217,14 @@ def choose(evaluator, positions: np.ndarray, classes: np.ndarray, seed: int, siz
     Returns:
         ``(positions (P, 26) int8, classes (P,) int8, reasons (P,) int8, probabilities (P, 5) float32)``.
     """
+    if not len(positions):
+        raise StageError("no positions to plan: the pool is empty once --exclude is applied")
     first = first_rows(positions)
     pos, cls = positions[first].astype(np.int8), classes[first].astype(np.int8)
     keep = cls > 0  # finished games have nothing to roll out
     pos, cls = pos[keep], cls[keep]
+    if not len(pos):
+        raise StageError("no positions to plan: the pool holds only finished games")
     prob = np.concatenate([position_probabilities(evaluator, pos[i : i + 8192]) for i in range(0, len(pos), 8192)])
     why = reasons_of(cls, prob, pos)
     order = interleave(why, seed, size)
@@ -280,7 +298,7 @@ def n_parts(settings: CampaignSettings) -> int:
     return -(-settings.plan_rows // settings.part_size)
 
 
-def check_part(path: Path, n: int, settings: CampaignSettings) -> dict:
+def check_part(path: Path, n: int, settings: CampaignSettings, plan: dict | None = None) -> dict:
     """Read a finished part back and check it belongs to this store: its settings, rows and arrays.
 
     Raises:
@@ -298,6 +316,12 @@ def check_part(path: Path, n: int, settings: CampaignSettings) -> dict:
     for name, shape in (("targets", (k, 5)), ("stderr", (k, 5)), ("reasons", (k,))):
         if name not in data or data[name].shape != shape:
             raise StageError(f"{str(path)!r} has no {name} of shape {shape}: {fix}")
+    if plan is not None:
+        rows = plan["positions"][n * settings.part_size : (n + 1) * settings.part_size]
+        if data["positions"].shape != rows.shape or not np.array_equal(data["positions"], rows):
+            raise StageError(f"{str(path)!r} does not hold the plan's positions of part {n}: {fix}")
+    if not (np.isfinite(data["targets"]).all() and np.isfinite(data["stderr"]).all()):
+        raise StageError(f"{str(path)!r} holds targets or standard errors that are not finite: {fix}")
     return data
 
 
@@ -322,14 +346,17 @@ def plan_store(args: argparse.Namespace) -> dict:
         cls.append(data["classes"].astype(np.int8))
     positions, classes = np.concatenate(pos), np.concatenate(cls)
     if args.exclude:
-        held = np.concatenate([load_npz(p)["positions"] for d in args.exclude for p in sorted(Path(d).glob("*.npz"))])
+        held_parts = [load_npz(p)["positions"] for d in args.exclude for p in sorted(Path(d).glob("*.npz"))]
+        if not held_parts:
+            raise StageError(f"no positions (*.npz) in --exclude {args.exclude!r}")
+        held = np.concatenate(held_parts)
         keys = {row.tobytes() for row in held.astype(np.int8)}
         keep = np.array([row.tobytes() not in keys for row in positions], dtype=bool)
         positions, classes = positions[keep], classes[keep]
     p, c, r, prob = choose(evaluator, positions, classes, args.seed, args.size)
     store.mkdir(parents=True, exist_ok=True)
     plan_file = store / PLAN_FILE
-    rules = {reason.name.lower(): " ".join((reason.__doc__ or "").split()) for reason in Reason}
+    rules = {reason.name.lower(): RULES[reason] for reason in Reason}
     rules["schedule"] = " ".join(s.name.lower() for s in SCHEDULE)
     import io
 
@@ -348,7 +375,8 @@ def plan_store(args: argparse.Namespace) -> dict:
     )
     if (store / STORE_FILE).exists():
         old = load_settings(store)
-        same = dataclasses.replace(old, plan_sha256=settings.plan_sha256) == settings
+        # the rules' wording is a record, not a setting (a store planned before it was fixed stays the same store)
+        same = dataclasses.replace(old, plan_sha256=settings.plan_sha256, rules=settings.rules) == settings
         if not same or not plan_file.is_file():
             raise StageError(f"{str(store)!r} holds a campaign planned with other settings: pick another --store")
         if old.plan_sha256 != settings.plan_sha256:
@@ -424,7 +452,7 @@ def status(store: Path) -> dict:
         path = part_path(store, n)
         if not path.exists():
             continue
-        data = check_part(path, n, settings)
+        data = check_part(path, n, settings, plan)
         done += 1
         positions += len(data["positions"])
         cost = json.loads(str(data["cost"])) if "cost" in data else {}
@@ -500,7 +528,7 @@ def run_store(args: argparse.Namespace, out=sys.stderr) -> dict:
             for n in range(total):
                 path = part_path(store, n)
                 if path.exists():
-                    check_part(path, n, settings)
+                    check_part(path, n, settings, plan)
                 else:
                     todo.append(n)
             if args.parts:

@@ -180,12 +180,21 @@ class Session:
             if d["current"] is not None:
                 game = _Game.from_json(d["current"])
                 side, dice = int(d["at"]["side"]), d["at"]["dice"]
-                self.resumed = (game, side, None if dice is None else (int(dice[0]), int(dice[1])))
+                dice = None if dice is None else (int(dice[0]), int(dice[1]))
+                if side not in (HUMAN, BOT):
+                    raise ValueError(f"the side to act is {HUMAN} or {BOT}, got {side}")
+                if dice is not None and not all(1 <= v <= 6 for v in dice):
+                    raise ValueError(f"each die is 1 to 6, got {list(dice)}")
+                if game.cube < 1 or game.cube & (game.cube - 1) or game.owner not in (-1, HUMAN, BOT):
+                    raise ValueError(f"no such cube: value {game.cube}, owner {game.owner}")
+                self.resumed = (game, side, dice)
+            if len(self.score) != 2 or min(self.score) < 0:
+                raise ValueError(f"the score is two numbers >= 0, got {self.score}")
         except PlayError:
             raise
         except OSError as err:
             raise PlayError(f"--resume {path!r}: {err.strerror or err}") from None
-        except (ValueError, KeyError, TypeError, IndexError, BgbotError) as err:
+        except (ValueError, KeyError, TypeError, IndexError, OverflowError, BgbotError) as err:
             raise PlayError(f"--resume {path!r}: a damaged session file ({type(err).__name__}: {err})") from None
         self.start, self.bot_first = None, False
 

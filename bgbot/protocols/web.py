@@ -94,10 +94,11 @@ def context_from_points(points, dice=None, cube: CubeState | None = None, match:
     """
     if len(points) != 26:
         raise board.PositionError(f"a board is 26 signed checker counts (bar, points 1..24, bar), got {len(points)}")
-    pos = np.array([int(v) for v in points], dtype=np.int64)
-    if np.abs(pos).max() > 15:
+    counts = [int(v) for v in points]
+    if max(abs(v) for v in counts) > 15:  # before numpy, which cannot hold a count of 2**63 or more
         raise board.PositionError("a point holds at most 15 checkers")
-    return context.Context(pos.astype(np.int8), dice, cube or CubeState(), match or MatchState())
+    pos = np.array(counts, dtype=np.int8)
+    return context.Context(pos, dice, cube or CubeState(), match or MatchState())
 
 
 # -- a play, step by step ------------------------------------------------------------------------------------------
@@ -120,6 +121,9 @@ def steps(ctx: context.Context, made: list[tuple[int, int]], move: tuple[int, in
     """
     if ctx.dice is None:
         raise WebError("no dice: a play needs a roll")
+    for src, dst in [*made, *([move] if move is not None else [])]:
+        if not (0 <= src <= 25 and 0 <= dst <= 25):
+            raise WebError(f"a step goes between points 0 (off) .. 25 (the bar), got {src}/{dst}")
     pos = [int(v) for v in ctx.position]
     legal = legal_plays(ctx.position, *ctx.dice)
     n_max = len(legal[0].steps) if legal else 0
