@@ -10,7 +10,8 @@ For each kind, on the win probability and on the cubeless equity (``2w - 1 + wg 
 
 * ``bias``: the mean of (kind - reference), with its standard error over positions;
 * ``rmse``: the root mean square of (kind - reference) with the reference's own variance taken out
-  (``sqrt(max(mean(d^2) - mean(se_ref^2), 0))``): the kind's error against the rollout the reference estimates;
+  (``sqrt(mean(d^2) - mean(se_ref^2))``): the kind's error against the rollout the reference estimates; null, with
+  ``below_reference_noise``, where the difference is within the reference's own noise (a longer reference is needed);
 * ``cpu_s``: CPU seconds a position;
 * ``mse_x_cpu``: ``rmse^2 * cpu_s``, the error variance at one CPU-second a position for a kind whose error is noise
   that falls as 1/cost (rollouts); lower is cheaper knowledge. Search kinds (``ply0``..``ply2``) have a fixed error
@@ -95,12 +96,14 @@ def compute(kind: str, evaluator, positions: np.ndarray, seed: int) -> np.ndarra
 
 def _row(d: np.ndarray, ref_var: np.ndarray, cpu: float) -> dict:
     n = len(d)
-    mse = max(float(np.mean(d**2) - np.mean(ref_var)), 0.0)
+    excess = float(np.mean(d**2) - np.mean(ref_var))
+    mse = excess if excess > 0 else None  # within the reference's own noise: not measurable with this reference
     return {
         "bias": float(d.mean()),
         "bias_se": float(d.std(ddof=1) / np.sqrt(n)) if n > 1 else None,
-        "rmse": mse**0.5,
-        "mse_x_cpu": mse * cpu,
+        "rmse": None if mse is None else mse**0.5,
+        "mse_x_cpu": None if mse is None else mse * cpu,
+        "below_reference_noise": mse is None,
     }
 
 
@@ -117,7 +120,7 @@ def main() -> None:
         if not KIND.match(k):
             raise BgbotError(f"unknown kind {k!r}: plyN, plainT, vrT, plainT-hH or vrT-hH")
     pos, ref, ref_se, settings = reference(Path(args.reference), args.positions)
-    _, evaluator, _ = stages._load_model(settings["model"])
+    _, evaluator, _ = stages._load_model(str(campaign.model_path(Path(args.reference), settings["model"])))
     compute("ply0", evaluator, pos[:2], args.seed)  # warm-up: the bear-off databases are read once, not timed
     ref_eq = equity(ref.astype(np.float64))
     # the variance of the reference's equity: each output's variance (covariances left out: an upper bound's order)

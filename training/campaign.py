@@ -238,6 +238,19 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def model_path(store: Path, model: str) -> Path:
+    """The checkpoint a store names: ``model`` as recorded (a path relative to the repository root where the store was
+    planned, e.g. ``models/bgbot-5.pt``), found from the current directory or, failing that, from each folder above
+    the store (so a store's commands also work from elsewhere). Returns the path as recorded when neither exists."""
+    path = Path(model)
+    if path.is_file() or path.is_absolute():
+        return path
+    for parent in store.resolve().parents:
+        if (parent / path).is_file():
+            return parent / path
+    return path
+
+
 def load_settings(store: Path) -> CampaignSettings:
     """The store's settings (``campaign.json``).
 
@@ -512,7 +525,7 @@ def run_store(args: argparse.Namespace, out=sys.stderr) -> dict:
     store = Path(args.store)
     settings = load_settings(store)
     plan = load_plan(store, settings)
-    model = Path(settings.model)
+    model = model_path(store, settings.model)
     if not model.is_file() or _sha256(model) != settings.model_sha256:
         raise StageError(f"{settings.model!r} is missing or is not the model this store was planned with")
     if args.workers > 1 and args.ray:
@@ -533,7 +546,7 @@ def run_store(args: argparse.Namespace, out=sys.stderr) -> dict:
                     todo.append(n)
             if args.parts:
                 todo = todo[: args.parts]
-            _, evaluator, _ = _load_model(settings.model)
+            _, evaluator, _ = _load_model(str(model))
             for n in todo:
                 t0, c0 = time.perf_counter(), _cpu()
                 arrays = roll_part(evaluator, settings, plan, n, args.workers, args.ray)

@@ -33,6 +33,8 @@ from . import campaign
 from .stages import StageError, _load_model
 
 WINDOW = (0.55, 0.97)
+MIN_DECISIONS = 20
+"""Fewest decisions of each kind (doubling, take/pass) a judgement needs: fewer is an error, never a pass."""
 MONEY = MatchState()
 
 
@@ -113,7 +115,8 @@ def cube_check(candidate: str, against: str, stores: list[str]) -> dict:
         (candidate - against) with its 95% interval.
 
     Raises:
-        StageError: a missing checkpoint or store, or no finished rollouts.
+        StageError: a missing checkpoint or store, no finished rollouts, or fewer than :data:`MIN_DECISIONS`
+            decisions of a kind.
     """
     for path in (candidate, against):
         if not Path(path).is_file():
@@ -124,6 +127,13 @@ def cube_check(candidate: str, against: str, stores: list[str]) -> dict:
         _, evaluator, _ = _load_model(path)
         p = position_probabilities(evaluator, pos).astype(np.float64)
         errors[who] = decision_errors(p, pos, ref)
+    for kind in ("double", "take"):
+        n = int((~np.isnan(errors["candidate"][kind])).sum())
+        if n < MIN_DECISIONS:
+            raise StageError(
+                f"the held-out rollouts in {stores!r} hold {n} {kind} decisions, too few to judge the cube "
+                f"(at least {MIN_DECISIONS}): finish or add a reference store"
+            )
     diff = {k: _paired(errors["candidate"][k], errors["against"][k]) for k in ("double", "take")}
     return {
         "reference": list(stores),
