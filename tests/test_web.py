@@ -473,6 +473,9 @@ def test_models_and_training_plot(page):
     page.wait_for_selector("#run-plot polyline")
     text = page.text_content("#models-out")
     assert "bgbot-1" in text and "+0.467 ppg" in text and "candidate" in text
+    gate = json.loads(Path("models/candidates/gen5/gate1-seed4.json").read_text())  # a gate record, as a table row
+    row = page.text_content("#models-out tr[data-gate='candidates/gen5/gate1-seed4.json']")
+    assert f"{gate['results']['models/candidates/bgbot-4.pt']['ppg']:+.3f}" in row and row.endswith("no")
     page.select_option("#run-select", "tiny")
     page.wait_for_selector("#run-plot polyline[data-points='3']")
 

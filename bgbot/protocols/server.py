@@ -736,8 +736,13 @@ def create_app(
 
     @app.get("/v1/models")
     async def list_models() -> dict:
-        """The shipped and candidate models with their cards' headline figures, and the training runs."""
-        return {"models": web.models(models_dir), "runs": web.runs(runs_dir, models_dir)}
+        """The shipped and candidate models with their cards' headline figures, the training runs and the gate
+        records (:func:`bgbot.protocols.web.gates`)."""
+        return {
+            "models": web.models(models_dir),
+            "runs": web.runs(runs_dir, models_dir),
+            "gates": web.gates(models_dir),
+        }
 
     @app.get("/v1/runs/{name}")
     async def run_progress(name: str) -> dict:

@@ -531,6 +531,40 @@ def models(models_dir: str | None) -> list[dict]:
     return out
 
 
+def gates(models_dir: str | None) -> list[dict]:
+    """The gate records (``python -m training gate --out FILE.json``) under ``models_dir/candidates``, newest first:
+    ``{"file", "candidate", "against", "created", "accepted", "results": [{"opponent", "ppg", "ci_low", "ci_high",
+    "games"}]}``. Files that are not gate records are skipped."""
+    if not models_dir or not (Path(models_dir) / "candidates").is_dir():
+        return []
+    root = Path(models_dir)
+    out = []
+    for path in sorted((root / "candidates").glob("*/gate*.json")):
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+            results = [
+                {
+                    "opponent": str(opp),
+                    **{k: float(r[k]) for k in ("ppg", "ci_low", "ci_high")},
+                    "games": int(r["games"]),
+                }
+                for opp, r in record["results"].items()
+            ]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue
+        out.append(
+            {
+                "file": str(path.relative_to(root)),
+                "candidate": str(record.get("candidate", "")),
+                "against": str(record.get("against", "")),
+                "created": str(record.get("created", "")),
+                "accepted": bool(record.get("accepted", False)),
+                "results": results,
+            }
+        )
+    return sorted(out, key=lambda g: g["created"], reverse=True)
+
+
 def _run_files(runs_dir: str | None, models_dir: str | None) -> dict[str, Path]:
     found: dict[str, Path] = {}
     if models_dir and Path(models_dir).is_dir():

@@ -495,6 +495,18 @@ async function loadModels() {
   if (!r.models.length) out.appendChild(el("p", "No models directory (bgbot serve --models DIR)."));
   else out.appendChild(table(["Model", "Kind", "Size", "Card", "Headline figures"], r.models.map((m) => ({
     cells: [m.name, m.kind, `${Math.round(m.size_bytes / 1024)} KB`, m.title || "", (m.figures || []).join(" · ")] }))));
+  if (r.gates && r.gates.length) {
+    out.appendChild(el("h3", "Gates (duplicate games; ppg of the candidate, 95% interval)"));
+    const rows = [];
+    for (const g of r.gates) {
+      for (const x of g.results) {
+        rows.push({ cells: [g.file, g.candidate, x.opponent, `${x.ppg >= 0 ? "+" : ""}${x.ppg.toFixed(3)}`,
+          `[${x.ci_low.toFixed(3)}, ${x.ci_high.toFixed(3)}]`, String(x.games), g.accepted ? "yes" : "no"],
+          attrs: { "data-gate": g.file } });
+      }
+    }
+    out.appendChild(table(["Record", "Candidate", "Against", "ppg", "95% CI", "Games", "Accepted"], rows));
+  }
   const sel = $("run-select");
   sel.textContent = "";
   r.runs.forEach((name) => sel.appendChild(el("option", name, { value: name })));
