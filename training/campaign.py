@@ -9,7 +9,7 @@
 cube windows, races decided by a few pips); the engine's own full rollouts can (``docs/HISTORY.md``). Every engine at
 this level was fitted to rollouts of its own play at scale (GNU Backgammon 0.14: 1,296 trials at 0-ply; wildbg:
 100,000+ positions x 1,296 trials a generation). Such a store takes many CPU-hours, so it is built a part at a time by
-a process that may be stopped at any moment and resumed by the next session.
+a process that may be stopped at any moment and resumed later, on this machine or another.
 
 **The store** (a directory under ``models/candidates/``, committed part by part):
 
