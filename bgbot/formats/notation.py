@@ -72,11 +72,18 @@ def format_play(position: np.ndarray, play: Play) -> str:
     >>> '8/5 6/5' in [format_play(start, p) for p in legal_plays(start, 3, 1)]
     True
     """
+    return format_steps(position, play.steps)
+
+
+def format_steps(position: np.ndarray | list[int], steps: tuple[tuple[int, int], ...]) -> str:
+    """GNU Backgammon's notation of the single-die checker ``steps`` ``((from, to), ...)`` played from ``position``
+    (the board BEFORE the play, ``(26,)`` from the mover's side, or a list of 26 ints): :func:`format_play` of a
+    play with those steps. The notation depends on the steps as a multiset, not on their order."""
     board = [int(x) for x in position]
-    if not play.steps:
+    if not steps:
         return NO_PLAY
     # One path per step, sorted by source then destination, highest first.
-    paths = [list(step) for step in sorted(play.steps, reverse=True)]
+    paths = [list(step) for step in sorted(steps, reverse=True)]
     hit_on_way: list[list[int]] = [[] for _ in paths]  # intermediate points where the checker hit
     alive = [True] * len(paths)
     for i in range(len(paths)):

@@ -42,7 +42,8 @@ from bgbot.formats.xgid import XGID
 from bgbot.protocols import analysis
 from bgbot.protocols.play import BOT, HUMAN, Session, _Quit
 from bgbot.rules import board
-from bgbot.rules.movegen_scalar import legal_plays, play_step
+from bgbot.rules.board import play_step
+from bgbot.rules.movegen_scalar import legal_plays
 from bgbot.rules.outcomes import equity
 from bgbot.rules.state import CubeState, MatchState
 

@@ -183,3 +183,33 @@ def apply_steps(position: np.ndarray, steps) -> np.ndarray:
                 p[0] -= 1
             p[dst] += 1
     return p
+
+
+def play_step(board: list[int], src: int, die: int) -> tuple[int, bool] | None:
+    """Where one checker from ``src`` goes with one die, or None when that is illegal; ``board`` is not changed.
+    The rule of a single checker step, shared by the scalar move generator and the notation of plays.
+
+    Args:
+        board: a position as a list of 26 Python ints (layout of :mod:`bgbot.rules.board`).
+        src: the source index, 1..25 (25 = my bar).
+        die: 1..6.
+
+    Returns:
+        ``(to, hit)``: ``to`` in 1..24, or 0 for borne off; ``hit`` when an opponent's blot stands on ``to``.
+    """
+    if board[src] <= 0 or (board[BAR] > 0 and src != BAR):
+        return None  # no checker there, or a checker on the bar must enter first
+    to = src - die
+    if to >= 1:
+        if board[to] <= -2:
+            return None  # blocked
+        return to, board[to] == -1
+    # Bearing off: every checker of mine must be in the home board (points 1..6; the bar is index 25).
+    if any(board[p] > 0 for p in range(7, 26)):
+        return None
+    if to == 0:
+        return 0, False
+    # A die larger than needed bears off only from the highest occupied point.
+    if any(board[p] > 0 for p in range(src + 1, 7)):
+        return None
+    return 0, False

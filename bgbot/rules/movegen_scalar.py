@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bgbot.rules.board import BAR, OPP_BAR, validate
+from bgbot.rules.board import BAR, OPP_BAR, play_step, validate
 from bgbot.rules.dice import DiceError
 
 __all__ = ["DiceError", "Play", "legal_plays", "play_step"]
@@ -67,35 +67,6 @@ def _check_die(d) -> int:
     if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or not 1 <= d <= 6:
         raise DiceError(f"a die is an integer from 1 to 6, got {d!r}")
     return int(d)
-
-
-def play_step(board: list[int], src: int, die: int) -> tuple[int, bool] | None:
-    """Where one checker from ``src`` goes with one die, or None when that is illegal; ``board`` is not changed.
-
-    Args:
-        board: a position as a list of 26 Python ints (layout of :mod:`bgbot.rules.board`).
-        src: the source index, 1..25 (25 = my bar).
-        die: 1..6.
-
-    Returns:
-        ``(to, hit)``: ``to`` in 1..24, or 0 for borne off; ``hit`` when an opponent's blot stands on ``to``.
-    """
-    if board[src] <= 0 or (board[BAR] > 0 and src != BAR):
-        return None  # no checker there, or a checker on the bar must enter first
-    to = src - die
-    if to >= 1:
-        if board[to] <= -2:
-            return None  # blocked
-        return to, board[to] == -1
-    # Bearing off: every checker of mine must be in the home board (points 1..6; the bar is index 25).
-    if any(board[p] > 0 for p in range(7, 26)):
-        return None
-    if to == 0:
-        return 0, False
-    # A die larger than needed bears off only from the highest occupied point.
-    if any(board[p] > 0 for p in range(src + 1, 7)):
-        return None
-    return 0, False
 
 
 def _apply(board: list[int], src: int, to: int, hit: bool) -> list[int]:
