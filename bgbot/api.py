@@ -33,12 +33,15 @@ from pathlib import Path
 
 import numpy as np
 
+from bgbot.arena import ranking
 from bgbot.cube import decision as cube_lib
 from bgbot.errors import BgbotError, is_int
-from bgbot.evaluation import bearoff, checkpoint, evaluator
-from bgbot.evaluation.classes import CLASS_NAMES, cube_efficiencies, cube_efficiency
+from bgbot.evaluation import checkpoint, evaluator
+from bgbot.evaluation.classes import CLASS_NAMES, classify_batch, cube_efficiency
 from bgbot.evaluation.network import ValueNet, set_threads
 from bgbot.evaluation.specialists import ClassNets, evaluator_for
+from bgbot.formats import positionid
+from bgbot.formats.context import Context, DiceSyntaxError
 from bgbot.formats.plays import LegalPlay, as_context, as_position, legal_plays
 from bgbot.rules.outcomes import equity, flip_probabilities
 from bgbot.rules.state import CubeState, MatchState
@@ -52,6 +55,7 @@ __all__ = [
     "RankedPlay",
     "legal_plays",
     "move_answer",
+    "moves_json",
     "round_array",
 ]
 
@@ -235,47 +239,29 @@ class Bot:
         if not isinstance(ply, (int, np.integer)) or ply < 0:
             raise ApiError(f"ply is a search depth 0, 1, 2, ..., got {ply!r}")
         ctx = as_context(position, dice)
+        if ctx.dice is None:
+            raise DiceSyntaxError(f"no dice given for {ctx.position_id!r}, and the position carries none")
         cube, match = cube or ctx.cube, match or ctx.match
-        pos = ctx.position
-        plays = legal_plays(ctx)
-        after = np.stack([p.afterstate for p in plays])  # (M, 26) int8, opponent on roll
-        probs0, codes = evaluator.classified_probabilities(self.evaluator, after)
-        mine = flip_probabilities(probs0)  # (M, 5) 0-ply, mover
-        priority = np.arange(len(plays))  # (M,) ties: notation order
-        searched = np.ones(len(plays), dtype=bool)  # (M,) valued at `ply`
-        if ply > 0:
-            from bgbot.evaluation import search
+        dice_rows = np.array([ctx.dice])
+        found = ranking.rank(self.evaluator, ctx.position[None, :], dice_rows, int(ply), [(cube, match)], named=True)
+        return ranked_plays(found, 0, match.is_money)
 
-            searched = search.filter_candidates(equity(mine), np.zeros(len(plays), dtype=np.int64))
-            found, order, probs = search.rank(self.evaluator, pos, ctx.dice, int(ply))
-            row = {bytes(a): i for i, a in enumerate(found.afterstates)}
-            rows = np.array([row[bytes(a)] for a in after])  # (M,) our play -> search row
-            mine = probs[rows]  # (M, 5) float32, mover's view
-            rank = np.empty(len(order), dtype=np.int64)
-            rank[order] = np.arange(len(order))
-            priority = rank[rows]  # (M,) the search's order
-        x = 0.0 if match.is_money else cube_efficiencies(after)  # (M,) opponent on roll
-        values = cube_lib.play_values(mine, x, cube, match)  # (M,) float64: money equity, or the mover's MWC
-        equities = values if match.is_money else equity(mine.astype(np.float64))  # (M,) float64
-        mwc = None if match.is_money else values
-        order = (
-            np.lexsort((priority, -values, ~searched))
-            if ply == 0 or mwc is not None or not match.backgammons
-            else np.argsort(priority)
-        )
-        return [
-            RankedPlay(
-                plays[i].play,
-                plays[i].position_id,
-                plays[i].afterstate,
-                float(equities[i]),
-                Probabilities.from_array(mine[i]),
-                None if mwc is None else float(mwc[i]),
-                int(ply) if searched[i] else 0,
-                CLASS_NAMES[int(codes[i])],
-            )
-            for i in order
-        ]
+    def rank_contexts(self, contexts: list[Context], ply: int = 0) -> ranking.Ranking:
+        """:func:`bgbot.arena.ranking.rank` of requests, named: each context's position, dice, cube and match.
+
+        Raises:
+            ApiError: a negative ``ply``. bgbot.formats.context.DiceSyntaxError: a context without dice.
+            bgbot.evaluation.search.SearchError: ``ply`` deeper than the search serves.
+        """
+        if not isinstance(ply, (int, np.integer)) or ply < 0:
+            raise ApiError(f"ply is a search depth 0, 1, 2, ..., got {ply!r}")
+        for ctx in contexts:
+            if ctx.dice is None:
+                raise DiceSyntaxError(f"no dice given for {ctx.position_id!r}, and the position carries none")
+        positions = np.stack([ctx.position for ctx in contexts]) if contexts else np.zeros((0, 26), dtype=np.int8)
+        dice = np.array([ctx.dice for ctx in contexts], dtype=np.int64).reshape(-1, 2)
+        states = [(ctx.cube, ctx.match) for ctx in contexts]
+        return ranking.rank(self.evaluator, positions, dice, int(ply), states, named=True)
 
     def cube_action(
         self,
@@ -316,20 +302,40 @@ class Bot:
         if ctx is not None:
             cube, match = cube or ctx.cube, match or ctx.match
         cube, match = cube or CubeState(), match or MatchState()
+        if probabilities is None and efficiency is None:
+            assert pos is not None  # checked above: a position or probabilities
+            return ranking.decide_cubes(self.evaluator, pos[None, :], [(cube, match)]).decisions[0]
         source = "given"
         if probabilities is None:
-            assert pos is not None  # checked above: a position or probabilities
+            assert pos is not None
             probs, source = self.evaluate_with_class(pos)
             probabilities = probs.to_array()
-            if source == "bearoff-two-sided" and match.is_money and efficiency is None and evaluator.class_dispatch():
-                exact = bearoff.two_sided_equities(pos)
-                decision = cube_lib.decide_from_money_equities(exact["own"], exact["centre"], exact["opp"], cube, match)
-                return replace(decision, evaluator=source)
         if isinstance(probabilities, Probabilities):
             probabilities = probabilities.to_array()
         if efficiency is None:
             efficiency = 0.68 if pos is None else cube_efficiency(pos)
         return replace(cube_lib.decide(probabilities, cube, match, efficiency), evaluator=source)
+
+
+def ranked_plays(found: ranking.Ranking, i: int, money: bool) -> list[RankedPlay]:
+    """Position ``i`` of a :class:`bgbot.arena.ranking.Ranking` (made with ``named``) as :class:`RankedPlay` objects,
+    best first; ``money`` False gives each its match winning chance (``mwc``)."""
+    rows = found.rows(i)
+    assert found.names is not None, "ranked_plays needs a ranking made with named=True"
+    ids = positionid.encode_many(found.plays.afterstates[rows])
+    return [
+        RankedPlay(
+            found.names[r],
+            ids[k],
+            found.plays.afterstates[r],
+            float(found.equities[r]),
+            Probabilities.from_array(found.probabilities[r]),
+            None if money else float(found.values[r]),
+            found.ply if found.searched[r] else 0,
+            CLASS_NAMES[int(found.classes[r])],
+        )
+        for k, r in enumerate(rows.tolist())
+    ]
 
 
 def round_array(values, digits: int) -> np.ndarray:
@@ -379,6 +385,36 @@ def move_answer(ctx, plays: list[dict]) -> dict:
     return out
 
 
+def moves_json(found: ranking.Ranking, contexts: list[Context]) -> list[dict]:
+    """:func:`move_json` of every request of a ranking (:meth:`Bot.rank_contexts` of ``contexts``), built from its
+    arrays at once (the equities rounded by :func:`round_array` as ``RankedPlay.to_json`` rounds them one by one)."""
+    assert found.names is not None, "moves_json needs a ranking made with named=True"
+    ids = positionid.encode_many(found.plays.afterstates)
+    equities = round_array(found.equities, 6).tolist()
+    values = round_array(found.values, 6).tolist()
+    rounded = np.round(found.probabilities.astype(np.float64), 6).tolist()
+    names = [CLASS_NAMES[c] for c in found.classes.tolist()]
+    plies = np.where(found.searched, found.ply, 0).tolist()
+    out = []
+    for j, ctx in enumerate(contexts):
+        plays = []
+        for r, i in enumerate(found.rows(j).tolist(), 1):
+            play = {
+                "play": found.names[i],
+                "position_id": ids[i],
+                "equity": equities[i],
+                "probabilities": dict(zip(PROBABILITY_NAMES, rounded[i])),
+                "ply": plies[i],
+                "evaluator": names[i],
+            }
+            if not ctx.match.is_money:
+                play["mwc"] = values[i]
+            play["rank"] = r
+            plays.append(play)
+        out.append(move_answer(ctx, plays))
+    return out
+
+
 def cube_json(bot: Bot | None, ctx, probabilities=None, ply: int = 0, cube_search: bool = False) -> dict:
     """The answer of ``bgbot cube --json`` (and of the HTTP API's ``/v1/cube``) for one position.
 
@@ -408,7 +444,9 @@ def cube_json(bot: Bot | None, ctx, probabilities=None, ply: int = 0, cube_searc
     else:
         if bot is None:
             raise ApiError("a model is needed unless probabilities are given")
-        source = bot.evaluate_with_class(ctx.position)[1]
+        if not is_int(ply) or ply < 0:
+            raise ApiError(f"ply is a search depth 0, 1, 2, ..., got {ply!r}")
+        source = CLASS_NAMES[int(classify_batch(ctx.position[None, :])[0])]
         exact = source == "bearoff-two-sided" and ctx.match.is_money and evaluator.class_dispatch()
         if cube_search and not exact:
             from bgbot.arena import cubesearch
@@ -416,13 +454,9 @@ def cube_json(bot: Bot | None, ctx, probabilities=None, ply: int = 0, cube_searc
             probabilities = bot.evaluate(ctx.position, ply=ply).to_array()
             decision = cubesearch.decide_searched(bot.evaluator, ctx.position, ctx.cube, ctx.match, ply)[0]
             decision = replace(decision, evaluator=source)
-        elif ply == 0 or source == "bearoff-two-sided":  # exact where the class allows (Bot.cube_action)
-            probabilities = bot.evaluate(ctx.position).to_array()
-            decision = bot.cube_action(ctx.position, ctx.cube, ctx.match)
         else:
-            probabilities = bot.evaluate(ctx.position, ply=ply).to_array()
-            decision = bot.cube_action(ctx.position, ctx.cube, ctx.match, probabilities=probabilities)
-            decision = replace(decision, evaluator=source)
+            found = ranking.decide_cubes(bot.evaluator, ctx.position[None, :], [(ctx.cube, ctx.match)], ply)
+            probabilities, decision = found.probabilities[0], found.decisions[0]
     out = {"position_id": ctx.position_id, **cube_lib.to_json(decision, probabilities, ctx.cube, ctx.match)}
     emg = None
     if decision.unit == "mwc":

@@ -30,12 +30,10 @@ from pathlib import Path
 
 import numpy as np
 
-from bgbot.cube.decision import play_values
+from bgbot.arena import ranking
 from bgbot.errors import BgbotError
 from bgbot.evaluation import pubeval, search
-from bgbot.evaluation.classes import cube_efficiencies
 from bgbot.evaluation.evaluator import best_plays, position_probabilities
-from bgbot.evaluation.selection import segment_argmax
 from bgbot.rules.board import apply_steps, flip
 from bgbot.rules.dice import hash_words
 from bgbot.rules.movegen import Plays, generate_plays, position_keys
@@ -102,20 +100,10 @@ class NetPlayer(Player):
     def choose_at(self, positions, dice, states):
         """The best play by :func:`bgbot.cube.decision.play_values` at each game's cube and match (the match
         winning chance at a match score, as ``bgbot move`` ranks them; money equity with backgammons as the rules
-        count them), at this player's lookahead (plays the move filter drops are never chosen)."""
-        plays, probs, searched = search.ranked_values(self.evaluator, positions, dice, self.plies)
-        values = np.full(len(plays), -np.inf)  # (M,)
-        index: dict = {}
-        codes = np.array([index.setdefault(s, len(index)) for s in states], dtype=np.int64)  # (N,) distinct states
-        keys = codes[plays.parent]  # (M,) the state of each play
-        for k in range(len(index)):
-            rows = np.flatnonzero((keys == k) & searched)
-            if len(rows) == 0:
-                continue
-            cube, match = states[int(plays.parent[rows[0]])]
-            x = 0.0 if match.is_money else cube_efficiencies(plays.afterstates[rows])
-            values[rows] = play_values(probs[rows], x, cube, match)
-        return _pick(plays, segment_argmax(values, plays.parent))
+        count them), at this player's lookahead (plays the move filter drops are never chosen):
+        :attr:`bgbot.arena.ranking.Ranking.best`."""
+        found = ranking.rank(self.evaluator, positions, dice, self.plies, states)
+        return _pick(found.plays, found.best)
 
     def probabilities(self, positions):
         """0-ply probabilities (:func:`bgbot.evaluation.evaluator.position_probabilities`), ``(N, 5)`` float32."""

@@ -58,13 +58,15 @@ def answer(
     winning chance (its "Eq." at a match score). With ``wanted`` plays, only the best and those are listed. ``backgammons`` False: backgammons count as gammons
     (in the equities and the ranking); ``"cube"`` and ``"match"`` are then added in money play too."""
     ctx = common.resolve(position, dice, need_dice=True)
-    if not backgammons:
-        ctx = ctx.with_backgammons(False)
-    assert ctx.dice is not None  # need_dice=True
-    from bgbot.api import move_json  # the api imports torch: only when a command runs
+    return answer_context(bot, ctx if backgammons else ctx.with_backgammons(False), ply, wanted)
 
-    ranked = bot.rank_plays(ctx.position, ctx.dice, ctx.cube, ctx.match, ply=ply)
-    out = move_json(ctx, ranked)
+
+def answer_context(bot: Bot, ctx, ply: int, wanted: list[str] | None = None) -> dict:
+    """:func:`answer` of a request already read (a :class:`bgbot.formats.context.Context` with dice): its plays
+    generated, evaluated and ranked once (:meth:`bgbot.api.Bot.rank_contexts`)."""
+    from bgbot.api import moves_json  # the api imports torch: only when a command runs
+
+    out = moves_json(bot.rank_contexts([ctx], ply), [ctx])[0]
     if wanted:
         out["plays"] = _select(ctx, out["plays"], wanted)
     return out
@@ -78,13 +80,12 @@ def run(args: argparse.Namespace) -> int:
         return common.run_batch(
             args.batch, lambda line: answer(bot, *common.split_line(line, dice=True), args.ply, args.play, bg)
         )
-    result = answer(bot, position, dice, args.ply, args.play, bg)
+    ctx = common.with_variants(common.resolve(position, dice, need_dice=True), args)
+    result = answer_context(bot, ctx, args.ply, args.play)
     if args.json:
         common.print_json(result)
         return 0
-    print_table(
-        result, common.describe(common.with_variants(common.resolve(position, dice, need_dice=True), args)), args.ply
-    )
+    print_table(result, common.describe(ctx), args.ply)
     return 0
 
 

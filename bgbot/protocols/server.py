@@ -38,17 +38,13 @@ from typing import Any, Literal
 import numpy as np
 
 import bgbot
-from bgbot.api import PROBABILITY_NAMES, Bot, cube_json, move_answer, move_json, round_array
+from bgbot.api import Bot, cube_json, moves_json
 from bgbot.errors import BgbotError, is_int
 from bgbot.evaluation import bearoff
-from bgbot.evaluation.classes import CLASS_NAMES
-from bgbot.evaluation.evaluator import class_dispatch, classified_probabilities, position_probabilities
+from bgbot.evaluation.evaluator import class_dispatch, position_probabilities
 from bgbot.evaluation.network import set_threads
-from bgbot.formats import context, notation, plays, positionid
+from bgbot.formats import context, plays
 from bgbot.protocols import web
-from bgbot.rules import movegen_scalar
-from bgbot.rules.board import flip
-from bgbot.rules.outcomes import equity, flip_probabilities
 from bgbot.rules.state import CubeState, MatchState
 
 __all__ = ["ServerError", "create_app", "serve", "answer"]
@@ -123,7 +119,7 @@ def answer(bot: "Bot", endpoint: str, request: dict[str, Any]) -> dict:
     if endpoint == "move":
         ctx = _resolve(position, dice, need_dice=True)
         assert ctx.dice is not None
-        return move_json(ctx, bot.rank_plays(ctx.position, ctx.dice, ctx.cube, ctx.match, ply=ply))
+        return moves_json(bot.rank_contexts([ctx], ply), [ctx])[0]
     if endpoint == "cube":
         ctx = _resolve(position, None, need_dice=False)
         if ctx.dice is not None:
@@ -167,85 +163,11 @@ class _Prefetched:
         return np.stack([self.rows[k] for k in keys]) if keys else np.zeros((0, 5), dtype=np.float32)
 
 
-def _fast_moves(bot: "Bot", ctxs: list[context.Context]) -> list[dict | BgbotError]:
-    """The ``move`` answers at 0 ply in money play of many requests, their afterstates evaluated in one call: what
-    :func:`answer` gives (:meth:`bgbot.api.Bot.rank_plays`: the legal plays in notation order, sorted by equity,
-    ties kept in that order; :func:`bgbot.api.move_json`), built from arrays rather than one object per play.
-
-    The plays and their notation come from the scalar generator (:func:`bgbot.rules.movegen_scalar.legal_plays`,
-    one play per distinct afterstate, the set :func:`bgbot.formats.plays.legal_plays` checks against the batched
-    generator); equities and probabilities are rounded all at once as ``RankedPlay.to_json`` rounds them one by one
-    (:func:`bgbot.api.round_array`: Python's ``round`` for the equity, numpy's for the probabilities).
-    """
-    out: list[dict | BgbotError] = []
-    texts: list[str] = []
-    afters: list[np.ndarray] = []
-    counts: list[int] = []
-    seen: dict[tuple[bytes, int, int], tuple[list[str], list[np.ndarray]]] = {}  # the same request twice: once
-    for ctx in ctxs:
-        assert ctx.dice is not None
-        pos, (d1, d2) = ctx.position, ctx.dice
-        key = (pos.tobytes(), d1, d2)  # the dice order picks which step sequence names a play
-        if key not in seen:
-            try:
-                scalar = movegen_scalar.legal_plays(pos, d1, d2)
-            except BgbotError as err:
-                out.append(err)
-                counts.append(0)
-                continue
-            if scalar:
-                board = [int(x) for x in pos]  # format_play reads the board as Python ints: convert once
-                seen[key] = (
-                    [notation.format_play(board, q) for q in scalar],  # type: ignore[arg-type]
-                    [q.afterstate for q in scalar],
-                )
-            else:
-                seen[key] = ([notation.format_no_play()], [pos])
-        text, play_after = seen[key]
-        out.append({})
-        texts.extend(text)
-        afters.extend(play_after)
-        counts.append(len(text))
-    if not afters:
-        return out
-    after = flip(np.stack(afters)).astype(np.int8)  # (N, 26) opponent on roll
-    probs, codes = classified_probabilities(bot.evaluator, after)  # (N, 5) float32, (N,) int8
-    mine = flip_probabilities(probs).astype(np.float64)  # (N, 5) the mover's, as Probabilities holds them
-    request = np.repeat(np.arange(len(ctxs)), counts)  # (N,) which request each play belongs to
-    gammons_only = np.array([not c.match.backgammons for c in ctxs])[request]  # (N,) backgammons count as gammons
-    values = equity(np.where(gammons_only[:, None] & (np.arange(5) % 2 == 0) & (np.arange(5) > 0), 0.0, mine))
-    order = np.lexsort((np.arange(len(after)), -values, request))  # (N,) best first within each request
-    ids = positionid.encode_many(after)
-    equities = round_array(values, 6).tolist()
-    rounded = np.round(mine, 6).tolist()
-    names = [CLASS_NAMES[c] for c in codes.tolist()]
-    start = 0
-    for j, ctx in enumerate(ctxs):
-        n = counts[j]
-        if not n:
-            continue
-        plays = [
-            {
-                "play": texts[i],
-                "position_id": ids[i],
-                "equity": equities[i],
-                "probabilities": dict(zip(PROBABILITY_NAMES, rounded[i])),
-                "ply": 0,
-                "evaluator": names[i],
-                "rank": r,
-            }
-            for r, i in enumerate(order[start : start + n].tolist(), 1)
-        ]
-        out[j] = move_answer(ctx, plays)
-        start += n
-    return out
-
-
 def answer_many(bot: "Bot", requests: list[tuple[str, dict]]) -> list[dict | BgbotError]:
     """Answers to many requests, their evaluations batched: each an answer dict, or the BgbotError it raised.
 
-    ``move`` requests at 0 ply in money play are answered from one batched evaluation (:func:`_fast_moves`); the
-    others through :func:`answer` with an evaluator that already holds the values of the batch's positions."""
+    ``move`` requests at 0 ply in money play are ranked together in one call (:meth:`bgbot.api.Bot.rank_contexts`:
+    their plays generated and evaluated at once); the others through :func:`answer` with an evaluator that already holds the values of the batch's positions."""
     fast: dict[int, context.Context] = {}
     singles = []
     for k, (endpoint, req) in enumerate(requests):
@@ -261,7 +183,7 @@ def answer_many(bot: "Bot", requests: list[tuple[str, dict]]) -> list[dict | Bgb
             pass  # answered (with its error) below
     out: list[dict | BgbotError] = [{} for _ in requests]
     if fast:
-        for k, result in zip(fast, _fast_moves(bot, list(fast.values()))):
+        for k, result in zip(fast, moves_json(bot.rank_contexts(list(fast.values())), list(fast.values()))):
             out[k] = result
     if len(fast) == len(requests):
         return out
