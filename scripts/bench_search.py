@@ -2,7 +2,7 @@
 
 Prints one JSON object from one run:
 
-* ``latency``: for each ply (1, 2), the mean CPU milliseconds per position of ``bgbot.evaluation.search.rank`` (every
+* ``latency``: for each ply (1, 2), the mean CPU milliseconds per position of ``bgbot.arena.ranking.rank`` (every
   legal play ranked at that ply after GNU Backgammon's move filter, what ``bgbot move --ply N`` does) and of
   ``gnubg_nn.best_move(board, d1, d2, n=PLY)`` on the same positions and dice (``--positions`` positions spread over
   ``tests/data/gnubg_selfplay_positions.txt``, dice drawn with ``--seed``), the two calls interleaved position by
@@ -29,10 +29,10 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from bgbot.api import DEFAULT_MODEL
-from bgbot.arena import tournament
+from bgbot.arena import ranking, tournament
 from bgbot.arena.players import to_gnubg
 from bgbot.errors import int_at_least, run_script
-from bgbot.evaluation import bearoff, checkpoint, search
+from bgbot.evaluation import bearoff, checkpoint
 from bgbot.evaluation.network import Evaluator, set_threads
 from bgbot.evaluation.specialists import evaluator_for
 from bgbot.formats import positionid
@@ -55,11 +55,11 @@ def latency(evaluator: Evaluator, positions: np.ndarray, dice: np.ndarray, plies
     import gnubg_nn
 
     ours = theirs = 0.0
-    search.rank(evaluator, positions[0], dice[0], plies)  # warm-up (the first-layer table, allocations)
+    ranking.rank(evaluator, positions[:1], dice[:1], plies)  # warm-up (the first-layer table, allocations)
     for p, (d1, d2) in zip(positions, dice):
         board = to_gnubg(p)
         t0 = time.process_time()
-        search.rank(evaluator, p, (int(d1), int(d2)), plies)
+        ranking.rank(evaluator, p[None, :], np.array([[d1, d2]]), plies)
         t1 = time.process_time()
         gnubg_nn.best_move(board, int(d1), int(d2), n=plies)
         t2 = time.process_time()

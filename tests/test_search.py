@@ -76,14 +76,18 @@ def test_choose_at_zero_ply_is_best_plays(ev):
 
 
 def test_rank_orders_searched_plays_first(ev):
-    plays, order, probs = search.rank(ev, starting_position(), (4, 2), 1)
+    from bgbot.arena import ranking
+
+    found = ranking.rank(ev, starting_position()[None, :], np.array([[4, 2]]), 1)
+    plays, order, probs = found.plays, found.order, found.probabilities
     assert sorted(order.tolist()) == list(range(len(plays)))
     eq = equity(probs[order])
     searched = search.filter_candidates(equity(afterstate_probabilities(ev, plays.afterstates)), plays.parent)
     k = int(searched.sum())
+    assert 0 < k < len(plays)
     assert searched[order[:k]].all() and np.all(np.diff(eq[:k]) <= 0) and np.all(np.diff(eq[k:]) <= 0)
-    plays0, order0, probs0 = search.rank(ev, starting_position(), (4, 2), 0)
-    np.testing.assert_array_equal(probs0, afterstate_probabilities(ev, plays0.afterstates))
+    found0 = ranking.rank(ev, starting_position()[None, :], np.array([[4, 2]]), 0)
+    np.testing.assert_array_equal(found0.probabilities, afterstate_probabilities(ev, found0.plays.afterstates))
 
 
 def test_blocks_of_positions_evaluate_as_one_batch(monkeypatch):
@@ -105,7 +109,7 @@ def test_blocks_of_positions_evaluate_as_one_batch(monkeypatch):
 
 def test_negative_plies_raise(ev):
     with pytest.raises(search.SearchError, match="-1"):
-        search.rank(ev, starting_position(), (4, 2), -1)
+        search.ranked_values(ev, starting_position()[None, :], np.array([[4, 2]]), -1)
 
 
 @pytest.mark.parametrize("collide", [False, True])

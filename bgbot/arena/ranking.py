@@ -174,7 +174,9 @@ class CubeDecisions:
     decisions: list[cube_lib.CubeDecision]
 
 
-def decide_cubes(evaluator: PositionEvaluator, positions: np.ndarray, states: Sequence[State], ply: int = 0) -> CubeDecisions:
+def decide_cubes(
+    evaluator: PositionEvaluator, positions: np.ndarray, states: Sequence[State], ply: int = 0
+) -> CubeDecisions:
     """The cube action of the side on roll of each position (:func:`bgbot.cube.decision.decide`, Janowski's model
     with the position's cube efficiency), from the evaluator's cubeless probabilities at ``ply``.
 
@@ -214,4 +216,3 @@ def decide_cubes(evaluator: PositionEvaluator, positions: np.ndarray, states: Se
             decision = cube_lib.decide(probs[i], cube, match, cube_efficiency(positions[i]))
         decisions.append(replace(decision, evaluator=source))
     return CubeDecisions(probs, codes, decisions)
-

@@ -64,6 +64,7 @@ from typing import Any
 
 import numpy as np
 
+from bgbot.arena import ranking
 from bgbot.arena.distributed import Interrupted
 from bgbot.arena.engine import CubePhase, CubeRules, Table, efficiencies, play_ply
 from bgbot.cube.janowski import money_cubeful
@@ -696,13 +697,12 @@ def candidates(
             seen.add(key)
             out.append(Candidate(names.get(key, text), after.astype(np.int8)))
         return out[:max_candidates] if max_candidates else out
-    all_plays, order, probs = search.rank(evaluator, position, dice, 0)
-    eq = equity(probs)
-    keep = search.filter_candidates(eq, all_plays.parent)
-    rows = [int(i) for i in order if keep[i]]
+    found = ranking.rank(evaluator, position[None, :], np.array([dice]))
+    keep = search.filter_candidates(equity(found.probabilities), found.plays.parent)
+    rows = [int(i) for i in found.order if keep[i]]
     if max_candidates:
         rows = rows[:max_candidates]
-    return [Candidate(names[bytes(all_plays.afterstates[i])], all_plays.afterstates[i]) for i in rows]
+    return [Candidate(names[bytes(found.plays.afterstates[i])], found.plays.afterstates[i]) for i in rows]
 
 
 def rollout_plays(

@@ -192,26 +192,3 @@ def ranked_values(
         searched = filter_candidates(equity(probs), plays.parent)
         probs[searched] = afterstate_values(evaluator, plays.afterstates[searched], plies)
     return plays, probs, searched
-
-
-def rank(evaluator: PositionEvaluator, position: np.ndarray, dice, plies: int) -> tuple[Plays, np.ndarray, np.ndarray]:
-    """Rank one position's plays at ``plies`` lookahead (for ``bgbot move --ply N``).
-
-    Args:
-        evaluator: a :class:`bgbot.evaluation.evaluator.PositionEvaluator`.
-        position: ``(26,)`` int8, side on roll. ``dice``: two ints 1..6. ``plies``: 0, 1, 2, ...
-
-    Returns:
-        ``(plays, order, probabilities)``: all legal plays (:class:`bgbot.rules.movegen.Plays`, one parent); ``order``
-        ``(M,)`` int64 row indices, best first; ``probabilities`` ``(M, 5)`` float32 for the mover (the side on roll
-        of ``position``). At ``plies >= 1`` the plays the move filter dropped keep their 0-ply values and rank after
-        every searched play (GNU Backgammon lists them the same way).
-
-    Raises:
-        SearchError, bgbot.rules.movegen.DiceError, bgbot.rules.board.PositionError: on bad input.
-    """
-    plays, probs, searched = ranked_values(
-        evaluator, np.asarray(position, dtype=np.int8)[None], np.asarray(dice).reshape(1, 2), plies
-    )
-    order = np.lexsort((np.arange(len(plays)), -equity(probs), ~searched)).astype(np.int64)
-    return plays, order, probs

@@ -152,7 +152,8 @@ def play_sequence(
         # part is played first (by a checker already there)
         for s1 in range(board.BAR, 0, -1):
             if position[s1] <= 0 or not (
-                position[s1] > target[s1] or (s1 + second <= board.BAR and 0 < position[s1 + second] > target[s1 + second])
+                position[s1] > target[s1]
+                or (s1 + second <= board.BAR and 0 < position[s1 + second] > target[s1 + second])
             ):
                 continue
             step = board.play_step(position, s1, first)
