@@ -55,8 +55,12 @@ def add_parser(subparsers) -> None:
 
 def answer(bot: Bot | None, position: str, args: argparse.Namespace) -> dict:
     """The ``--json`` answer for one POSITION: :func:`bgbot.api.cube_json` with the command's options."""
-    from bgbot.api import cube_json  # the api imports torch: only when a command runs
+    return answer_context(bot, request_context(position, args), args)
 
+
+def request_context(position: str, args: argparse.Namespace) -> context.Context:
+    """POSITION read once, with the command's variants (--backgammon-value, --jacoby). Raises
+    :class:`bgbot.commands.common.UsageError` for a position whose dice are already rolled."""
     ctx = common.with_variants(common.resolve(position, None, need_dice=False), args)
     if ctx.dice is not None:
         raise common.UsageError(
@@ -65,6 +69,13 @@ def answer(bot: Bot | None, position: str, args: argparse.Namespace) -> dict:
         )
     if args.jacoby is not None:
         ctx = ctx.with_jacoby(args.jacoby == "on")
+    return ctx
+
+
+def answer_context(bot: Bot | None, ctx: context.Context, args: argparse.Namespace) -> dict:
+    """:func:`answer` of a request already read."""
+    from bgbot.api import cube_json  # the api imports torch: only when a command runs
+
     given = None if args.probabilities is None else context.parse_probabilities(args.probabilities)
     return cube_json(bot, ctx, probabilities=given, ply=args.ply, cube_search=args.cube_search)
 
@@ -80,13 +91,11 @@ def run(args: argparse.Namespace) -> int:
     bot = None if args.probabilities is not None else common.load_bot(args)
     if args.batch is not None:
         return common.run_batch(args.batch, lambda line: answer(bot, common.split_line(line, dice=False)[0], args))
-    result = answer(bot, position, args)
+    ctx = request_context(position, args)
+    result = answer_context(bot, ctx, args)
     if args.json:
         common.print_json(result)
         return 0
-    ctx = common.with_variants(common.resolve(position, None, need_dice=False), args)
-    if args.jacoby is not None:
-        ctx = ctx.with_jacoby(args.jacoby == "on")
     print_decision(result, common.describe(ctx))
     return 0
 
