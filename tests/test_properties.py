@@ -157,3 +157,24 @@ def test_vectorised_move_generator_agrees_with_the_scalar_twin(cases):
         scalar = [bytes(board.flip(p.afterstate)) for p in legal_plays(pos, d1, d2)] or [bytes(board.flip(pos))]
         assert len(mine) == len(set(mine))
         assert set(mine) == set(scalar), (positionid.encode(pos), d1, d2)
+
+
+@MOVEGEN
+@given(st.lists(st.tuples(positions(), DICE), min_size=1, max_size=4))
+def test_named_plays_are_the_scalar_twins_in_its_order(cases):
+    """The notation of the batched generator's plays (:func:`bgbot.formats.plays.name_plays`) and its order are the
+    scalar search's: each afterstate written as the scalar twin's steps write it, in the order it first finds them."""
+    from bgbot.formats.plays import name_plays
+
+    batch = np.stack([p for p, _ in cases])
+    dice = np.array([d for _, d in cases])
+    found = movegen.generate_plays(batch, dice)
+    texts, rank = name_plays(batch, dice, found)
+    for i, (pos, (d1, d2)) in enumerate(cases):
+        rows = np.flatnonzero(found.parent == i)
+        ours = [(texts[r], bytes(found.afterstates[r])) for r in rows[np.argsort(rank[rows])]]
+        scalar = legal_plays(pos, d1, d2)
+        expected = [(format_play(pos, p), bytes(board.flip(p.afterstate))) for p in scalar] or [
+            (NO_PLAY, bytes(board.flip(pos)))
+        ]
+        assert ours == expected, (positionid.encode(pos), d1, d2)
