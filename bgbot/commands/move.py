@@ -35,16 +35,17 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def _select(ctx, plays: list[dict], wanted: list[str]) -> list[dict]:
+def _select(ctx, plays: list[dict], wanted: list[str], generated=None) -> list[dict]:
     """The best play and the plays of ``wanted`` (notation text, resolved by
-    :func:`bgbot.formats.notation.parse_play`), in rank order, each once.
+    :func:`bgbot.formats.notation.parse_play` among ``generated``, the position's
+    :class:`bgbot.rules.movegen.Plays`), in rank order, each once.
 
     Raises:
         PlaySyntaxError, IllegalPlayError: a ``wanted`` play that is not a play or not legal here.
     """
     keep = {plays[0]["position_id"]}
     for text in wanted:
-        parsed = notation.parse_play(ctx.position, ctx.dice, text)
+        parsed = notation.parse_play(ctx.position, ctx.dice, text, generated)
         keep.add(positionid.encode(board.flip(parsed.afterstate).astype("int8")))
     return [p for p in plays if p["position_id"] in keep]
 
@@ -66,9 +67,10 @@ def answer_context(bot: Bot, ctx, ply: int, wanted: list[str] | None = None) -> 
     generated, evaluated and ranked once (:meth:`bgbot.api.Bot.rank_contexts`)."""
     from bgbot.api import moves_json  # the api imports torch: only when a command runs
 
-    out = moves_json(bot.rank_contexts([ctx], ply), [ctx])[0]
+    found = bot.rank_contexts([ctx], ply)
+    out = moves_json(found, [ctx])[0]
     if wanted:
-        out["plays"] = _select(ctx, out["plays"], wanted)
+        out["plays"] = _select(ctx, out["plays"], wanted, found.plays)
     return out
 
 

@@ -23,10 +23,20 @@ import numpy as np
 
 from bgbot.errors import BgbotError
 from bgbot.formats.positionid import encode
-from bgbot.rules.board import BAR, validate
-from bgbot.rules.movegen_scalar import Play, legal_plays
+from bgbot.rules.board import BAR, OPP_BAR, Play, play_step, validate
+from bgbot.rules.movegen import Plays, generate_plays
 
-__all__ = ["NO_PLAY", "PlaySyntaxError", "IllegalPlayError", "format_play", "format_no_play", "parse_play"]
+__all__ = [
+    "NO_PLAY",
+    "PlaySyntaxError",
+    "IllegalPlayError",
+    "format_play",
+    "format_steps",
+    "format_no_play",
+    "legal_steps",
+    "parse_play",
+    "play_sequence",
+]
 
 NO_PLAY = "(no play)"
 """How a forfeited turn (no legal play) is written; :func:`parse_play` also accepts ``""``, ``"no play"``,
@@ -59,7 +69,7 @@ def format_play(position: np.ndarray, play: Play) -> str:
 
     Args:
         position: ``(26,)`` int8, the position BEFORE the play, from the mover's side (see :mod:`bgbot.rules.board`).
-        play: a :class:`bgbot.rules.movegen_scalar.Play` of that position (only its ``steps`` are read).
+        play: a :class:`bgbot.rules.board.Play` of that position (only its ``steps`` are read).
 
     Returns:
         e.g. ``"24/18 13/11"``, ``"bar/22*"``, ``"6/off"``, ``"8/5(2) 6/5(2)"``, ``"24/18*/13"``; :data:`NO_PLAY`
@@ -67,9 +77,9 @@ def format_play(position: np.ndarray, play: Play) -> str:
 
     >>> from bgbot.rules.board import starting_position
     >>> start = starting_position()
-    >>> [format_play(start, p) for p in legal_plays(start, 6, 5)][:3]
+    >>> [format_play(start, p) for p in legal_steps(start, (6, 5))][:3]
     ['24/13', '24/18 13/8', '24/18 8/3']
-    >>> '8/5 6/5' in [format_play(start, p) for p in legal_plays(start, 3, 1)]
+    >>> '8/5 6/5' in [format_play(start, p) for p in legal_steps(start, (3, 1))]
     True
     """
     return format_steps(position, play.steps)
@@ -111,6 +121,110 @@ def format_steps(position: np.ndarray | list[int], steps: tuple[tuple[int, int],
     return " ".join(parts)
 
 
+def play_sequence(
+    position: list[int], target: list[int], d1: int, d2: int
+) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
+    """The first sequence of single-die steps GNU Backgammon's move search finds from ``position`` to ``target``.
+
+    Args:
+        position: the board before the play, 26 ints from the mover's side (:mod:`bgbot.rules.board`).
+        target: minus the reversed afterstate, i.e. the board after a legal play, still from the mover's side.
+        d1, d2: the dice as given (their order decides which sequence the search meets first).
+
+    Returns:
+        ``(key, steps)``: ``key`` orders plays as the search first finds them (smaller first) and ``steps`` are the
+        ``(from, to)`` steps of that sequence (the notation depends only on them as a multiset, which every sequence
+        to ``target`` shares up to the checker's route, and the route never changes the notation). ``((), ())`` for
+        no play. A double has one multiset of steps, the flow of checkers down each chain of points ``d`` apart,
+        found in one pass from the bar down and searched with sources never rising; otherwise both dice orders are
+        tried, sources from the bar and 24 down (a play of one die when no sequence of two reaches ``target``).
+
+    Raises:
+        ValueError: ``target`` is not reachable with the dice (not a legal play of ``position``).
+    """
+    if position == target:
+        return (), ()
+    if d1 == d2:
+        flow = [0] * 26
+        steps: list[tuple[int, int]] = []
+        for src in range(BAR, 0, -1):
+            out = flow[src] + max(position[src], 0) - max(target[src], 0)
+            if out < 0:
+                raise ValueError(f"{target} is not reached from {position} with {d1}-{d2}")
+            dest = max(src - d1, 0)
+            flow[dest] += out
+            steps += [(src, dest)] * out
+        if not 1 <= len(steps) <= 4:
+            raise ValueError(f"{target} is not reached from {position} with {d1}-{d2}")
+        return tuple(-src for src, _ in steps), tuple(steps)
+    single = None
+    for order, (first, second) in enumerate(((d1, d2), (d2, d1))):
+        # the first step leaves a point that loses a checker, or is the middle of one checker's route whose second
+        # part is played first (by a checker already there)
+        for s1 in range(BAR, 0, -1):
+            if position[s1] <= 0 or not (
+                position[s1] > target[s1] or (s1 + second <= BAR and 0 < position[s1 + second] > target[s1 + second])
+            ):
+                continue
+            step = play_step(position, s1, first)
+            if step is None:
+                continue
+            after = _moved(position, s1, *step)
+            if after == target:
+                single = single or ((order, -s1), ((s1, step[0]),))
+                continue
+            for s2 in range(BAR, 0, -1):  # the second step leaves the one point still holding too many
+                if after[s2] <= max(target[s2], 0) or (step2 := play_step(after, s2, second)) is None:
+                    continue
+                if _moved(after, s2, *step2) == target:
+                    return (order, -s1, -s2), ((s1, step[0]), (s2, step2[0]))
+                break
+    if single is None:
+        raise ValueError(f"{target} is not reached from {position} with {d1}-{d2}")
+    return single[0][1:], single[1]
+
+
+def _moved(position: list[int], src: int, to: int, hit: bool) -> list[int]:
+    """A copy of ``position`` with one checker moved from ``src`` to ``to`` (0 = off), hitting when ``hit``."""
+    new = position.copy()
+    new[src] -= 1
+    if to:
+        if hit:
+            new[to] = 0
+            new[OPP_BAR] -= 1
+        new[to] += 1
+    return new
+
+
+def legal_steps(position: np.ndarray, dice: tuple[int, int], plays: Plays | None = None) -> list[Play]:
+    """Every legal play of ``dice`` in ``position`` with its single-die steps, in notation order.
+
+    Args:
+        position: ``(26,)`` int8, the mover's view (see :mod:`bgbot.rules.board`); ``dice``: ``(d1, d2)``.
+        plays: the position's plays as :func:`bgbot.rules.movegen.generate_plays` gave them (one parent), when the
+            caller has them; else they are generated here.
+
+    Returns:
+        One :class:`bgbot.rules.board.Play` per legal play (its afterstate NOT flipped), with the first sequence of
+        steps GNU Backgammon's search finds (:func:`play_sequence`); empty when no play is legal.
+    """
+    d1, d2 = (int(d) for d in dice)
+    if plays is None:
+        plays = generate_plays(np.asarray(position, dtype=np.int8)[None, :], np.array([[d1, d2]]))
+    board = [int(x) for x in position]
+    found = []
+    for target in np.negative(plays.afterstates[:, ::-1], dtype=np.int64).tolist():
+        key, steps = play_sequence(board, target, d1, d2)
+        if not steps:
+            return []
+        hits, now = [], board
+        for src, to in steps:
+            hits.append(bool(to) and now[to] == -1)
+            now = _moved(now, src, to, hits[-1])
+        found.append((key, Play(steps, tuple(hits), np.array(target, dtype=np.int8))))
+    return [play for _, play in sorted(found, key=lambda kp: kp[0])]
+
+
 def _parse_point(word: str, text: str) -> int:
     """One point name -> index: ``bar``/``b``/``25`` -> 25, ``off``/``o``/``0`` -> 0, ``1``..``24``."""
     if word in ("bar", "b"):
@@ -144,7 +258,7 @@ def _parse_moves(text: str) -> list[tuple[list[int], list[bool], int]]:
     return moves
 
 
-def parse_play(position: np.ndarray, dice: tuple[int, int], text: str) -> Play:
+def parse_play(position: np.ndarray, dice: tuple[int, int], text: str, plays: Plays | None = None) -> Play:
     """Resolve a play typed by a user to the legal play with the same resulting position.
 
     Accepted spellings: GNU Backgammon's own (:func:`format_play`), a checker's whole path (``13/7/2``), chained
@@ -158,9 +272,10 @@ def parse_play(position: np.ndarray, dice: tuple[int, int], text: str) -> Play:
         position: ``(26,)`` int8, the mover's view (see :mod:`bgbot.rules.board`).
         dice: ``(d1, d2)``, 1..6 each.
         text: the play; see :data:`NO_PLAY` for a forfeited turn.
+        plays: the position's plays from :func:`bgbot.rules.movegen.generate_plays`, when the caller has them.
 
     Returns:
-        The matching :class:`bgbot.rules.movegen_scalar.Play` from :func:`bgbot.rules.movegen_scalar.legal_plays` (or, when no
+        The matching :class:`bgbot.rules.board.Play` of :func:`legal_steps` (or, when no
         play is legal and ``text`` says so, a Play without steps whose afterstate is ``position``).
 
     Raises:
@@ -178,16 +293,16 @@ def parse_play(position: np.ndarray, dice: tuple[int, int], text: str) -> Play:
     """
     board = validate(position)
     d1, d2 = dice
-    plays = legal_plays(board, d1, d2)
+    legal = legal_steps(board, (d1, d2), plays)
     where = f"with {d1}-{d2} in position {encode(board)}"
     if not isinstance(text, str):
         raise PlaySyntaxError(f"a play is a string, got {text!r}")
     if text.strip().lower() in _NO_PLAY_SPELLINGS:
-        if plays:
+        if legal:
             raise IllegalPlayError(f"{text!r}: a play is possible {where}")
         return Play((), (), board)
     moves = _parse_moves(text)
-    if not plays:
+    if not legal:
         raise IllegalPlayError(f"no play is legal {where}, got {text!r}")
     reach = {d1, d2, d1 + d2} if d1 != d2 else {d1 * k for k in range(1, 5)}
     mine = np.maximum(board, 0).astype(np.int64)
@@ -206,7 +321,7 @@ def parse_play(position: np.ndarray, dice: tuple[int, int], text: str) -> Play:
         if points[-1]:
             mine[points[-1]] += count
     fits = []
-    for play in plays:
+    for play in legal:
         if np.array_equal(np.maximum(play.afterstate, 0), mine):
             hits = {p for p in range(1, 25) if board[p] == -1 and play.afterstate[p] >= 0}
             if hits >= required:
@@ -217,7 +332,7 @@ def parse_play(position: np.ndarray, dice: tuple[int, int], text: str) -> Play:
     if len(fits) == 1:
         return fits[0][1]
     if not fits:
-        raise IllegalPlayError(f"illegal play {text!r} {where}: {_why_illegal(board, (d1, d2), moves, plays)}")
+        raise IllegalPlayError(f"illegal play {text!r} {where}: {_why_illegal(board, (d1, d2), moves, legal)}")
     options = ", ".join(repr(format_play(board, play)) for _, play in fits)
     raise IllegalPlayError(f"ambiguous play {text!r} {where}: it could be {options}")
 

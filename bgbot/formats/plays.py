@@ -17,7 +17,7 @@ import numpy as np
 from bgbot.formats import context, notation, positionid
 from bgbot.rules import board, movegen
 
-__all__ = ["LegalPlay", "legal_plays", "name_plays", "play_sequence", "as_position"]
+__all__ = ["LegalPlay", "legal_plays", "name_plays", "as_position"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,7 +93,7 @@ def name_plays(positions: np.ndarray, dice: np.ndarray, plays: movegen.Plays) ->
         play's place among its position's plays in notation order (0 = first). Notation order is the order in which
         GNU Backgammon's move search (``GenerateMoves``) first finds each resulting position: the dice as given, then
         swapped (a double: played up to four times, sources never rising), each step's source from the bar and
-        24 down to 1; :func:`play_sequence` finds that first sequence of each play.
+        24 down to 1; :func:`bgbot.formats.notation.play_sequence` finds that first sequence of each play.
     """
     texts: list[str] = []
     rank = np.zeros(len(plays), dtype=np.int64)
@@ -102,85 +102,9 @@ def name_plays(positions: np.ndarray, dice: np.ndarray, plays: movegen.Plays) ->
     for i, (board_i, (d1, d2)) in enumerate(zip(np.asarray(positions).tolist(), np.asarray(dice).tolist())):
         keys = []
         for r in range(int(starts[i]), int(starts[i + 1])):
-            key, steps = play_sequence(board_i, targets[r], d1, d2)
+            key, steps = notation.play_sequence(board_i, targets[r], d1, d2)
             keys.append(key)
             texts.append(notation.format_steps(board_i, steps))
         order = sorted(range(len(keys)), key=keys.__getitem__)
         rank[int(starts[i]) + np.array(order, dtype=np.int64)] = np.arange(len(keys))
     return texts, rank
-
-
-def play_sequence(
-    position: list[int], target: list[int], d1: int, d2: int
-) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
-    """The first sequence of single-die steps GNU Backgammon's move search finds from ``position`` to ``target``.
-
-    Args:
-        position: the board before the play, 26 ints from the mover's side (:mod:`bgbot.rules.board`).
-        target: minus the reversed afterstate, i.e. the board after a legal play, still from the mover's side.
-        d1, d2: the dice as given (their order decides which sequence the search meets first).
-
-    Returns:
-        ``(key, steps)``: ``key`` orders plays as the search first finds them (smaller first) and ``steps`` are the
-        ``(from, to)`` steps of that sequence (the notation depends only on them as a multiset, which every sequence
-        to ``target`` shares up to the checker's route, and the route never changes the notation). ``((), ())`` for
-        no play. A double has one multiset of steps, the flow of checkers down each chain of points ``d`` apart,
-        found in one pass from the bar down and searched with sources never rising; otherwise both dice orders are
-        tried, sources from the bar and 24 down (a play of one die when no sequence of two reaches ``target``).
-
-    Raises:
-        ValueError: ``target`` is not reachable with the dice (not a legal play of ``position``).
-    """
-    if position == target:
-        return (), ()
-    if d1 == d2:
-        flow = [0] * 26
-        steps: list[tuple[int, int]] = []
-        for src in range(board.BAR, 0, -1):
-            out = flow[src] + max(position[src], 0) - max(target[src], 0)
-            if out < 0:
-                raise ValueError(f"{target} is not reached from {position} with {d1}-{d2}")
-            dest = max(src - d1, 0)
-            flow[dest] += out
-            steps += [(src, dest)] * out
-        if not 1 <= len(steps) <= 4:
-            raise ValueError(f"{target} is not reached from {position} with {d1}-{d2}")
-        return tuple(-src for src, _ in steps), tuple(steps)
-    single = None
-    for order, (first, second) in enumerate(((d1, d2), (d2, d1))):
-        # the first step leaves a point that loses a checker, or is the middle of one checker's route whose second
-        # part is played first (by a checker already there)
-        for s1 in range(board.BAR, 0, -1):
-            if position[s1] <= 0 or not (
-                position[s1] > target[s1]
-                or (s1 + second <= board.BAR and 0 < position[s1 + second] > target[s1 + second])
-            ):
-                continue
-            step = board.play_step(position, s1, first)
-            if step is None:
-                continue
-            after = _moved(position, s1, *step)
-            if after == target:
-                single = single or ((order, -s1), ((s1, step[0]),))
-                continue
-            for s2 in range(board.BAR, 0, -1):  # the second step leaves the one point still holding too many
-                if after[s2] <= max(target[s2], 0) or (step2 := board.play_step(after, s2, second)) is None:
-                    continue
-                if _moved(after, s2, *step2) == target:
-                    return (order, -s1, -s2), ((s1, step[0]), (s2, step2[0]))
-                break
-    if single is None:
-        raise ValueError(f"{target} is not reached from {position} with {d1}-{d2}")
-    return single[0][1:], single[1]
-
-
-def _moved(position: list[int], src: int, to: int, hit: bool) -> list[int]:
-    """A copy of ``position`` with one checker moved from ``src`` to ``to`` (0 = off), hitting when ``hit``."""
-    new = position.copy()
-    new[src] -= 1
-    if to:
-        if hit:
-            new[to] = 0
-            new[board.OPP_BAR] -= 1
-        new[to] += 1
-    return new

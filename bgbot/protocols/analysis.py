@@ -57,7 +57,6 @@ from bgbot.evaluation.selection import segment_argmax
 from bgbot.formats import matfile, positionid
 from bgbot.formats.xgid import XGID
 from bgbot.rules.movegen import ROLL_WEIGHTS, ROLLS, generate_all_rolls
-from bgbot.rules.movegen_scalar import legal_plays
 from bgbot.rules.outcomes import flip_probabilities
 from bgbot.rules.state import CubeState, MatchState
 
@@ -227,7 +226,7 @@ def _checker(bot: Bot, d: matfile.Decision, ply: int) -> tuple[str, str, float, 
     else:
         assert best.mwc is not None and chosen.mwc is not None
         error = (best.mwc - chosen.mwc) * _emg_scale(d.cube, d.match)
-    counted = len(legal_plays(d.position, *d.dice)) > 1
+    counted = len(ranked) > 1  # a choice between two plays or more
     return chosen.play, best.play, max(float(error), 0.0), counted
 
 

@@ -16,6 +16,7 @@ seen by the other side -- reverses the array and negates it. (This is wildbg's l
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
@@ -213,3 +214,34 @@ def play_step(board: list[int], src: int, die: int) -> tuple[int, bool] | None:
     if any(board[p] > 0 for p in range(src + 1, 7)):
         return None
     return 0, False
+
+
+@dataclass(frozen=True, eq=False)
+class Play:
+    """One legal play: a representative sequence of single-die checker steps and the position it leads to.
+
+    Attributes:
+        steps: ``(from, to)`` per die played, in our indices: ``from`` in 1..25 (25 = my bar), ``to`` in 1..24 or
+            0 = borne off. Empty when no die can be played.
+        hits: one flag per step, True when that step hit an opponent's blot (sent it to index 0).
+        afterstate: ``(26,)`` int8, read-only, the resulting position NOT flipped (the mover is still on roll).
+
+    Two plays are equal when their steps and afterstates are equal; plays are hashable.
+    """
+
+    steps: tuple[tuple[int, int], ...]
+    hits: tuple[bool, ...]
+    afterstate: np.ndarray = field(repr=False)
+
+    def __post_init__(self) -> None:
+        a = np.array(self.afterstate, dtype=np.int8)
+        a.setflags(write=False)
+        object.__setattr__(self, "afterstate", a)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Play):
+            return NotImplemented
+        return self.steps == other.steps and bytes(self.afterstate) == bytes(other.afterstate)
+
+    def __hash__(self) -> int:
+        return hash((self.steps, bytes(self.afterstate)))

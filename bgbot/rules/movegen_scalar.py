@@ -21,45 +21,12 @@ kept for each resulting position is the one GNU Backgammon keeps -- the last one
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
-from bgbot.rules.board import BAR, OPP_BAR, play_step, validate
+from bgbot.rules.board import BAR, OPP_BAR, Play, play_step, validate
 from bgbot.rules.dice import DiceError
 
 __all__ = ["DiceError", "Play", "legal_plays", "play_step"]
-
-
-@dataclass(frozen=True, eq=False)
-class Play:
-    """One legal play: a representative sequence of single-die checker steps and the position it leads to.
-
-    Attributes:
-        steps: ``(from, to)`` per die played, in our indices: ``from`` in 1..25 (25 = my bar), ``to`` in 1..24 or
-            0 = borne off. Empty when no die can be played.
-        hits: one flag per step, True when that step hit an opponent's blot (sent it to index 0).
-        afterstate: ``(26,)`` int8, read-only, the resulting position NOT flipped (the mover is still on roll).
-
-    Two plays are equal when their steps and afterstates are equal; plays are hashable.
-    """
-
-    steps: tuple[tuple[int, int], ...]
-    hits: tuple[bool, ...]
-    afterstate: np.ndarray = field(repr=False)
-
-    def __post_init__(self) -> None:
-        a = np.array(self.afterstate, dtype=np.int8)
-        a.setflags(write=False)
-        object.__setattr__(self, "afterstate", a)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Play):
-            return NotImplemented
-        return self.steps == other.steps and bytes(self.afterstate) == bytes(other.afterstate)
-
-    def __hash__(self) -> int:
-        return hash((self.steps, bytes(self.afterstate)))
 
 
 def _check_die(d) -> int:
