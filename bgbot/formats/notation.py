@@ -23,7 +23,7 @@ import numpy as np
 
 from bgbot.errors import BgbotError
 from bgbot.formats.positionid import encode
-from bgbot.rules.board import BAR, OPP_BAR, Play, play_step, validate
+from bgbot.rules.board import BAR, Play, move_checker, play_step, validate
 from bgbot.rules.movegen import Plays, generate_plays
 
 __all__ = [
@@ -169,31 +169,19 @@ def play_sequence(
             step = play_step(position, s1, first)
             if step is None:
                 continue
-            after = _moved(position, s1, *step)
+            after = move_checker(position, s1, *step)
             if after == target:
                 single = single or ((order, -s1), ((s1, step[0]),))
                 continue
             for s2 in range(BAR, 0, -1):  # the second step leaves the one point still holding too many
                 if after[s2] <= max(target[s2], 0) or (step2 := play_step(after, s2, second)) is None:
                     continue
-                if _moved(after, s2, *step2) == target:
+                if move_checker(after, s2, *step2) == target:
                     return (order, -s1, -s2), ((s1, step[0]), (s2, step2[0]))
                 break
     if single is None:
         raise ValueError(f"{target} is not reached from {position} with {d1}-{d2}")
     return single[0][1:], single[1]
-
-
-def _moved(position: list[int], src: int, to: int, hit: bool) -> list[int]:
-    """A copy of ``position`` with one checker moved from ``src`` to ``to`` (0 = off), hitting when ``hit``."""
-    new = position.copy()
-    new[src] -= 1
-    if to:
-        if hit:
-            new[to] = 0
-            new[OPP_BAR] -= 1
-        new[to] += 1
-    return new
 
 
 def legal_steps(position: np.ndarray, dice: tuple[int, int], plays: Plays | None = None) -> list[Play]:
@@ -220,7 +208,7 @@ def legal_steps(position: np.ndarray, dice: tuple[int, int], plays: Plays | None
         hits, now = [], board
         for src, to in steps:
             hits.append(bool(to) and now[to] == -1)
-            now = _moved(now, src, to, hits[-1])
+            now = move_checker(now, src, to, hits[-1])
         found.append((key, Play(steps, tuple(hits), np.array(target, dtype=np.int8))))
     return [play for _, play in sorted(found, key=lambda kp: kp[0])]
 
@@ -282,7 +270,7 @@ def parse_play(position: np.ndarray, dice: tuple[int, int], text: str, plays: Pl
         PlaySyntaxError: ``text`` is not a play.
         IllegalPlayError: a well-formed play that is illegal or ambiguous here (the message gives the Position ID
             and dice).
-        bgbot.rules.movegen_scalar.DiceError, bgbot.rules.board.PositionError: bad dice or position.
+        bgbot.rules.dice.DiceError, bgbot.rules.board.PositionError: bad dice or position.
 
     >>> from bgbot.rules.board import starting_position
     >>> start = starting_position()

@@ -186,6 +186,19 @@ def apply_steps(position: np.ndarray, steps) -> np.ndarray:
     return p
 
 
+def move_checker(board: list[int], src: int, to: int, hit: bool) -> list[int]:
+    """A copy of ``board`` (26 Python ints) with one checker moved from ``src`` to ``to`` (0 = off), hitting the
+    opponent's blot there (to the opponent's bar) when ``hit``: the step :func:`play_step` allows."""
+    new = board.copy()
+    new[src] -= 1
+    if to:
+        if hit:
+            new[to] = 0
+            new[OPP_BAR] -= 1
+        new[to] += 1
+    return new
+
+
 def play_step(board: list[int], src: int, die: int) -> tuple[int, bool] | None:
     """Where one checker from ``src`` goes with one die, or None when that is illegal; ``board`` is not changed.
     The rule of a single checker step, shared by the scalar move generator and the notation of plays.

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bgbot.rules.board import BAR, OPP_BAR, Play, play_step, validate
+from bgbot.rules.board import BAR, Play, move_checker, play_step, validate
 from bgbot.rules.dice import DiceError
 
 __all__ = ["DiceError", "Play", "legal_plays", "play_step"]
@@ -34,18 +34,6 @@ def _check_die(d) -> int:
     if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or not 1 <= d <= 6:
         raise DiceError(f"a die is an integer from 1 to 6, got {d!r}")
     return int(d)
-
-
-def _apply(board: list[int], src: int, to: int, hit: bool) -> list[int]:
-    """A copy of ``board`` with one checker moved from ``src`` to ``to`` (0 = off), hitting when ``hit``."""
-    new = board.copy()
-    new[src] -= 1
-    if to:
-        if hit:
-            new[to] = 0
-            new[OPP_BAR] -= 1
-        new[to] += 1
-    return new
 
 
 def _search(board, dice, depth, max_src, steps, hits, found) -> None:
@@ -61,7 +49,7 @@ def _search(board, dice, depth, max_src, steps, hits, found) -> None:
             to, hit = step
             moved = True
             nxt = src if dice[0] == dice[1] and src != BAR else 24
-            _search(_apply(board, src, to, hit), dice, depth + 1, nxt, steps + ((src, to),), hits + (hit,), found)
+            _search(move_checker(board, src, to, hit), dice, depth + 1, nxt, steps + ((src, to),), hits + (hit,), found)
     if not moved:
         pips = sum(dice[:depth])
         found.append((depth, pips, steps, hits, board))
