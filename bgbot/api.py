@@ -7,11 +7,13 @@ Public API::
     Bot(net, meta=None, path=None)
     Bot.legal_plays(position, dice=None) -> list[LegalPlay]
     Bot.rank_plays(position, dice=None, cube=None, match=None, ply=0) -> list[RankedPlay]   # best first
+    Bot.rank_contexts(contexts, ply=0) -> bgbot.arena.ranking.Ranking     # many requests at once, named
     Bot.evaluate(position) -> Probabilities                       # side on roll
     Bot.evaluate_with_class(position) -> (Probabilities, str)     # ... and the evaluator that answered
     Bot.cube_action(position_or_probabilities, cube=None, match=None, *, probabilities=None, efficiency=None)
         -> bgbot.cube.decision.CubeDecision
     Probabilities(win, win_gammon, win_backgammon, lose_gammon, lose_backgammon)
+    moves_json(ranking, contexts) -> [dict];  move_json(ctx, ranked) -> dict;  cube_json(bot, ctx, ...) -> dict
     DEFAULT_MODEL                                                 # importlib.resources path of the shipped model
     ApiError(ValueError)
 
@@ -218,14 +220,16 @@ class Bot:
     def rank_plays(
         self, position, dice=None, cube: CubeState | None = None, match: MatchState | None = None, ply: int = 0
     ) -> list[RankedPlay]:
-        """Every legal play, best first, with its value for the mover.
+        """Every legal play, best first, with its value for the mover: :func:`bgbot.arena.ranking.rank` of this one
+        position.
 
         At 0 ply each resulting position gets the net's own evaluation (GNU Backgammon's 0-ply); at ``ply`` N >= 1 the
-        cubeless N-ply lookahead of :func:`bgbot.evaluation.search.rank` with its move filter (plays the filter drops keep
+        cubeless N-ply lookahead of :mod:`bgbot.evaluation.search` with its move filter (plays the filter drops keep
         their 0-ply values and come after the searched ones). Plays rank by :func:`bgbot.cube.decision.play_values`, as
         tournament players do: money play by cubeless equity (a backgammon worth a gammon when
         ``match.backgammons`` is False); at a match score by the mover's match winning chance (cubeful with
-        Janowski's model where the cube is alive, from the cubeless probabilities). Ties keep notation order.
+        Janowski's model where the cube is alive, from the cubeless probabilities). Ties keep notation order at 0
+        ply, the search's order at N ply (:attr:`bgbot.arena.ranking.Ranking.order`).
 
         Args:
             position, dice: see the module docstring.
@@ -272,7 +276,8 @@ class Bot:
         probabilities=None,
         efficiency: float | None = None,
     ) -> cube_lib.CubeDecision:
-        """The cube action of the side on roll before rolling (:func:`bgbot.cube.decision.decide`).
+        """The cube action of the side on roll before rolling (:func:`bgbot.cube.decision.decide`; for a position
+        alone, :func:`bgbot.arena.ranking.decide_cubes` of this one position).
 
         In money play, a position of the two-sided bear-off class evaluated here (no ``probabilities`` or
         ``efficiency`` given) takes its action from the database's exact cubeful equities

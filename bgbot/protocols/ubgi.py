@@ -467,12 +467,13 @@ class Engine:
         match = ctx.match if self.options.evalmode == "cubeful" else MatchState()
         bot = self._bot()
         if ply == 0 and match.is_money:
-            # The tournament's own 0-ply choice (bgbot.evaluation.evaluator.best_plays): the same play, and fast.
-            from bgbot.evaluation.evaluator import best_plays
+            # The tournament's own 0-ply choice (the ranking's best play in cubeless money play): the same play, fast.
+            from bgbot.arena import ranking
             from bgbot.rules.outcomes import equity
 
-            found, chosen, probs = best_plays(bot.evaluator, ctx.position[None, :], np.array([ctx.dice]))
-            after, q, mwc = found.afterstates[chosen[0]], probs[chosen[0]], None
+            found = ranking.rank(bot.evaluator, ctx.position[None, :], np.array([ctx.dice]))
+            best = int(found.best[0])
+            after, q, mwc = found.plays.afterstates[best], found.probabilities[best], None
             eq = float(equity(q.astype(np.float64)))
         else:
             best = bot.rank_plays(ctx.position, ctx.dice, ctx.cube, match, ply=ply)[0]
