@@ -472,8 +472,8 @@ class Engine:
             from bgbot.rules.outcomes import equity
 
             found = ranking.rank(bot.evaluator, ctx.position[None, :], np.array([ctx.dice]))
-            best = int(found.best[0])
-            after, q, mwc = found.plays.afterstates[best], found.probabilities[best], None
+            row = int(found.best[0])
+            after, q, mwc = found.plays.afterstates[row], found.probabilities[row], None
             eq = float(equity(q.astype(np.float64)))
         else:
             best = bot.rank_plays(ctx.position, ctx.dice, ctx.cube, match, ply=ply)[0]
