@@ -312,3 +312,21 @@ def test_warns_when_not_on_the_loopback():
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_batched_move_at_one_ply_is_the_cli_answer_bit_for_bit():
+    """A 1-ply move answered in a batch (beside a cube request, through the batch's prefetched evaluator) is the
+    command line's answer exactly: its plays are evaluated once, in the order the command line evaluates them (a
+    play outside the move filter once showed its 0-ply equity 1e-6 off here: -0.113834 against -0.113833)."""
+    from bgbot.commands import move
+    from bgbot.protocols import server as srv
+
+    bot = Bot.load()
+    position, dice = "iucjICiY89ABMA", "26"
+    out = srv.answer_many(
+        bot, [("cube", {"position": START}), ("move", {"position": position, "dice": dice, "ply": 1})]
+    )
+    expected = move.answer(bot, position, dice, 1)
+    assert out[1] == expected
+    late = next(p for p in expected["plays"] if p["play"] == "12/6 4/2*")
+    assert late["ply"] == 0 and late["equity"] == -0.113833
