@@ -616,17 +616,33 @@ def create_app(
         match_length: int = pydantic.Field(0, ge=0, le=64, description="0: money play")
         ply: int = pydantic.Field(0, ge=0, le=2, description="the bot's search depth")
         seed: int | None = pydantic.Field(None, ge=0, le=2**63 - 1)
+        position: str | None = pydantic.Field(
+            None, max_length=200, description="start the first game here (Position ID, GNUbg ID or XGID; you on roll)"
+        )
+        bgbot_first: bool = pydantic.Field(False, description="with position: bgbot is on roll in it")
 
     class GameLine(pydantic.BaseModel):  # type: ignore[name-defined]
         line: str = pydantic.Field(
             ..., max_length=200, description="roll, double, take, pass, resign ..., a play, y, n"
         )
+        tutor: float | None = pydantic.Field(
+            None,
+            ge=0,
+            le=1000,
+            description="judge the line against the bot's choice; flag it when it loses more than this (money "
+            "equity, or EMG in a match)",
+        )
 
     @app.post("/v1/games")
     async def new_game(body: NewGame) -> dict:
-        """A game against the bot (money play, or a match of ``match_length``), kept under its game ID."""
+        """A game against the bot (money play, or a match of ``match_length``), kept under its game ID; from
+        ``position`` (bgbot on roll in it with ``bgbot_first``) as ``bgbot play --position P [--bgbot-first]``."""
         loop = asyncio.get_running_loop()
-        game = await loop.run_in_executor(work_pool, lambda: games.new(body.match_length, body.ply, body.seed))
+        position = None if body.position is None else _position_text(body.position)
+        game = await loop.run_in_executor(
+            work_pool,
+            lambda: games.new(body.match_length, body.ply, body.seed, position, body.bgbot_first),
+        )
         return game.state()
 
     @app.get("/v1/games/{game_id}")
@@ -636,10 +652,12 @@ def create_app(
 
     @app.post("/v1/games/{game_id}")
     async def game_send(game_id: str, body: GameLine) -> dict:
-        """Answer the game's question with a line as ``bgbot play`` reads it; the messages it gave in ``messages``."""
+        """Answer the game's question with a line as ``bgbot play`` reads it; the messages it gave in ``messages``.
+        With ``tutor`` (a threshold) the line is first judged against the bot's choice: ``verdict`` (None where the
+        line is no play or cube action), and the flagged verdicts of the game in ``tutor``."""
         game = games.get(game_id)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(work_pool, game.send, body.line)
+        return await loop.run_in_executor(work_pool, game.send, body.line, body.tutor)
 
     @app.get("/v1/games/{game_id}/mat")
     async def game_mat(game_id: str):
