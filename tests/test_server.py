@@ -297,6 +297,29 @@ def test_steps_of_a_play_made_by_clicks(server):
     assert bad.status_code == 400 and bad.json()["detail"] == "6/1 is not a legal move with 3-1 in this position"
 
 
+def test_a_game_from_a_position_with_the_tutor(server):
+    # bgbot on roll in a race it leads by far doubles at once; a take is flagged, the game goes on with the cube at 2
+    race = "d7cNAAB3twEAAA"
+    game = httpx.post(server + "/v1/games", json={"position": race, "bgbot_first": True}, timeout=60).json()
+    assert game["prompt"] == "take" and game["tutor"] == []
+    url = f"{server}/v1/games/{game['game_id']}"
+    took = httpx.post(url, json={"line": "take", "tutor": 0.06}, timeout=60).json()
+    verdict = took["verdict"]
+    assert verdict["flagged"] and (verdict["played"], verdict["best"], verdict["unit"]) == ("take", "pass", "equity")
+    assert verdict["action"] == "Double, pass" and verdict["error"] > 0.5 and took["tutor"] == [verdict]
+    assert took["cube"] == {"value": 2, "owner": "me"} and took["prompt"] == "roll"
+    assert httpx.get(url, timeout=60).json()["tutor"] == [verdict]  # kept with the game
+    for body, code, text in (
+        ({"bgbot_first": True}, 400, "bgbot_first needs a position"),
+        ({"position": "nonsense!!"}, 400, "not a position"),
+    ):
+        bad = httpx.post(server + "/v1/games", json=body, timeout=60)
+        assert bad.status_code == code and text in bad.json()["detail"], bad.text
+    bad = httpx.post(url, json={"line": "roll", "tutor": -1}, timeout=60)
+    assert bad.status_code == 422 and "tutor" in bad.json()["detail"]
+    assert get(server, "/v1/health").status_code == 200
+
+
 def test_warns_when_not_on_the_loopback():
     from bgbot.protocols import server as srv
 

@@ -94,6 +94,9 @@ def test_a_play_is_judged_against_the_bots_ranking(bot, games, length):
     best = game.judge(ranked[0].play, 0.0)
     assert best is not None and best.error == 0.0 and not best.flagged
     assert game.judge("24/1", 0.0) is None  # an illegal play: the game explains it, the tutor is silent
+    played = game.send(worst.play, tutor=0.02)
+    assert played["verdict"] == verdict.to_json() and played["tutor"][-1] == verdict.to_json()
+    assert played["messages"] and not any("\n" in m for m in played["log"])  # no board diagrams in the log
 
 
 def test_bad_starts_and_thresholds_have_messages(games):

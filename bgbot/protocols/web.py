@@ -367,10 +367,11 @@ class WebGame(Session):
             self.question = None
             self.cond.notify_all()
 
-    # Session's i/o: messages go to the log, questions wait for the page.
+    # Session's i/o: messages go to the log (not the board diagrams: the page draws the board), questions wait for
+    # the page.
     def say(self, text: str = "") -> None:
         with self.cond:
-            if text:
+            if text and "\n" not in text:
                 self.log.append(text)
 
     def show(self, g, dice=None) -> None:
@@ -465,22 +466,16 @@ class WebGame(Session):
             target = bytes(board.flip(np.asarray(play.afterstate, dtype=np.int8)))  # as the opponent sees it
             mine = next(i for i, r in enumerate(ranked) if bytes(np.asarray(r.afterstate, dtype=np.int8)) == target)
             played = notation.format_play(pos, play)
+            unit: Literal["equity", "emg"] = "equity" if match.is_money else "emg"
+            mwc_error: float | None = None
             if match.is_money:
-                error, mwc_error, unit = ranked[0].equity - ranked[mine].equity, None, "equity"
+                error = ranked[0].equity - ranked[mine].equity
             else:
-                mwc = [float(ranked[0].mwc), float(ranked[mine].mwc)]  # type: ignore[arg-type]
+                mwc = [float(ranked[0].mwc or 0.0), float(ranked[mine].mwc or 0.0)]  # set at a match score
                 emg = cube_lib.normalised_equity(mwc, cube, match)
-                error, mwc_error, unit = float(emg[0] - emg[1]), max(mwc[0] - mwc[1], 0.0), "emg"
+                error, mwc_error = float(emg[0] - emg[1]), max(mwc[0] - mwc[1], 0.0)
             return TutorVerdict(
-                "play",
-                played,
-                ranked[0].play,
-                max(error, 0.0),
-                unit,
-                mwc_error,
-                None,
-                threshold,
-                number,  # type: ignore[arg-type]
+                "play", played, ranked[0].play, max(error, 0.0), unit, mwc_error, None, threshold, number
             )
         return None
 

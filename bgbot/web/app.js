@@ -320,7 +320,7 @@ async function send(line) {
   made = null; selected = null;
   renderGame();
   if (errors.length) say(errors.map((m) => m.trim()).join(" "));
-  else say("");
+  else { say(""); $("play-text").value = ""; }
 }
 
 async function boardClick(idx) {

@@ -155,7 +155,10 @@ function enableDrag(svg) {
     return pt.matrixTransform(svg.getScreenCTM().inverse());
   };
   const stop = () => {
-    if (drag && drag.ghost) drag.ghost.remove();
+    if (drag && drag.ghost) {
+      drag.ghost.remove();
+      svg.querySelectorAll("circle.checker[opacity]").forEach((c) => c.removeAttribute("opacity"));
+    }
     if (drag && drag.lifted && svg.hasPointerCapture(drag.id)) svg.releasePointerCapture(drag.id);
     drag = null;
   };
@@ -174,6 +177,9 @@ function enableDrag(svg) {
       if (Math.hypot(ev.clientX - drag.x, ev.clientY - drag.y) < 6) return;
       drag.lifted = true;
       svg.setPointerCapture(drag.id);
+      const stackOf = svg.querySelector(`[data-point='${drag.from}']`);
+      const top = stackOf ? stackOf.querySelectorAll("circle.checker") : [];
+      if (top.length) top[top.length - 1].setAttribute("opacity", 0.35); // the lifted checker's place
       drag.ghost = svgEl("circle", { r: R - 1, class: "drag-checker", fill: "#f2efe6", stroke: "#1b6fd1",
         "stroke-width": 2.5, opacity: 0.9, "data-from": drag.from }, svg);
     }
