@@ -393,6 +393,15 @@ def test_tutor_flags_a_take_of_a_pass_in_money_play(page, server):
     page.reload()  # the game's flagged decisions are kept with it
     page.wait_for_selector("#tutor-log li")
     assert [n["text"] for n in tutor_notes(page)] == [note["text"]]
+    # bearing off by clicks with the cube (yours now) drawn over your tray: a click there is on the tray
+    page.click("#act-roll")
+    assert prompt(page) == "play"
+    st = game_state(page, server)
+    play = next(p for p in legal_plays(np.array(st["points"], dtype=np.int8), *st["dice"]) if p.steps[0][1] == 0)
+    page.click(f"#game-board [data-point='{play.steps[0][0]}']")
+    page.click("#game-board [data-off='x']")
+    idle(page)
+    assert board_facts(page, "#game-board")["points"][play.steps[0][0]] == st["points"][play.steps[0][0]] - 1
 
 
 def test_tutor_flags_a_double_at_a_match_score(page, server):

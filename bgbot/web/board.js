@@ -107,7 +107,9 @@ function drawBoard(svg, facts, opts) {
   const ho = click(0);
   if (ho) { tx.addEventListener("click", ho); tx.style.cursor = "pointer"; }
   const cubeY = facts.cube.owner === "me" ? 300 : (facts.cube.owner === "opponent" ? 70 : 185);
-  const cg = svgEl("g", { class: "cube", "data-value": facts.cube.value, "data-owner": facts.cube.owner }, svg);
+  // the cube only shows: a click or a drop on it is one on the tray beneath
+  const cg = svgEl("g", { class: "cube", "data-value": facts.cube.value, "data-owner": facts.cube.owner,
+    "pointer-events": "none" }, svg);
   svgEl("rect", { x: trayX + 15, y: cubeY, width: 36, height: 36, rx: 5, fill: "#fff", stroke: "#000" }, cg);
   svgText(trayX + 33, cubeY + 24, String(facts.cube.owner === "centre" && facts.cube.value === 1 ? 64 : facts.cube.value),
     { "font-size": 17, "font-weight": 700 }, cg);
