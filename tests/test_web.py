@@ -3,7 +3,8 @@ against a real server on a free loopback port; every request to another address 
 
 The page's figures are read from the SVG board's data attributes and the page's tables and compared with the CLI's
 ``--json`` (``bgbot show``, ``bgbot move``, ``bgbot cube``); games are played to their ends by clicks, a saved
-``.mat`` is imported by GNU Backgammon to the same final score."""
+``.mat`` is imported by GNU Backgammon to the same final score; the tutor's flags of a take and of a match double
+from set-up positions are checked against the bot's cube analysis; checkers are dragged with a mouse and a finger."""
 
 import functools
 import json
