@@ -167,8 +167,14 @@ SCRIPT_USAGE = [
     "cost_table",
     "bench_prune",
     "fit_prune",
+    "heldout_loss",
 ]
-_NEEDS = {"add_checksum": ["x.pt"], "plot_progress": ["dir", "--out", "x.png"], "bench_prune": ["--filter", "x.pt"]}
+_NEEDS = {
+    "heldout_loss": ["--targets", "d", "--model", "x.pt"],
+    "add_checksum": ["x.pt"],
+    "plot_progress": ["dir", "--out", "x.png"],
+    "bench_prune": ["--filter", "x.pt"],
+}
 
 
 @pytest.mark.parametrize("script", SCRIPT_USAGE)

@@ -3,7 +3,9 @@ evaluator, widening, checkpoints and the race-only fit."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +19,7 @@ from tests.positions import make_positions
 from training import cli, stages
 
 MODEL5 = str(Path(__file__).resolve().parents[1] / "models" / "bgbot-5.pt")
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 
 
 def random_races(n: int, seed: int) -> np.ndarray:
@@ -171,7 +174,7 @@ def test_checkpoint_round_trip(bgbot5, races, tmp_path):
     )
 
 
-def test_race_only_fit_holds_out_the_full_fits_rows(tmp_path):
+def test_race_only_fit_holds_out_the_full_fits_rows(tmp_path, monkeypatch, capsys):
     # a fit of the race net alone, widened to v3: the held-out rows are the race rows of the full fit's held-out set,
     # the contact and crashed nets stay as they were, and the race net starts from bgbot-5's values
     rng = np.random.default_rng(0)
@@ -199,3 +202,20 @@ def test_race_only_fit_holds_out_the_full_fits_rows(tmp_path):
         for k, v in base.net(name).state_dict().items():
             assert torch.equal(v, fitted.net(name).state_dict()[k])
     assert fitted.net("race").hidden.weight[:, specialists.N_V2 :].abs().max() > 0
+    # scripts/heldout_loss.py scores the same held-out rows: bgbot-5's race loss there is the fit's epoch 0
+    report = _heldout_report(monkeypatch, capsys, ["--targets", str(d), "--model", MODEL5, "--val-frac", "0.2"])
+    got = report["models"][MODEL5]
+    assert report["rows"]["race"] == len(val) and report["rows"]["all"] == len(full_val)
+    assert got["race"]["loss"] == pytest.approx(want, rel=1e-5)
+    assert report["rows"]["race_bearoff"] + report["rows"]["race_net"] == len(val)
+
+
+def _heldout_report(monkeypatch, capsys, argv: list[str]) -> dict:
+    spec = importlib.util.spec_from_file_location("heldout_loss", SCRIPTS / "heldout_loss.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(sys, "argv", ["heldout_loss.py", *argv])
+    capsys.readouterr()
+    module.main()
+    return json.loads(capsys.readouterr().out)
