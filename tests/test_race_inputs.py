@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from bgbot.evaluation import checkpoint, encoding, features, race_inputs, specialists
+from bgbot.evaluation import checkpoint, classes, encoding, features, race_inputs, specialists
 from bgbot.evaluation.encoding import EncodingError
 from bgbot.rules.board import flip
 from tests.positions import make_positions
@@ -219,3 +219,21 @@ def _heldout_report(monkeypatch, capsys, argv: list[str]) -> dict:
     capsys.readouterr()
     module.main()
     return json.loads(capsys.readouterr().out)
+
+
+def test_referee_loss_scores_race_net_positions_against_gnubg(monkeypatch, capsys):
+    spec = importlib.util.spec_from_file_location("referee_loss", SCRIPTS / "referee_loss.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    races = random_races(200, seed=2)
+    rows = module.choose(races, ["race"], 50, seed=0)
+    bearoff = classes.classify_batch(races) <= 2
+    assert len(rows) == 50 and not bearoff[rows].any() and bearoff.sum() > 0
+    assert (np.diff(rows) > 0).all()
+    # referee GNU Backgammon 0-ply: GNU 0-ply's own error is 0, bgbot-5's is its squared distance to it
+    monkeypatch.setattr(sys, "argv", ["referee_loss.py", "--model", MODEL5, "--positions", "5", "--ply", "0"])
+    module.main()
+    report = json.loads(capsys.readouterr().out)
+    assert report["positions"] == 5 and report["gnubg0"]["mse"] == 0.0
+    assert 1e-7 < report["models"][MODEL5]["mse"] < 1e-2
