@@ -28,7 +28,8 @@ With ``--filter PATH`` (a move filter, :mod:`bgbot.evaluation.prune`, ``--keep``
 at 0-ply through the filter is a third checker-play contestant (``bgbot_filtered``) on the same decisions, and
 ``filter_minus_exact`` summarises its errors less the model's, decision by decision (paired), overall and by class.
 
-Usage: ``python scripts/bench_decisions.py [--model PATH] [--ply 0] [--cube-ply 0] [--cube-search] [--positions 2000] [--cache FILE]
+Usage: ``python scripts/bench_decisions.py [--model PATH] [--ply 0] [--cube-ply 0] [--cube-search] [--positions 2000]
+[--classes race ...] [--cache FILE]
 [--filter PATH [--keep 4] [--extra 10] [--margin 0.3]]``
 (``--make-set [--positions 2000]``: rewrite the set and exit).
 """
@@ -178,6 +179,13 @@ def main() -> None:
         "Janowski once",
     )
     ap.add_argument("--positions", type=int_at_least(1), default=2000, help="the first N of the set")
+    ap.add_argument(
+        "--classes",
+        nargs="+",
+        choices=list(CLASS_NAMES.values()),
+        default=None,
+        help="only the positions of these classes among the first --positions (default: all)",
+    )
     ap.add_argument("--cache", default=str(ROOT / "runs" / "bench_decisions_cache.json"), help="referee cache")
     ap.add_argument("--make-set", action="store_true", help="(re)write tests/data/decision_set.txt and exit")
     ap.add_argument(
@@ -203,6 +211,14 @@ def main() -> None:
     ref = Referee(gnubg_nn, Path(args.cache) if args.cache else None)
     ids, pos, dice = load_set(args.positions)
     classes = specialists.classify(pos)
+    if args.classes:
+        chosen_rows = np.flatnonzero(np.isin(classes, [c for c, n in CLASS_NAMES.items() if n in args.classes]))
+        ids, pos, dice, classes = (
+            [ids[i] for i in chosen_rows],
+            pos[chosen_rows],
+            dice[chosen_rows],
+            classes[chosen_rows],
+        )
     t0 = time.perf_counter()
     play_err: dict[str, dict[str, list[float]]] = {"bgbot": {"all": []}, "gnubg0": {"all": []}}
     pruned = None
@@ -276,6 +292,7 @@ def main() -> None:
         "cube_ply": args.cube_ply,
         "cube_search": args.cube_search,
         "positions": len(pos),
+        "classes": args.classes or list(CLASS_NAMES.values()),
         "set": str(SET.relative_to(ROOT)),
         "referee": "gnubg_nn.probabilities(board, 2) (GNU Backgammon 2-ply), cubeless money; cube: its probabilities "
         "through bgbot.cube.decision.decide, money, cube centred, Jacoby off",

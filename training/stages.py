@@ -523,9 +523,17 @@ def run_fit(args: argparse.Namespace) -> dict:
         raise StageError(f"--val-frac must lie strictly between 0 and 1, got {args.val_frac}")
     arch = getattr(args, "arch", "specialists")
     encoding_version = _FIT_ENCODINGS.get(getattr(args, "encoding", None) or "")
+    race_encoding = _FIT_ENCODINGS.get(getattr(args, "race_encoding", None) or "")
+    fit_classes = sorted(set(getattr(args, "classes", None) or specialists.CLASSES))
+    if race_encoding is not None and arch != "specialists":
+        raise StageError("--race-encoding widens the race specialist: it needs --arch specialists")
+    if fit_classes != sorted(specialists.CLASSES) and arch != "specialists":
+        raise StageError("--classes fits some specialists only: it needs --arch specialists")
     data_settings = {  # a resumed fit must see the same positions, split and steps
         "init": args.init,
         "targets": list(args.targets),
+        "classes": fit_classes,
+        "race_encoding": race_encoding,
         "last_wins": getattr(args, "last_wins", False),
         "val_frac": args.val_frac,
         "lr": args.lr,
@@ -555,6 +563,8 @@ def run_fit(args: argparse.Namespace) -> dict:
     order = rng.permutation(len(pos))
     n_val = max(1, int(len(pos) * args.val_frac))
     val, train = order[:n_val], order[n_val:]
+    if fit_classes != sorted(specialists.CLASSES):  # split first: the held-out rows are those of the full fit
+        pos, tg, weights, val, train = _select_classes(pos, tg, weights, val, train, fit_classes)
     torch.manual_seed(args.seed)
     if meta is not None:
         epoch0 = meta.training_config["epoch"]
@@ -562,6 +572,11 @@ def run_fit(args: argparse.Namespace) -> dict:
     else:
         base, _ = checkpoint.load(args.init)
         net = _fit_model(base, arch, encoding_version, resumed=False)
+        if race_encoding is not None:
+            try:
+                net = specialists.with_race_encoding(cast(specialists.ClassNets, net), race_encoding)
+            except specialists.ClassNetsError as e:
+                raise StageError(f"--race-encoding: {e}") from None
         epoch0, best, meta = 0, float("inf"), None
     net.train()
     opt = torch.optim.Adam(net.parameters(), lr=args.lr)
@@ -629,6 +644,32 @@ def run_fit(args: argparse.Namespace) -> dict:
     return {"epochs": args.epochs, "best_val": best, "positions": len(pos), "run_dir": str(run_dir)}
 
 
+def _select_classes(
+    pos: np.ndarray,
+    tg: np.ndarray,
+    weights: np.ndarray | None,
+    val: np.ndarray,
+    train: np.ndarray,
+    names: list[str],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray, np.ndarray]:
+    """A fit's data cut to the positions of classes ``names`` (of :data:`specialists.CLASSES`; finished games count as
+    race, as in :meth:`specialists.ClassNets.loss`): the positions ``(K, 26)``, targets ``(K, 5)``, weights and the
+    validation and training rows renumbered into them, each keeping the order it had.
+
+    Raises:
+        StageError: no position of those classes in the validation or training rows.
+    """
+    cls = specialists.classify(pos)
+    cls[cls == specialists.OVER] = specialists.RACE
+    keep = np.isin(cls, [specialists.CLASSES.index(n) + 1 for n in names])
+    index = np.full(len(pos), -1, dtype=np.int64)
+    index[keep] = np.arange(int(keep.sum()))
+    val, train = index[val[keep[val]]], index[train[keep[train]]]
+    if len(val) == 0 or len(train) == 0:
+        raise StageError(f"--classes {' '.join(names)}: the targets hold no such positions to train on and hold out")
+    return pos[keep], tg[keep], None if weights is None else weights[keep], val, train
+
+
 def fit_lr(epoch: int, epochs: int, lr: float, lr_final: float | None) -> float:
     """The learning rate of epoch ``epoch`` (0-based) of ``epochs``: ``lr`` throughout when ``lr_final`` is None, else
     cosine annealing from ``lr`` (epoch 0) to ``lr_final`` (the last epoch), SGDR's schedule without restarts
@@ -638,7 +679,7 @@ def fit_lr(epoch: int, epochs: int, lr: float, lr_final: float | None) -> float:
     return lr_final + 0.5 * (lr - lr_final) * (1.0 + math.cos(math.pi * epoch / (epochs - 1)))
 
 
-_FIT_ENCODINGS = {"v1": encoding.ENCODING_VERSION, "v2": specialists.ENCODING_V2}
+_FIT_ENCODINGS = {"v1": encoding.ENCODING_VERSION, "v2": specialists.ENCODING_V2, "v3": specialists.ENCODING_V3}
 FIT_ARCHS = ("specialists", "single")
 
 
@@ -885,8 +926,22 @@ def build_parser(prog: str = "python -m training") -> argparse.ArgumentParser:
     f.add_argument(
         "--encoding",
         choices=sorted(_FIT_ENCODINGS),
-        help="inputs: v1 (bgbot-1's 203) or v2 (plus GNU-style features, 253); default: v2 for specialists made "
+        help="inputs: v1 (bgbot-1's 203), v2 (plus GNU-style features, 253) or v3 (plus GNU Backgammon's race inputs, "
+        "283); default: v2 for specialists made "
         "from a single net, else --init's own",
+    )
+    f.add_argument(
+        "--race-encoding",
+        choices=sorted(_FIT_ENCODINGS),
+        help="widen the race specialist to this encoding before fitting (v3: plus GNU Backgammon's race inputs, "
+        "one-hot borne-off counts and crossovers, new inputs starting at weight 0); a fresh fit only",
+    )
+    f.add_argument(
+        "--classes",
+        nargs="+",
+        choices=specialists.CLASSES,
+        help="fit only the positions of these classes (the split into training and held-out rows is made over all "
+        "positions first, so the held-out rows are those the full fit holds out); default: all",
     )
     f.add_argument(
         "--stderr-scale",
