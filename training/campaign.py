@@ -255,9 +255,12 @@ def load_settings(store: Path) -> CampaignSettings:
     """The store's settings (``campaign.json``).
 
     Raises:
-        StageError: no store at ``store``, or its ``campaign.json`` is unreadable or of another format.
+        StageError: no store at ``store`` (nothing there, or a file), or its ``campaign.json`` is unreadable or of
+            another format.
     """
     path = store / STORE_FILE
+    if store.exists() and not store.is_dir():
+        raise StageError(f"--store {str(store)!r} is a file, not a campaign store (a directory)")
     if not path.is_file():
         raise StageError(f"{str(store)!r} is not a campaign store (no {STORE_FILE}): plan it first")
     try:
@@ -315,7 +318,8 @@ def check_part(path: Path, n: int, settings: CampaignSettings, plan: dict | None
     """Read a finished part back and check it belongs to this store: its settings, rows and arrays.
 
     Raises:
-        StageError: the part is torn or unreadable, made by another model or with other settings, or malformed.
+        StageError: the part is torn or unreadable, made by another model or with other settings, misnumbered (a part
+            of this store saved under another part's number), or malformed.
     """
     fix = f"remove {str(path)!r} and run again to roll it out anew"
     try:
@@ -323,8 +327,16 @@ def check_part(path: Path, n: int, settings: CampaignSettings, plan: dict | None
     except StageError as e:
         raise StageError(f"{e} (a torn part?): {fix}") from None
     meta = data.get("meta") or {}
-    if meta.get("settings") != settings.to_json() or meta.get("part") != n:
+    if meta.get("settings") != settings.to_json():
         raise StageError(f"{str(path)!r} was made by another campaign (model or settings differ): {fix}")
+    if meta.get("part") != n:
+        made = meta.get("part")
+        raise StageError(
+            f"{str(path)!r} is misnumbered: it holds part {made}'s positions (plan rows of part {made}), not part "
+            f"{n}'s; it belongs at {part_path(path.parent, made).name!r} if that part is missing: {fix}"
+            if isinstance(made, int) and not isinstance(made, bool)
+            else f"{str(path)!r} records no part number: {fix}"
+        )
     k = len(data.get("positions", ()))
     for name, shape in (("targets", (k, 5)), ("stderr", (k, 5)), ("reasons", (k,))):
         if name not in data or data[name].shape != shape:
@@ -338,10 +350,28 @@ def check_part(path: Path, n: int, settings: CampaignSettings, plan: dict | None
     return data
 
 
+def check_store_path(store: Path) -> None:
+    """Refuse, before any work, a ``--store`` that cannot be a store's directory.
+
+    Raises:
+        StageError: ``store`` is an existing file (or other non-directory), or a folder above it is a file.
+    """
+    if store.exists() and not store.is_dir():
+        raise StageError(f"--store {str(store)!r} is a file, not a directory: give a directory for the store")
+    for parent in store.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise StageError(
+                    f"--store {str(store)!r} cannot be created: {str(parent)!r} is a file, not a directory"
+                )
+            break
+
+
 def plan_store(args: argparse.Namespace) -> dict:
     """``campaign plan``: choose the positions and fix the settings of a new store (a store that exists is left as it
     is if asked the same, refused otherwise)."""
     store = Path(args.store)
+    check_store_path(store)
     model = Path(args.model)
     if not model.is_file():
         raise StageError(f"no checkpoint file at {args.model!r}")
