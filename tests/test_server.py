@@ -312,3 +312,41 @@ def test_warns_when_not_on_the_loopback():
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_unknown_or_repeated_fields_and_a_position_with_a_board_are_refused(server):
+    by_id = get(server, "/v1/move", position=START, dice="31")
+    assert by_id.status_code == 200
+    for path in ("/v1/move", "/v1/moves", "/v1/show"):
+        bad = get(server, path, dice="31", **{**STARTING_BOARD, "p26": 1})  # p26: no such point
+        assert bad.status_code == 400 and bad.json()["detail"].startswith("unknown field 'p26'"), (path, bad.text)
+        both = get(server, path, position=START, dice="31", p6=4)  # the board's p6 must not lose silently
+        assert both.status_code == 400, (path, both.text)
+        assert both.json()["detail"] == "give one of position or a board (p0 .. p25), not both"
+    bad = get(server, "/v1/cube", **{**STARTING_BOARD, "p-1": 1})
+    assert bad.status_code == 400 and "unknown field 'p-1'" in bad.json()["detail"]
+    typo = get(server, "/v1/move", position=START, dise="31")
+    assert typo.status_code == 400 and typo.json()["detail"].startswith("unknown field 'dise': this request takes")
+    assert "dice" in typo.json()["detail"]
+    twice = httpx.get(f"{server}/v1/move?dice=31&p6=5&p6=4&p8=3", timeout=60)
+    assert twice.status_code == 400 and twice.json()["detail"] == "'p6' is given 2 times: give it once"
+    both = get(server, "/v1/cube", position=START, p6=5)
+    assert both.status_code == 400 and "not both" in both.json()["detail"]
+    # a batch: a request with both is refused alone; an unknown field is a 422 naming it
+    board = [0] * 26
+    for k, v in STARTING_BOARD.items():
+        board[int(k[1:])] = v
+    reqs = [{"endpoint": "move", "position": START, "board": board, "dice": "31"}, {"endpoint": "cube", "board": board}]
+    got = httpx.post(server + "/v1/batch", json={"requests": reqs}, timeout=60)
+    assert got.status_code == 200
+    answers = got.json()["answers"]
+    assert answers[0] == {"error": "give one of position or board, not both"} and "cube" in answers[1]
+    extra = httpx.post(
+        server + "/v1/batch", json={"requests": [{"endpoint": "cube", "board": board, "p26": 1}]}, timeout=60
+    )
+    assert extra.status_code == 422 and extra.json()["detail"] == "requests.0.p26: unknown field"
+    extra = httpx.post(server + "/v1/board", json={"points": board, "cube": 2}, timeout=60)
+    assert extra.status_code == 422 and extra.json()["detail"] == "cube: unknown field"
+    extra = httpx.post(server + "/v1/steps", json={"position": START, "dice": "31", "board": board}, timeout=60)
+    assert extra.status_code == 422 and extra.json()["detail"] == "board: unknown field"
+    assert get(server, "/v1/health").status_code == 200
