@@ -105,3 +105,24 @@ def test_interrupt_prints_finished_matches_and_leaves_no_process(tmp_path):
     assert report["interrupted"] is True and 1 <= report["matches"] < 50
     assert sorted(r["index"] for r in report["per_match"]) == list(range(report["matches"]))
     assert not [pid for pid in children if _alive(pid)]
+
+
+def test_without_out_the_files_go_to_a_new_temporary_folder_it_names(tmp_path):
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    work = tmp_path / "work"  # the current directory: nothing may be written there
+    work.mkdir()
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--matches", "1", "--length", "1", "--seed", "4", "--no-analysis"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=work,
+        env={**os.environ, "TMPDIR": str(temp)},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert list(work.iterdir()) == []
+    out = Path(json.loads(done.stdout)["out"])
+    assert out.parent == temp and out.name.startswith("bench_match-")
+    assert sorted(p.name for p in out.iterdir()) == ["match-0000.mat", "summary.json"]
+    assert f"go to {out}" in done.stderr and f"1 .mat file(s) and summary.json in {out}" in done.stderr
