@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -16,21 +15,13 @@ from pathlib import Path
 import pytest
 
 from bgbot.formats import matfile
+from tests.gnubg_import import imported_score
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "bench_match.py"
 GNUBG = "/usr/games/gnubg"
 
 pytestmark = pytest.mark.skipif(not os.access(GNUBG, os.X_OK), reason="GNU Backgammon is not installed")
-
-
-def _imported_score(mat: Path) -> tuple[int, int]:
-    """The final score GNU Backgammon reads from a .mat file (``import mat``, ``show score``)."""
-    script = f"import mat {mat}\nshow score\nquit\ny\n"
-    out = subprocess.run([GNUBG, "-t", "-q"], input=script, capture_output=True, text=True, timeout=120).stdout
-    m = re.search(r"The score \(after \d+ games?\) is: .*? (\d+), .*? (\d+) \(match to", out)
-    assert m, out[-1000:]
-    return int(m.group(1)), int(m.group(2))
 
 
 def test_one_point_match_report_and_mat(tmp_path):
@@ -59,7 +50,7 @@ def test_one_point_match_report_and_mat(tmp_path):
     game = match.games[0].game
     assert one["score"][game.winner] == game.points >= 1 and one["score"][1 - game.winner] == 0
     assert report["gammons_won"][("bgbot", "gnubg")[game.winner]] == int(game.points >= 2)
-    assert tuple(one["score"]) == _imported_score(mat)
+    assert tuple(one["score"]) == imported_score(mat)
     assert one["analysis"]["imported_score"] == one["score"]
     for side in ("bgbot", "gnubg"):
         a = one["analysis"][side]

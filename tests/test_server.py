@@ -14,7 +14,8 @@ import pytest
 
 from bgbot import cli
 from bgbot.api import Bot, move_json
-from bgbot.formats import context
+from bgbot.formats import context, matfile
+from tests.gnubg_import import imported_score
 from tests.servers import BGBOT, free_port, serving
 
 START = "4HPwATDgc/ABMA"
@@ -350,3 +351,27 @@ def test_unknown_or_repeated_fields_and_a_position_with_a_board_are_refused(serv
     extra = httpx.post(server + "/v1/steps", json={"position": START, "dice": "31", "board": board}, timeout=60)
     assert extra.status_code == 422 and extra.json()["detail"] == "board: unknown field"
     assert get(server, "/v1/health").status_code == 200
+
+
+def test_a_web_game_resigned_after_rolling_saves_the_roll_and_imports_in_gnubg(server, tmp_path):
+    """The web game's .mat records a resignation as GNU Backgammon writes it: the roll with no play, then the winner's
+    ``Wins`` line; GNU Backgammon imports it to the game's score."""
+    state = httpx.post(server + "/v1/games", json={"match_length": 0, "ply": 0, "seed": 3}, timeout=60).json()
+    gid = state["game_id"]
+
+    def send(line: str) -> dict:
+        return httpx.post(f"{server}/v1/games/{gid}", json={"line": line}, timeout=60).json()
+
+    if state["prompt"] == "roll":
+        state = send("roll")
+    assert state["prompt"] == "play", state
+    dice = tuple(sorted(state["dice"], reverse=True))
+    state = send("resign gammon")
+    assert state["prompt"] == "another" and state["score"] == [0, 1], state  # Jacoby, cube centred: one point
+    state = send("n")
+    mat = httpx.get(f"{server}/v1/games/{gid}/mat", timeout=60).text
+    (game,) = matfile.read_match(mat).games
+    assert game.game.turns[-1] == matfile.Turn(0, dice, "") and (game.game.winner, game.game.points) == (1, 1)
+    path = tmp_path / "web.mat"
+    path.write_text(mat)
+    assert imported_score(path) == (0, 1)
