@@ -349,3 +349,17 @@ def test_a_part_saved_under_another_number_is_called_misnumbered(pool, tmp_path,
     assert err.startswith("error:") and err.count("\n") == 1, err
     assert "part-00000.npz" in err and "misnumbered" in err and "holds part 1's positions" in err, err
     assert "another campaign" not in err
+
+
+def test_the_committed_stores_are_accepted_as_they_are():
+    """Stores planned and rolled out by earlier revisions (whose ``campaign.json`` records the rules' wording of their
+    day) read back whole: every part's recorded settings match its store's."""
+    for name, parts, positions in (("campaign-1", 14, 1400), ("campaign-1-holdout", 20, 200)):
+        got = campaign.status(ROOT / "models" / "candidates" / name)
+        assert (got["parts_done"], got["positions"]) == (parts, positions), name
+
+
+def test_each_reason_carries_its_rule():
+    assert [r.rule for r in Reason] == list(campaign.RULES.values())
+    assert Reason(3) is Reason.PRIME and Reason.PRIME.rule.startswith("A side has four or more consecutive")
+    assert "0.058 in win probability" in Reason.BACKGAME.rule
