@@ -263,7 +263,7 @@ def test_resume_refuses_a_bad_file(tmp_path, capsys):
 
 def test_resume_refuses_a_session_whose_game_cannot_be(tmp_path, capsys):
     """A session edited by hand (a side 5 to act, dice 9-9, a cube of 3, a score below 0) is refused when it is read,
-    with one error line: the side was an IndexError traceback, the dice and cube an error in the middle of the game."""
+    with one error line, before any play: never a traceback, never an error in the middle of the game."""
     good = {
         "format": "bgbot-play-session", "version": 1, "match_length": 0, "jacoby": True, "manual_dice": False,
         "save": str(tmp_path / "s.mat"), "score": [0, 1], "crawford_done": False, "games": [],
