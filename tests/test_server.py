@@ -350,6 +350,8 @@ def test_unknown_or_repeated_fields_and_a_position_with_a_board_are_refused(serv
     assert extra.status_code == 422 and extra.json()["detail"] == "cube: unknown field"
     extra = httpx.post(server + "/v1/steps", json={"position": START, "dice": "31", "board": board}, timeout=60)
     assert extra.status_code == 422 and extra.json()["detail"] == "board: unknown field"
+    extra = httpx.post(server + "/v1/games", json={"match_length": 0, "plies": 2}, timeout=60)
+    assert extra.status_code == 422 and extra.json()["detail"] == "plies: unknown field"
     assert get(server, "/v1/health").status_code == 200
 
 

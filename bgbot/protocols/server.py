@@ -661,11 +661,13 @@ def create_app(
         return web.board_facts(web.context_from_points(body.points, dice, cube, match))
 
     class NewGame(pydantic.BaseModel):  # type: ignore[name-defined]
+        model_config = strict
         match_length: int = pydantic.Field(0, ge=0, le=64, description="0: money play")
         ply: int = pydantic.Field(0, ge=0, le=2, description="the bot's search depth")
         seed: int | None = pydantic.Field(None, ge=0, le=2**63 - 1)
 
     class GameLine(pydantic.BaseModel):  # type: ignore[name-defined]
+        model_config = strict
         line: str = pydantic.Field(
             ..., max_length=200, description="roll, double, take, pass, resign ..., a play, y, n"
         )
