@@ -321,3 +321,45 @@ def test_a_part_with_other_positions_or_non_finite_targets_is_refused(pool, tmp_
         assert err.startswith("error:") and "part-00000.npz" in err, (name, err)
     path.write_bytes(good)
     assert stages.main(["campaign", "status", "--store", str(store)]) == 0
+
+
+def test_a_store_path_that_is_a_file_is_one_clear_error_line(pool, tmp_path, capsys):
+    file = tmp_path / "notes.txt"
+    file.write_text("not a store\n")
+    for store, words in ((file, "is a file, not a directory"), (file / "s", f"{str(file)!r} is a file")):
+        assert stages.main(plan(store, pool)) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error:") and err.count("\n") == 1, err
+        assert str(store) in err and words in err and "Errno" not in err, err
+    for action in ("run", "status"):
+        assert stages.main(["campaign", action, "--store", str(file), "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert f"--store {str(file)!r} is a file" in err and err.count("\n") == 1, err
+    assert file.read_text() == "not a store\n"
+
+
+def test_a_part_saved_under_another_number_is_called_misnumbered(pool, tmp_path, capsys):
+    store = tmp_path / "s"
+    assert stages.main(plan(store, pool)) == 0
+    assert stages.main(["campaign", "run", "--store", str(store), "--parts", "2", "--quiet"]) == 0
+    capsys.readouterr()
+    campaign.part_path(store, 0).write_bytes(campaign.part_path(store, 1).read_bytes())
+    assert stages.main(["campaign", "status", "--store", str(store)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and err.count("\n") == 1, err
+    assert "part-00000.npz" in err and "misnumbered" in err and "holds part 1's positions" in err, err
+    assert "another campaign" not in err
+
+
+def test_the_committed_stores_are_accepted_as_they_are():
+    """Stores planned and rolled out by earlier revisions (whose ``campaign.json`` records the rules' wording of their
+    day) read back whole: every part's recorded settings match its store's."""
+    for name, parts, positions in (("campaign-1", 14, 1400), ("campaign-1-holdout", 20, 200)):
+        got = campaign.status(ROOT / "models" / "candidates" / name)
+        assert (got["parts_done"], got["positions"]) == (parts, positions), name
+
+
+def test_each_reason_carries_its_rule():
+    assert [r.rule for r in Reason] == list(campaign.RULES.values())
+    assert Reason(3) is Reason.PRIME and Reason.PRIME.rule.startswith("A side has four or more consecutive")
+    assert "0.058 in win probability" in Reason.BACKGAME.rule

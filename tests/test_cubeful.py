@@ -217,8 +217,9 @@ def test_cli_money_and_match(capsys, tmp_path):
     )
     out = capsys.readouterr().out
     assert "3-point matches" in out and "Ranking" in out
-    files = sorted((tmp_path / "x").iterdir())
+    files = sorted((tmp_path / "x").glob("*.mat"))
     assert [f.name for f in files] == ["01_pubeval_vs_random_0001.mat", "01_pubeval_vs_random_0002.mat"]
+    assert sorted(f.name for f in (tmp_path / "x").iterdir()) == [f.name for f in files] + ["results.json"]
     assert " 3 point match" in files[0].read_text()
     assert (
         main(

@@ -252,8 +252,8 @@ def test_cubeful_trials_double_and_pass_inside(ev):
 
 def test_variance_reduced_cubeful_trials_all_passed_at_once(ev):
     # Trials 0 and 1 of this race both end when I double at my second turn and my opponent passes: a ply in which the
-    # cube phase ends every game in flight and nobody moves. Before, the luck of the previous ply (two rows) was added
-    # to no rows at all: "operands could not be broadcast together with shapes (0,5) (2,5)".
+    # cube phase ends every game in flight and nobody moves: the luck of the previous ply (two rows) must not be
+    # added to the rows of that ply (none), which numpy refuses ("operands could not be broadcast together").
     pos = _position((0, 0, 1, 1, 1, 0), (0, 0, 0, 0, 1, 2))
     s = ro.RolloutSettings(trials=72, cube=True, databases=False)
     plain = ro.RolloutSettings(trials=72, cube=True, databases=False, variance_reduction=False)

@@ -130,6 +130,32 @@ def test_cli_tournament_json_and_table(capsys, tmp_path):
     assert main(["tournament", "--player", "pubeval", "--player", "nope", "--games", "4"]) == 2
 
 
+def test_resume_of_a_finished_tournament_prints_its_results(capsys, tmp_path):
+    out = tmp_path / "t"
+    argv = ["tournament", "--player", "pubeval", "--player", "random", "--games", "6", "--seed", "3", "--workers", "1"]
+    assert main([*argv, "--json", "--out", str(out), "--quiet"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert json.loads((out / tournament.RESULTS_FILE).read_text()) == first
+    assert not (out / tournament.CHUNKS_DIR).exists()
+    assert main(["tournament", "--resume", str(out), "--json", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out) == first  # the recorded results, nothing played again
+    assert captured.err.count("\n") == 1 and "holds a finished tournament" in captured.err
+    assert "nothing to resume" in captured.err and str(out / tournament.RESULTS_FILE) in captured.err
+    assert main(["tournament", "--resume", str(out), "--quiet"]) == 0  # the table, as the run printed it
+    table = capsys.readouterr().out
+    assert "pubeval" in table and "Ranking" in table and f"{first['pairings'][0]['ppg']:+.3f}" in table
+    # a directory from before results.json: the .mat files alone say it is finished
+    (out / tournament.RESULTS_FILE).unlink()
+    assert main(["tournament", "--resume", str(out), "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "" and "holds a finished tournament" in captured.err and ".mat files" in captured.err
+    # a fresh run into the same directory drops the old results until it finishes
+    assert main([*argv, "--games", "4", "--out", str(out), "--quiet", "--json"]) == 0
+    assert json.loads((out / tournament.RESULTS_FILE).read_text())["games"] == 4
+    capsys.readouterr()
+
+
 def test_benchmark_and_plot(tmp_path):
     b = benchmark.benchmark(PubevalPlayer(), opponent="random", games=20, seed=2)
     # Known values of these 10 duplicate pairs (seed 2): 51 points in 20 games, t-interval with 9 degrees of freedom.

@@ -212,7 +212,7 @@ def test_ubgi_player_times_out_a_silent_handshake(monkeypatch):
 
     monkeypatch.setattr(UbgiPlayer, "HANDSHAKE_TIMEOUT", 1.0)
     with pytest.raises(PlayerSpecError, match="did not answer 'ubgi' with 'ubgiok' within 1 s"):
-        make_player("ubgi:cat")  # echoes every command, never says ubgiok: used to hang the tournament forever
+        make_player("ubgi:cat")  # echoes every command, never says ubgiok: without the timeout, a hang
 
 
 FAKE = """

@@ -15,7 +15,7 @@ directory holding parts made with other settings, or a fit resumed on other data
 * ``sample`` writes ``DIR/part-NNNNN.npz``: ``positions`` ``(K, 26)`` int8 (side on roll), ``classes`` ``(K,)`` int8
   (:func:`bgbot.evaluation.specialists.classify`; 4 marks a back game, see :func:`sample_classes`) and ``meta``
   (JSON: generation, model, seed, part, keep rates, games played, seconds, git revision). Part ``p`` is played with the
-  dice of seed ``(seed, p)``, so the parts are the same whichever order or session made them.
+  dice of seed ``(seed, p)``, so the parts are the same whichever order or run made them.
 * ``select`` writes ``OUT/part-NNNNN.npz`` like ``sample``: the distinct positions of given classes whose 0-ply win
   probability (by ``--model``) lies in a range, from sample or target directories (e.g. the doubling and take
   positions of a sample, to be rolled out).

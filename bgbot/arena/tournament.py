@@ -24,7 +24,9 @@ player for every game where it is on roll. A chunk whose worker dies is replayed
 (an external engine that dies or plays an illegal move) or a chunk that keeps killing its worker stops the run with
 :class:`TournamentStopped`, whose results count the finished chunks only (whole duplicate pairs); ``resume`` then
 plays only the chunks not saved, and since a chunk's games depend only on its seed and pair range the totals are
-those of an uninterrupted run.
+those of an uninterrupted run. Once every chunk has finished and the ``.mat`` files are written, the results are
+kept in ``OUT/results.json`` and the saved chunks removed (:func:`finish_saved`); ``resume`` of that directory then
+answers with :class:`TournamentComplete`, which carries those results.
 """
 
 from __future__ import annotations
@@ -73,6 +75,9 @@ __all__ = [
     "TournamentStopped",
     "resume_settings",
     "discard_saved",
+    "finish_saved",
+    "RESULTS_FILE",
+    "TournamentComplete",
     "ChunkResult",
     "play_games",
     "check_settings",
@@ -233,7 +238,7 @@ class OutputError(TournamentError):
 def run(players: list, games: int, *args, **kwargs) -> dict:
     """Round robin of every pairing of ``players``, ``games`` duplicate games (or matches) each; then, with
     ``out_dir``, the games written as ``.mat`` files: :func:`play` (the same arguments), :func:`write_files`, then
-    :func:`discard_saved`.
+    :func:`finish_saved`.
 
     Raises:
         OutputError: files that could not be written (the results ride on the error); :func:`play`'s errors.
@@ -242,7 +247,7 @@ def run(players: list, games: int, *args, **kwargs) -> dict:
     write_files(results, files)
     out_dir = kwargs.get("out_dir", args[2] if len(args) > 2 else None)
     if out_dir is not None:
-        discard_saved(out_dir)
+        finish_saved(out_dir, results)
     return results
 
 
@@ -504,6 +509,7 @@ class _ChunkStore:
             self.dir.mkdir(parents=True, exist_ok=True)
             for old in self.dir.glob("unit-*.pkl"):
                 old.unlink()
+            (out_dir / RESULTS_FILE).unlink(missing_ok=True)  # an earlier tournament's, from this directory
             write_atomic(manifest, json.dumps(settings, indent=2) + "\n")
         except OSError as e:
             self.error = e
@@ -521,12 +527,38 @@ class _ChunkStore:
             discard_saved(self.dir.parent)
 
 
+RESULTS_FILE = "results.json"
+"""A finished tournament's results in its output directory (``OUT/results.json``, :func:`play`'s results dict),
+written by :func:`finish_saved`; ``resume`` of that directory answers with them (:class:`TournamentComplete`)."""
+
+
 def discard_saved(out_dir: str | Path) -> None:
-    """Remove the saved work units of a finished tournament (``out_dir/chunks/``), once its ``.mat`` files are
-    written: nothing is left to resume."""
+    """Remove the saved work units of a tournament (``out_dir/chunks/``): nothing is left to resume."""
     import shutil
 
     shutil.rmtree(Path(out_dir) / CHUNKS_DIR, ignore_errors=True)
+
+
+def finish_saved(out_dir: str | Path, results: dict) -> None:
+    """A tournament in ``out_dir`` has finished and its ``.mat`` files are written: record its ``results`` in
+    ``out_dir/results.json`` (atomically), then remove its saved work units (:func:`discard_saved`).
+
+    Raises:
+        OSError: ``results.json`` cannot be written (the work units are then kept).
+    """
+    write_atomic(Path(out_dir) / RESULTS_FILE, json.dumps(results, indent=2) + "\n")
+    discard_saved(out_dir)
+
+
+class TournamentComplete(TournamentError):
+    """``resume`` of a directory whose tournament has finished: there is nothing left to play. ``results`` holds
+    its results as recorded in ``results.json`` (None when the directory predates that file), ``path`` the file."""
+
+    def __init__(self, out_dir: str | Path, results: dict | None) -> None:
+        self.path = Path(out_dir) / RESULTS_FILE
+        self.results = results
+        where = f"its results are in {self.path}" if results is not None else "its .mat files are all it kept"
+        super().__init__(f"{out_dir} holds a finished tournament, so there is nothing to resume: {where}")
 
 
 def resume_settings(out_dir: str | Path) -> dict:
@@ -535,19 +567,42 @@ def resume_settings(out_dir: str | Path) -> dict:
     ``chunk_pairs``.
 
     Raises:
+        TournamentComplete: the tournament in ``out_dir`` has finished (its ``results.json``, or its ``.mat`` files
+            without saved work units).
         TournamentError: no such file, or not one this program wrote.
     """
     path = Path(out_dir) / CHUNKS_DIR / "tournament.json"
+    if not path.exists():
+        _refuse_finished(Path(out_dir))
+        raise TournamentError(f"{out_dir} holds no tournament to resume (no {path})")
     try:
         saved = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise TournamentError(f"{out_dir} holds no tournament to resume (no {path})") from None
     except (OSError, ValueError) as e:
         raise TournamentError(f"cannot read {path}: {e}") from e
     keys = ("players", "games", "seed", "cube", "match_length", "jacoby", "auto_doubles", "backgammon_value")
     if not isinstance(saved, dict) or any(k not in saved for k in (*keys, "chunk_pairs")):
         raise TournamentError(f"{path} is not a tournament's settings file")
     return saved
+
+
+def _refuse_finished(out_dir: Path) -> None:
+    """Raise :class:`TournamentComplete` when ``out_dir`` holds a finished tournament (its ``results.json``, or
+    ``.mat`` files alone); return otherwise.
+
+    Raises:
+        TournamentError: ``results.json`` is unreadable or not a tournament's results.
+    """
+    done = out_dir / RESULTS_FILE
+    if done.is_file():
+        try:
+            results = json.loads(done.read_text())
+        except (OSError, ValueError) as e:
+            raise TournamentError(f"cannot read {done}: {e}") from e
+        if not isinstance(results, dict) or "pairings" not in results:
+            raise TournamentError(f"{done} is not a tournament's results file")
+        raise TournamentComplete(out_dir, results)
+    if any(out_dir.glob("*.mat")):
+        raise TournamentComplete(out_dir, None)
 
 
 def _spec_str(spec) -> str:

@@ -478,7 +478,8 @@ class Session:
                 after = board.flip(pos)
             else:
                 chosen = self.ask_play(g, pos, dice)
-                if isinstance(chosen, tuple):
+                if isinstance(chosen, tuple):  # a resignation after rolling: the roll is kept, as GNU Backgammon does
+                    g.turns.append(matfile.Turn(side, dice, ""))
                     return chosen
                 after = chosen
         g.turns.append(matfile.Turn(side, dice, matfile.play_steps(pos, dice, after)))

@@ -11,6 +11,8 @@ Endpoints (OpenAPI documentation at ``/docs``, the schema at ``/openapi.json``):
 
 A bad position, dice or ply is HTTP 400 with ``{"detail": message}``, the message the CLI prints after ``error:``; a
 malformed request (a missing parameter, a ply that is not an integer, a batch body that is not the schema) is 422.
+Nothing is ignored: a query parameter an endpoint does not take (``p26``, a misspelt name), one given twice, or both a
+position and a board is 400 naming it (:func:`query_position`); a body field a schema does not have is 422 naming it.
 Position IDs contain ``+`` and ``/``: clients URL-encode them; a ``+`` that arrives decoded to a space is read back as
 ``+`` (positions never contain spaces).
 
@@ -51,7 +53,7 @@ from bgbot.rules.board import flip
 from bgbot.rules.outcomes import equity, flip_probabilities
 from bgbot.rules.state import CubeState, MatchState
 
-__all__ = ["ServerError", "create_app", "serve", "answer"]
+__all__ = ["ServerError", "create_app", "serve", "answer", "query_position", "BOARD_FIELDS"]
 
 MAX_BATCH = 1000
 """Most requests one ``POST /v1/batch`` may carry."""
@@ -101,6 +103,48 @@ def points_position(points) -> str:
     points of the side on roll, positive its checkers and negative the opponent's, 25 its bar, 0 the opponent's bar,
     negative). Raises PositionError."""
     return web.context_from_points(points).position_id
+
+
+BOARD_FIELDS = tuple(f"p{i}" for i in range(26))
+"""The query parameters of a board given as signed checker counts (wildbg's ``p0`` .. ``p25``)."""
+
+
+def query_position(position: str | None, params: list[tuple[str, str]], known: set[str]) -> str:
+    """The position of a GET request: the text of ``position``, or the board of its ``p0`` .. ``p25`` parameters as a
+    Position ID.
+
+    Args:
+        position: the ``position`` parameter, or None.
+        params: every query parameter as ``(name, value)``, repeats included (Starlette's ``multi_items()``).
+        known: the endpoint's own parameter names (``position``, ``dice``, ...).
+
+    Raises:
+        ServerError: a parameter the endpoint does not take (``p26``, a misspelt name), one given twice, both a
+            position and a board, neither, or a count that is not an integer.
+        PositionError: the board is not a position (too many checkers, both sides on a point, ...).
+    """
+    names = [k for k, _ in params]
+    for k in names:
+        if k not in known and k not in BOARD_FIELDS:
+            if re.fullmatch(r"p[-+]?\d+", k):
+                raise ServerError(f"unknown field {k!r}: a board is p0 .. p25 (p25 the bar of the side on roll)")
+            raise ServerError(
+                f"unknown field {k!r}: this request takes {', '.join(sorted(known))} or a board p0 .. p25"
+            )
+        if names.count(k) > 1:
+            raise ServerError(f"{k!r} is given {names.count(k)} times: give it once")
+    board = {k: v for k, v in params if k in BOARD_FIELDS}
+    if position is not None and board:
+        raise ServerError("give one of position or a board (p0 .. p25), not both")
+    if position is not None:
+        return position
+    if not board:
+        raise ServerError("a request needs a position (Position ID, PositionID:MatchID or XGID=...) or a board")
+    try:
+        points = [int(board.get(f"p{i}", "0")) for i in range(26)]
+    except ValueError:
+        raise ServerError("a board's p0 .. p25 are integers (checker counts, the opponent's negative)") from None
+    return points_position(points)
 
 
 def answer(bot: "Bot", endpoint: str, request: dict[str, Any]) -> dict:
@@ -420,6 +464,8 @@ def _validation_message(errors: list) -> str:
     what = str(e.get("msg", "invalid"))
     if e.get("type") == "too_long" and where == "requests":
         what = f"at most {MAX_BATCH} requests in a batch"
+    elif e.get("type") == "extra_forbidden":
+        what = "unknown field"
     return api_message(ValueError(f"{where}: {what}" if where else what))
 
 
@@ -451,7 +497,8 @@ def create_app(
         description="Backgammon plays and cube actions by bgbot's value network. The JSON shapes are those of the "
         "command line's --json. Position IDs contain + and /: URL-encode them. A position is a Position ID, a GNUbg "
         "ID (PositionID:MatchID) or an XGID, or instead a board as 26 signed checker counts (query parameters p0 .. "
-        f'p25, as wildbg\'s; in a batch, "board"). Request bodies are limited to {max_body} bytes (413 beyond); a '
+        f'p25, as wildbg\'s; in a batch, "board"), never both. A parameter or field an endpoint does not take is '
+        f"refused (400 or 422), never ignored. Request bodies are limited to {max_body} bytes (413 beyond); a "
         f"batch carries at most {MAX_BATCH} requests.",
     )
     app.add_middleware(_BodyLimit, limit=max_body)
@@ -484,17 +531,10 @@ def create_app(
     DICE = Query(None, description="the roll: 31, 3-1 or '3 1' (optional when the position carries dice)")
 
     def position_of(position: str | None, request) -> str:
-        """The request's position: the text given, or the board of its p0 .. p25 parameters as a Position ID."""
-        if position is not None:
-            return position
-        q = request.query_params
-        if not any(f"p{i}" in q for i in range(26)):
-            raise ServerError("a request needs a position (Position ID, PositionID:MatchID or XGID=...) or a board")
-        try:
-            points = [int(q.get(f"p{i}", "0")) for i in range(26)]
-        except ValueError:
-            raise ServerError("a board's p0 .. p25 are integers (checker counts, the opponent's negative)") from None
-        return points_position(points)
+        """The request's position (:func:`query_position`), its endpoint's parameters read from the route."""
+        route = request.scope.get("route")
+        known = {f.alias for f in route.dependant.query_params} if route is not None else {"position", "dice"}
+        return query_position(position, list(request.query_params.multi_items()), known)
 
     @app.get("/v1/health")
     async def health() -> dict:
@@ -541,7 +581,10 @@ def create_app(
         req = {"position": pos, "jacoby": jacoby, "probabilities": probabilities, "ply": ply}
         return await batcher.submit("cube", req)
 
+    strict = pydantic.ConfigDict(extra="forbid")  # an unknown field is a 422 naming it, never ignored
+
     class BatchRequest(pydantic.BaseModel):  # type: ignore[name-defined]
+        model_config = strict
         endpoint: Literal["moves", "move", "cube"]
         position: str | None = None
         board: list[int] | None = pydantic.Field(
@@ -553,6 +596,7 @@ def create_app(
         probabilities: str | None = None
 
     class Batch(pydantic.BaseModel):  # type: ignore[name-defined]
+        model_config = strict
         requests: list[BatchRequest] = pydantic.Field(
             ..., max_length=MAX_BATCH, description=f"at most {MAX_BATCH} requests"
         )
@@ -565,7 +609,9 @@ def create_app(
         boards: dict[int, str] = {}
         for k, r in enumerate(body.requests):
             fields = r.model_dump(exclude={"endpoint", "board"})
-            if r.position is None and r.board is not None:
+            if r.position is not None and r.board is not None:
+                boards[k] = "give one of position or board, not both"
+            elif r.board is not None:
                 try:
                     fields["position"] = points_position(r.board)
                 except BgbotError as err:
@@ -583,6 +629,7 @@ def create_app(
     # -- the web page's own requests -------------------------------------------------------------------------------
 
     class StepsRequest(pydantic.BaseModel):  # type: ignore[name-defined]
+        model_config = strict
         position: str
         dice: str | None = None
         steps: list[tuple[int, int]] = pydantic.Field(default_factory=list, max_length=4)
@@ -596,6 +643,7 @@ def create_app(
         return web.steps(ctx, list(body.steps), body.move)
 
     class BoardRequest(pydantic.BaseModel):  # type: ignore[name-defined]
+        model_config = strict
         points: list[int] = pydantic.Field(..., min_length=26, max_length=26, description="26 signed checker counts")
         dice: str | None = None
         cube_value: int = 1
@@ -613,6 +661,7 @@ def create_app(
         return web.board_facts(web.context_from_points(body.points, dice, cube, match))
 
     class NewGame(pydantic.BaseModel):  # type: ignore[name-defined]
+        model_config = strict
         match_length: int = pydantic.Field(0, ge=0, le=64, description="0: money play")
         ply: int = pydantic.Field(0, ge=0, le=2, description="the bot's search depth")
         seed: int | None = pydantic.Field(None, ge=0, le=2**63 - 1)
@@ -622,6 +671,7 @@ def create_app(
         bgbot_first: bool = pydantic.Field(False, description="with position: bgbot is on roll in it")
 
     class GameLine(pydantic.BaseModel):  # type: ignore[name-defined]
+        model_config = strict
         line: str = pydantic.Field(
             ..., max_length=200, description="roll, double, take, pass, resign ..., a play, y, n"
         )

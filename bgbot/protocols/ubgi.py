@@ -1,10 +1,11 @@
 """``bgbot ubgi``: a UBGI engine on standard input and output.
 
-UBGI (Universal Backgammon Interface) is a UCI-like line protocol, specified as drafts in bungogood/bgci
-(``docs/ubgi-v0.1-spec.md``, ``docs/ubgi-v0.2-spec.md``). This engine implements v0.1 up to its Level 2 and v0.2's
-``set``/``get``/``keys`` as v0.2's compatibility section allows (both ``setoption`` and ``set`` are understood).
-Every response is one line, flushed; a command with no answer (``newgame``, ``position``, ``dice``, context commands)
-prints nothing unless it is bad, then one ``error <code> <message>`` line, and the engine goes on.
+UBGI (Universal Backgammon Interface) is a UCI-like line protocol, specified as drafts in the GitHub repository
+https://github.com/bungogood/bgci (its files ``docs/ubgi-v0.1-spec.md`` and ``docs/ubgi-v0.2-spec.md``; not part of
+bgbot). This engine implements v0.1 up to its Level 2 and v0.2's ``set``/``get``/``keys`` as v0.2's compatibility
+section allows (both ``setoption`` and ``set`` are understood). Every response is one line, flushed; a command with
+no answer (``newgame``, ``position``, ``dice``, context commands) prints nothing unless it is bad, then one
+``error <code> <message>`` line, and the engine goes on.
 
 Commands (controller -> engine)::
 
