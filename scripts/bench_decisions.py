@@ -25,6 +25,7 @@ tests/data/decision_set_2000.txt`` reproduces the figures measured on it.
   take or pass error. Figures in millipoints (1/1000 of the cube value) per decision. The model's decision: its
   ``--cube-ply`` probabilities through ``decide`` (Janowski at the root), or with ``--cube-search`` the cubeful search
   at ``--cube-ply`` (:func:`bgbot.arena.cubesearch.decide_searched`: Janowski at the leaves, averaged over the rolls).
+  Reported overall (``double``, ``take``) and by class (``double_contact``, ``take_race``, ...).
 * Split by position class (:func:`bgbot.evaluation.specialists.classify`: contact, crashed, race).
 * ``checker_play_ratio_vs_gnubg0``: per class and overall, the candidate's mean checker-play error over GNU
   Backgammon 0-ply's on the same decisions, with a 95% paired percentile bootstrap interval over the decisions
@@ -80,6 +81,8 @@ QUOTAS = {"contact": 2000, "crashed": 1000, "race": 1000}
 """Checker-play decisions (positions with at least two legal plays for their roll) per class in a set made by
 :func:`make_set`."""
 SEED = 2026
+KINDS = ("double", "take")
+"""Cube decisions: doubling (no double / double) and take/pass."""
 MONEY = MatchState(jacoby=False)
 
 
@@ -335,8 +338,8 @@ def main() -> None:
         )
         play_err["bgbot_filtered"] = {"all": []}
     cube_err: dict[str, dict[str, list[float]]] = {
-        "bgbot": {"double": [], "take": []},
-        "gnubg0": {"double": [], "take": []},
+        who: {f"{kind}{suffix}": [] for suffix in ("", *(f"_{c}" for c in CLASS_NAMES.values())) for kind in KINDS}
+        for who in ("bgbot", "gnubg0")
     }
     for who in play_err:
         for name in CLASS_NAMES.values():
@@ -382,10 +385,14 @@ def main() -> None:
                 ours = decide(ours_p.astype(np.float64), CubeState(), MONEY, x)
             for who, c in (("bgbot", ours), ("gnubg0", decide(g0p, CubeState(), MONEY, x))):
                 doubles = min(c.equities["double_take"], c.equities["double_pass"]) > c.equities["no_double"]
-                cube_err[who]["double"].append(r.errors["double"] if doubles else r.errors["no_double"])
+                e = r.errors["double"] if doubles else r.errors["no_double"]
+                cube_err[who]["double"].append(e)
+                cube_err[who][f"double_{cname}"].append(e)
                 if r_double:
                     takes = c.equities["double_take"] < c.equities["double_pass"]
-                    cube_err[who]["take"].append(r.errors["take"] if takes else r.errors["pass"])
+                    e = r.errors["take"] if takes else r.errors["pass"]
+                    cube_err[who]["take"].append(e)
+                    cube_err[who][f"take_{cname}"].append(e)
         if i % 100 == 99:
             ref.save()
     ref.save()
