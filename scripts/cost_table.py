@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the training package of this checkout
 
 from bgbot import files  # noqa: E402
-from bgbot.arena.rollout import rollout_positions  # noqa: E402
+from bgbot.arena.rollout import RolloutSettings, rollout_positions  # noqa: E402
 from bgbot.errors import BgbotError, int_at_least, run_script  # noqa: E402
 from bgbot.rules.outcomes import equity  # noqa: E402
 from training import campaign, stages  # noqa: E402
@@ -83,14 +83,10 @@ def compute(kind: str, evaluator, positions: np.ndarray, seed: int) -> np.ndarra
         raise BgbotError(f"unknown kind {kind!r}: plyN, plainT, vrT, plainT-hH or vrT-hH")
     if m["ply"] is not None:
         return stages.ply_targets(evaluator, positions, int(m["ply"]))
-    mean, _ = rollout_positions(
-        positions,
-        evaluator,
-        trials=int(m["trials"]),
-        truncate=int(m["horizon"] or 0),
-        seed=seed,
-        variance_reduction=m["how"] == "vr",
+    settings = RolloutSettings(
+        trials=int(m["trials"]), truncate=int(m["horizon"] or 0), seed=seed, variance_reduction=m["how"] == "vr"
     )
+    mean, _ = rollout_positions(positions, evaluator, settings)
     return np.clip(mean, 0.0, 1.0)
 
 

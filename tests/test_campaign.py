@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bgbot.arena.rollout import rollout_positions
+from bgbot.arena.rollout import RolloutSettings, rollout_positions
 from bgbot.evaluation import checkpoint
 from bgbot.evaluation.specialists import evaluator_for
 from bgbot.rules.board import starting_position
@@ -86,7 +86,8 @@ def test_plan_run_status_and_resume_after_kill_give_identical_parts(pool, tmp_pa
     # a part's targets are the rollout of its plan rows with its seed: the store is only bookkeeping around it
     data = stages.load_npz(campaign.part_path(whole, 1))
     ev = evaluator_for(checkpoint.load(MODEL)[0])
-    mean, se = rollout_positions(data["positions"], ev, trials=36, seed=21 * 100_003 + 1, variance_reduction=False)
+    plain = RolloutSettings(trials=36, seed=21 * 100_003 + 1, variance_reduction=False)
+    mean, se = rollout_positions(data["positions"], ev, plain)
     assert np.array_equal(data["targets"], np.clip(mean, 0, 1).astype(np.float32))
     assert np.array_equal(data["stderr"], se.astype(np.float32))
     cost = json.loads(str(data["cost"]))

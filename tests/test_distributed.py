@@ -52,17 +52,17 @@ def _strip(results: dict) -> dict:
 
 def test_tournament_on_ray_equals_the_local_run(ray_local):
     players = ["pubeval", "random"]
-    local = tournament.run(players, 8, seed=3, workers=1, chunk_pairs=2)
-    on_ray = tournament.run(players, 8, seed=3, ray="local", chunk_pairs=2)
+    local = tournament.run(players, tournament.TournamentSettings(8, seed=3, workers=1, chunk_pairs=2))
+    on_ray = tournament.run(players, tournament.TournamentSettings(8, seed=3, ray="local", chunk_pairs=2))
     assert _strip(on_ray) == _strip(local) and on_ray["ray"] == "local"
 
 
 def test_tournament_on_ray_counts_a_dead_worker_as_the_pool_does(ray_local):
     """A chunk whose Ray worker dies is run again and counted in ``worker_restarts`` (the pool's count), once."""
     players = ["pubeval", "random"]
-    local = tournament.run(players, 8, seed=5, workers=1, chunk_pairs=2)
+    local = tournament.run(players, tournament.TournamentSettings(8, seed=5, workers=1, chunk_pairs=2))
     (ray_local / "armed").touch()  # the first Ray worker to start a chunk dies
-    on_ray = tournament.run(players, 8, seed=5, ray="local", chunk_pairs=2)
+    on_ray = tournament.run(players, tournament.TournamentSettings(8, seed=5, ray="local", chunk_pairs=2))
     assert (ray_local / "fired").exists() and not (ray_local / "armed").exists()
     (ray_local / "fired").unlink()
     assert on_ray["worker_restarts"] == 1 and local["worker_restarts"] == 0

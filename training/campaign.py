@@ -416,19 +416,16 @@ def roll_part(evaluator, settings: CampaignSettings, plan: dict, n: int, workers
     rows = slice(n * settings.part_size, (n + 1) * settings.part_size)
     pos = plan["positions"][rows]
     ro = settings.rollout
-    mean, se = rollout_positions(
-        pos,
-        evaluator,
+    how = RolloutSettings(
         trials=ro["trials"],
         truncate=ro["truncate"],
-        seed=settings.seed * 100_003 + n,
         plies=ro["plies"],
+        seed=settings.seed * 100_003 + n,
         variance_reduction=ro["variance_reduction"],
         quasi_random=ro["quasi_random"],
         databases=ro["databases"],
-        workers=workers,
-        ray=ray,
     )
+    mean, se = rollout_positions(pos, evaluator, how, workers, ray)
     meta = {
         "stage": "campaign",
         "settings": settings.to_json(),

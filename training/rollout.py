@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bgbot.arena.rollout import rollout_positions
+from bgbot.arena.rollout import RolloutSettings, rollout_positions
 from bgbot.evaluation.evaluator import PositionEvaluator
 
 
@@ -41,14 +41,6 @@ def rollout(
         ``(mean, stderr)``: ``(K, 5)`` float32 the side on roll's probabilities (clipped to [0, 1]) and the standard
         error of each over the trials.
     """
-    mean, se = rollout_positions(
-        np.asarray(positions, dtype=np.int8),
-        evaluator,
-        trials=trials,
-        truncate=horizon,
-        seed=seed,
-        workers=workers,
-        ray=ray,
-        variance_reduction=variance_reduction,
-    )
+    settings = RolloutSettings(trials=trials, truncate=horizon, seed=seed, variance_reduction=variance_reduction)
+    mean, se = rollout_positions(np.asarray(positions, dtype=np.int8), evaluator, settings, workers, ray)
     return np.clip(mean, 0.0, 1.0).astype(np.float32), se.astype(np.float32)

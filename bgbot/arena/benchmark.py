@@ -56,7 +56,7 @@ def benchmark(
         "backgammon_rate", "opponent_gammon_rate", "opponent_backgammon_rate", "opponent", "seed", "games_per_s"}``
         -- points per game of the candidate (cubeless money), rates as fractions of all games.
     """
-    r = tournament.run([_player_spec(candidate, plies), opponent], games, seed=seed, workers=workers)
+    r = tournament.run([_player_spec(candidate, plies), opponent], tournament.TournamentSettings(games, seed=seed, workers=workers))
     row = r["pairings"][0]
     return {k: row[k] for k in ("ppg", "ci_low", "ci_high", "ci_half_width", "stderr", "games", "pairs")} | {
         "win_rate": row["stats_a"]["win_rate"],
@@ -141,7 +141,7 @@ def gate(
         if not p.is_file():
             raise GateError(f"no checkpoint file at {str(p)!r}")
     models = Path(models_dir) if models_dir is not None else against.parent
-    r = tournament.run([f"{candidate}:{plies}", f"{against}:{plies}"], games, seed=seed, workers=workers)
+    r = tournament.run([f"{candidate}:{plies}", f"{against}:{plies}"], tournament.TournamentSettings(games, seed=seed, workers=workers))
     row = r["pairings"][0]
     accepted = bool(row["ci_low"] > 0)
     target = models / candidate.name

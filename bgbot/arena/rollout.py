@@ -616,13 +616,7 @@ class RolloutInterrupted(Interrupted):
 def rollout_positions(
     positions: np.ndarray,
     evaluator,
-    trials: int = 1296,
-    truncate: int = 0,
-    seed: int = 0,
-    plies: int = 0,
-    variance_reduction: bool = True,
-    quasi_random: bool = True,
-    databases: bool = True,
+    settings: RolloutSettings,
     workers: int = 1,
     ray: str | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -634,14 +628,15 @@ def rollout_positions(
     Args:
         positions: ``(N, 26)`` int8, side on roll.
         evaluator: a position evaluator (picklable for ``workers > 1`` / Ray) or a checkpoint path.
-        trials, truncate, seed, plies, variance_reduction, quasi_random, databases: :class:`RolloutSettings`.
+        settings: :class:`RolloutSettings` (cubeless: its ``cube`` and ``jacoby`` are not used).
         workers: processes (1 = this process). ray: a Ray address or ``"local"`` (:mod:`bgbot.arena.distributed`).
 
     Raises:
         RolloutError: bad settings. bgbot.rules.board.PositionError: a bad position.
         bgbot.arena.distributed.DistributedError: Ray not installed or not reachable.
     """
-    settings = RolloutSettings(trials, truncate, plies, seed, variance_reduction, quasi_random, databases)
+    if settings.cube:
+        raise RolloutError("rollout_positions rolls out cubeless: give settings with cube=False (cube_rollout is cubeful)")
     pos = np.asarray(positions, dtype=np.int8).reshape(-1, 26)
     for p in pos:
         validate(p)

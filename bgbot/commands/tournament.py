@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
 def _play(args: argparse.Namespace, match_length: int):
     return tournament.play(
         args.player,
-        args.games,
+        tournament.TournamentSettings(args.games,
         seed=args.seed,
         workers=args.workers,
         out_dir=args.out,
@@ -155,5 +155,5 @@ def _play(args: argparse.Namespace, match_length: int):
         auto_doubles=args.auto_doubles,
         backgammon_value=args.backgammon_value,
         resume=args.resume is not None,
-        chunk_pairs=getattr(args, "chunk_pairs", None),
+        chunk_pairs=getattr(args, "chunk_pairs", None)),
     )

@@ -40,7 +40,7 @@ from bgbot.formats import context, diagram, matfile, notation, positionid
 from bgbot.formats.matchid import MatchID
 from bgbot.formats.xgid import XGID
 from bgbot.protocols import analysis
-from bgbot.protocols.play import BOT, HUMAN, Session, _Quit
+from bgbot.protocols.play import BOT, HUMAN, PlaySettings, Session, _Quit
 from bgbot.rules import board
 from bgbot.rules.movegen_scalar import legal_plays, play_step
 from bgbot.rules.outcomes import equity
@@ -245,8 +245,8 @@ PROMPTS = (
 class WebGame(Session):
     """A :class:`bgbot.protocols.play.Session` in its own thread, answered line by line by :meth:`send`."""
 
-    def __init__(self, bot: Bot, game_id: str, **kwargs) -> None:
-        super().__init__(bot, stdin=io.StringIO(), stdout=io.StringIO(), **kwargs)
+    def __init__(self, bot: Bot, game_id: str, settings: PlaySettings) -> None:
+        super().__init__(bot, settings, stdin=io.StringIO(), stdout=io.StringIO())
         self.game_id = game_id
         self.names = ("you", "bgbot")
         self.lines: queue.Queue[str | None] = queue.Queue()
@@ -381,7 +381,7 @@ class Games:
 
     def new(self, match_length: int = 0, ply: int = 0, seed: int | None = None) -> WebGame:
         """A new game (started: the opening roll played, the first question asked). Raises PlayError."""
-        game = WebGame(self.bot, secrets.token_hex(8), match_length=match_length, ply=ply, seed=seed)
+        game = WebGame(self.bot, secrets.token_hex(8), PlaySettings(match_length=match_length, ply=ply, seed=seed))
         with self.lock:
             if len(self.games) >= self.limit:
                 oldest = min(self.games.values(), key=lambda x: x.touched)
