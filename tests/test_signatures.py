@@ -13,7 +13,7 @@ MAX_PARAMETERS = 8
 """Most parameters a function takes (``self`` and ``cls`` not counted; ``*args`` and ``**kwargs`` count one each)."""
 VARIADIC_WRAPPERS = {
     ("bgbot/progress.py", "progress_bar"): "tqdm's own options, passed to tqdm",
-    ("training/io.py", "save_npz"): "arrays by name, as numpy.savez takes them",
+    ("training/parts.py", "save_npz"): "arrays by name, as numpy.savez takes them",
 }
 """The functions that hand ``**kwargs`` on, and why: thin wrappers of a library call that takes them so."""
 

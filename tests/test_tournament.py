@@ -75,7 +75,9 @@ def test_same_seed_any_workers_same_results(tiny_model):
     players = [tiny_model, "pubeval", "random"]
     one = tournament.run(players, tournament.TournamentSettings(12, seed=3, workers=1, chunk_pairs=2))
     assert len(one["pairings"]) == 3 and one["pairings"][2]["ppg"] > 0  # pubeval beats random
-    two = tournament.run(players, tournament.TournamentSettings(12, seed=3, workers=2, chunk_pairs=2))  # a net batched differently per worker
+    two = tournament.run(
+        players, tournament.TournamentSettings(12, seed=3, workers=2, chunk_pairs=2)
+    )  # a net batched differently per worker
     assert _strip(two) == _strip(one)
 
 

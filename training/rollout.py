@@ -35,7 +35,7 @@ def rollout(
             step, so a trial costs about 35 times as much; measured here (bgbot-2, full rollouts of 32 generation-3
             positions) 288 plain trials gave a standard error of the win probability of 0.028 for 0.45 CPU-s a
             position, 36 variance-reduced trials 0.019 for 2.0 CPU-s: plain trials are about twice as efficient for
-            full rollouts (:mod:`training.stages`' ``--no-variance-reduction``).
+            full rollouts (``targets``' ``--no-variance-reduction``, :mod:`training.targets`).
 
     Returns:
         ``(mean, stderr)``: ``(K, 5)`` float32 the side on roll's probabilities (clipped to [0, 1]) and the standard

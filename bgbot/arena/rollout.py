@@ -636,7 +636,9 @@ def rollout_positions(
         bgbot.arena.distributed.DistributedError: Ray not installed or not reachable.
     """
     if settings.cube:
-        raise RolloutError("rollout_positions rolls out cubeless: give settings with cube=False (cube_rollout is cubeful)")
+        raise RolloutError(
+            "rollout_positions rolls out cubeless: give settings with cube=False (cube_rollout is cubeful)"
+        )
     pos = np.asarray(positions, dtype=np.int8).reshape(-1, 26)
     for p in pos:
         validate(p)
