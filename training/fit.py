@@ -379,6 +379,6 @@ def run_fit(cfg: FitConfig) -> dict:
             checkpoint.save(
                 run_dir / "best.pt", _saved(net), games_trained=0, training_config=settings | {"epoch": epoch + 1}
             )
-        cfg = settings | {"epoch": epoch + 1, "best_val": best, "target_files": len(metas)}
-        checkpoint.save(latest, _saved(net), games_trained=0, training_config=cfg, optimizer=opt)
+        record = settings | {"epoch": epoch + 1, "best_val": best, "target_files": len(metas)}
+        checkpoint.save(latest, _saved(net), games_trained=0, training_config=record, optimizer=opt)
     return {"epochs": cfg.epochs, "best_val": best, "positions": len(pos), "run_dir": str(run_dir)}
