@@ -10,6 +10,7 @@ import pytest
 
 from bgbot.cli import main as bgbot_main
 from bgbot.evaluation import checkpoint, specialists
+from bgbot.evaluation.classes import CLASS_NAMES, PositionClass, classify_batch
 from bgbot.evaluation.evaluator import afterstate_probabilities, position_probabilities
 from bgbot.evaluation.network import Evaluator
 from bgbot.rules.movegen import ROLL_WEIGHTS, ROLLS, generate_plays
@@ -18,7 +19,7 @@ from tests.positions import make_positions
 from training import cli
 from training.fit import EncodedTargets, SingleFit, load_targets
 from training.parts import load_npz, part_number, save_npz
-from training.sample import sample_classes
+from training.sample import SAMPLE_CLASSES, sample_classes
 from training.targets import ply_targets
 
 MODEL = str(Path(__file__).resolve().parents[1] / "models" / "bgbot-1.pt")
@@ -424,3 +425,19 @@ def test_forwarded_stages_name_the_command_they_were_given_as(capsys):
         err = capsys.readouterr().err
         assert exit_.value.code == 2 and f"{prog}: error: the following arguments are required: --positions" in err
         assert err.startswith(f"usage: {prog} ")
+
+
+def test_one_numbering_of_classes_reads_the_committed_parts_as_they_were_written():
+    """Sample and target files, the specialists' dispatch and ``bgbot move``'s evaluator names take their codes from
+    :class:`PositionClass`; the codes stored in files are those the committed parts hold."""
+    part = load_npz(Path(MODEL).parent / "candidates" / "gen5" / "ply2-bgbot4" / "part-00000.npz")
+    np.testing.assert_array_equal(sample_classes(part["positions"]), part["classes"])
+    assert np.bincount(part["classes"]).tolist() == [0, 979, 578, 292, 151]  # every sample class, BACKGAME = 4
+    assert SAMPLE_CLASSES == {1: "contact", 2: "crashed", 3: "race", 4: "backgame"}
+    assert (specialists.OVER, specialists.CONTACT, specialists.CRASHED, specialists.RACE) == (0, 1, 2, 3)
+    assert specialists.CLASSES == ("contact", "crashed", "race")
+    assert CLASS_NAMES == ("over", "bearoff-two-sided", "bearoff-one-sided", "race", "crashed", "contact")
+    pos = make_positions(300, seed=8)
+    codes = classify_batch(pos)
+    np.testing.assert_array_equal(specialists.classify(pos), [PositionClass(c).stored for c in codes])
+    assert [CLASS_NAMES[c] for c in codes] == [PositionClass(c).label for c in codes]
