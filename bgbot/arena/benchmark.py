@@ -106,7 +106,8 @@ def plot_progress(records: list[dict], path: str | Path, opponent: str = "pubeva
 
 def accepts(result: dict) -> bool:
     """The gate's rule, for :func:`gate` and the training stages' gate: a candidate is accepted when the lower end of
-    the 95% interval of its ppg against the current model (``result``: :func:`benchmark`'s) is above 0."""
+    the 95% interval of its ppg against the current model is above 0 (``result``: :func:`benchmark`'s, or a
+    tournament's pairing row)."""
     return bool(result["ci_low"] > 0)
 
 
@@ -149,7 +150,8 @@ def gate(
         if not p.is_file():
             raise GateError(f"no checkpoint file at {str(p)!r}")
     models = Path(models_dir) if models_dir is not None else against.parent
-    row = benchmark(str(candidate), f"{against}:{plies}", games, seed, workers, plies)
+    settings = tournament.TournamentSettings(games, seed=seed, workers=workers)
+    row = tournament.run([f"{candidate}:{plies}", f"{against}:{plies}"], settings)["pairings"][0]
     accepted = accepts(row)
     target = models / candidate.name
     promoted = None
