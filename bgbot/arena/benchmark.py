@@ -126,7 +126,7 @@ def gate(
     section is created when missing).
 
     Args:
-        candidate, against: checkpoint paths. games, seed, workers: as :func:`bgbot.arena.tournament.run`.
+        candidate, against: checkpoint paths. games, seed, workers: as :class:`bgbot.arena.tournament.TournamentSettings`.
         models_dir: where the model goes (default: ``against``'s directory). plies: both players' lookahead.
 
     Returns:
