@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))  # the training package of this checkout
 
 from bgbot.errors import BgbotError, run_script  # noqa: E402
 from bgbot.evaluation import checkpoint, classes, specialists  # noqa: E402
-from training import stages  # noqa: E402
+from training.fit import load_targets  # noqa: E402
 
 
 def groups(positions: np.ndarray) -> dict[str, np.ndarray]:
@@ -55,7 +55,7 @@ def main() -> None:
     args = ap.parse_args()
     if not 0 < args.val_frac < 1:
         raise BgbotError(f"--val-frac must lie strictly between 0 and 1, got {args.val_frac}")
-    pos, tg, _, _ = stages._load_targets(args.targets, False)
+    pos, tg, _, _ = load_targets(args.targets, False)
     val = np.random.default_rng(args.seed).permutation(len(pos))[: max(1, int(len(pos) * args.val_frac))]
     pos, tg = pos[val], tg[val]
     masks = groups(pos)

@@ -16,7 +16,7 @@ from bgbot.evaluation import checkpoint, classes, encoding, features, race_input
 from bgbot.evaluation.encoding import EncodingError
 from bgbot.rules.board import flip
 from tests.positions import make_positions
-from training import cli, stages
+from training import cli, parts
 
 MODEL5 = str(Path(__file__).resolve().parents[1] / "models" / "bgbot-5.pt")
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
@@ -183,7 +183,7 @@ def test_race_only_fit_holds_out_the_full_fits_rows(tmp_path, monkeypatch, capsy
     pos = pos[order]
     tg = np.clip(specialists.evaluator_for(checkpoint.load(MODEL5)[0]).evaluate(pos) + 0.01, 0, 1)
     d = tmp_path / "targets"
-    stages.save_npz(d / "part-00000.npz", positions=pos, targets=tg, meta={"stage": "targets", "kind": "ply0"})
+    parts.save_npz(d / "part-00000.npz", positions=pos, targets=tg, meta={"stage": "targets", "kind": "ply0"})
     run = tmp_path / "fit"
     argv = ["fit", "--init", MODEL5, "--targets", str(d), "--run-dir", str(run), "--epochs", "2", "--quiet"]
     assert cli.main([*argv, "--classes", "race", "--race-encoding", "v3", "--val-frac", "0.2", "--batch", "8"]) == 0

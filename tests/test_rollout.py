@@ -148,7 +148,7 @@ def test_bearoff_databases_give_the_exact_value(ev):
     bearoff = pytest.importorskip("bgbot.evaluation.bearoff", reason="the bear-off databases (branch endgame)")
     cases = _bearoffs(20, seed=1)
     positions = np.array([_position(m, t) for m, t in cases])
-    p, se = ro.rollout_positions(positions, ev, trials=1296, seed=3)
+    p, se = ro.rollout_positions(positions, ev, ro.RolloutSettings(trials=1296, seed=3))
     exact = bearoff.bearoff_probabilities(positions, np.ones(20, dtype=bool))
     assert np.abs(p - exact).max() < 1e-9 and se.max() == 0.0
 

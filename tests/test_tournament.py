@@ -73,30 +73,32 @@ def test_summarize_pair_statistics():
 
 def test_same_seed_any_workers_same_results(tiny_model):
     players = [tiny_model, "pubeval", "random"]
-    one = tournament.run(players, 12, seed=3, workers=1, chunk_pairs=2)
+    one = tournament.run(players, tournament.TournamentSettings(12, seed=3, workers=1, chunk_pairs=2))
     assert len(one["pairings"]) == 3 and one["pairings"][2]["ppg"] > 0  # pubeval beats random
-    two = tournament.run(players, 12, seed=3, workers=2, chunk_pairs=2)  # a net batched differently per worker
+    two = tournament.run(
+        players, tournament.TournamentSettings(12, seed=3, workers=2, chunk_pairs=2)
+    )  # a net batched differently per worker
     assert _strip(two) == _strip(one)
 
 
 def test_a_dying_worker_is_replayed_and_changes_nothing(tmp_path, monkeypatch):
     # pubeval and random: the workers need no torch, so the two pools start in a fraction of a second.
     players = ["pubeval", "random"]
-    one = tournament.run(players, 12, seed=3, workers=1, chunk_pairs=2)
+    one = tournament.run(players, tournament.TournamentSettings(12, seed=3, workers=1, chunk_pairs=2))
     # Two workers, one of which dies once: its chunk is replayed, nothing is lost, the results do not change.
     monkeypatch.setenv(tournament.CRASH_ENV, str(tmp_path / "crashed"))
-    crashed = tournament.run(players, 12, seed=3, workers=2, chunk_pairs=2)
+    crashed = tournament.run(players, tournament.TournamentSettings(12, seed=3, workers=2, chunk_pairs=2))
     assert (tmp_path / "crashed").exists() and crashed["worker_restarts"] >= 1
     assert _strip(crashed) == _strip(one)
 
 
 def test_bad_tournaments_raise():
     with pytest.raises(tournament.TournamentError, match="at least two"):
-        tournament.run(["pubeval"], 10)
+        tournament.run(["pubeval"], tournament.TournamentSettings(10))
     with pytest.raises(tournament.TournamentError, match="even"):
-        tournament.run(["pubeval", "random"], 7)
+        tournament.run(["pubeval", "random"], tournament.TournamentSettings(7))
     with pytest.raises(ValueError, match="bogus"):
-        tournament.run(["pubeval", "bogus"], 10)
+        tournament.run(["pubeval", "bogus"], tournament.TournamentSettings(10))
 
 
 def test_cli_tournament_json_and_table(capsys, tmp_path):

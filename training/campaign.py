@@ -17,7 +17,7 @@ a process that may be stopped at any moment and resumed later, on this machine o
   settings (:class:`bgbot.arena.rollout.RolloutSettings`: trials, plies, variance reduction, quasi-random dice,
   databases, truncation), dice seed, part size, the selection rules and the plan's SHA-256.
 * ``plan.npz``: the queue, ``positions`` ``(P, 26)`` int8 (side on roll), ``classes`` ``(P,)`` int8 (sample classes of
-  :data:`training.stages.SAMPLE_CLASSES`), ``reasons`` ``(P,)`` int8 (:class:`Reason`: the rule that chose it) and the
+  :data:`training.sample.SAMPLE_CLASSES`), ``reasons`` ``(P,)`` int8 (:class:`Reason`: the rule that chose it) and the
   0-ply ``probabilities`` ``(P, 5)`` float32 of the model that chose them. Part ``n`` rolls out rows
   ``[n * part_size, (n + 1) * part_size)`` with the dice of seed ``(seed, n)``, so a part is the same whichever run,
   worker count or Ray cluster made it.
@@ -62,16 +62,8 @@ from bgbot.errors import int_at_least
 from bgbot.evaluation.evaluator import position_probabilities
 from bgbot.rules.outcomes import equity
 
-from .stages import (
-    SAMPLE_CLASSES,
-    StageError,
-    _git,
-    _load_model,
-    _now,
-    first_rows,
-    load_npz,
-    save_npz,
-)
+from .parts import StageError, first_rows, git_revision, load_model, load_npz, now, save_npz
+from .sample import BACKGAME, SAMPLE_CLASSES
 
 FORMAT = 1
 STORE_FILE = "campaign.json"
@@ -169,7 +161,7 @@ def reasons_of(classes: np.ndarray, probabilities: np.ndarray, positions: np.nda
     """The :class:`Reason` code of each position, ``(N,)`` int8 (see :class:`Reason` for the rules).
 
     Args:
-        classes: ``(N,)`` int8 sample classes (:func:`training.stages.sample_classes`: 1 contact, 2 crashed, 3 race,
+        classes: ``(N,)`` int8 sample classes (:func:`training.sample.sample_classes`: 1 contact, 2 crashed, 3 race,
             4 back game; 0 over).
         probabilities: ``(N, 5)`` float32 the side on roll's 0-ply cumulative probabilities.
         positions: ``(N, 26)`` int8, side on roll.
@@ -180,7 +172,7 @@ def reasons_of(classes: np.ndarray, probabilities: np.ndarray, positions: np.nda
     out = np.full(len(classes), Reason.BASE, dtype=np.int8)
     rules = [
         (Reason.CUBE, contact & window & (gammon >= 0.05)),
-        (Reason.BACKGAME, classes == 4),
+        (Reason.BACKGAME, classes == BACKGAME),
         (Reason.PRIME, contact & primes_behind(positions)),
         (Reason.CRASHED, classes == 2),
         (Reason.RACE_CUBE, (classes == 3) & window),
@@ -380,7 +372,7 @@ def plan_store(args: argparse.Namespace) -> dict:
     src = [p for d in args.pool for p in sorted(Path(d).glob("part-*.npz"))]
     if not src:
         raise StageError(f"no positions parts (part-*.npz) in {args.pool!r}")
-    _, evaluator, _ = _load_model(args.model)
+    _, evaluator, _ = load_model(args.model)
     pos, cls = [], []
     for path in src:
         data = load_npz(path)
@@ -447,25 +439,22 @@ def roll_part(evaluator, settings: CampaignSettings, plan: dict, n: int, workers
     rows = slice(n * settings.part_size, (n + 1) * settings.part_size)
     pos = plan["positions"][rows]
     ro = settings.rollout
-    mean, se = rollout_positions(
-        pos,
-        evaluator,
+    how = RolloutSettings(
         trials=ro["trials"],
         truncate=ro["truncate"],
-        seed=settings.seed * 100_003 + n,
         plies=ro["plies"],
+        seed=settings.seed * 100_003 + n,
         variance_reduction=ro["variance_reduction"],
         quasi_random=ro["quasi_random"],
         databases=ro["databases"],
-        workers=workers,
-        ray=ray,
     )
+    mean, se = rollout_positions(pos, evaluator, how, workers, ray)
     meta = {
         "stage": "campaign",
         "settings": settings.to_json(),
         "part": n,
         "rows": [rows.start, rows.start + len(pos)],
-        "git_revision": _git(),
+        "git_revision": git_revision(),
     }
     return {
         "positions": pos.astype(np.int8),
@@ -577,7 +566,7 @@ def run_store(args: argparse.Namespace, out=sys.stderr) -> dict:
                     todo.append(n)
             if args.parts:
                 todo = todo[: args.parts]
-            _, evaluator, _ = _load_model(str(model))
+            _, evaluator, _ = load_model(str(model))
             for n in todo:
                 t0, c0 = time.perf_counter(), _cpu()
                 arrays = roll_part(evaluator, settings, plan, n, args.workers, args.ray)
@@ -587,7 +576,7 @@ def run_store(args: argparse.Namespace, out=sys.stderr) -> dict:
                     "workers": args.workers,
                     "ray": args.ray,
                     "host": socket.gethostname(),
-                    "created": _now(),
+                    "created": now(),
                 }
                 _save_part(part_path(store, n), arrays, cost)
                 summary["made"] += 1

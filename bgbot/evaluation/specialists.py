@@ -79,17 +79,21 @@ def _is_prefix(narrow: str, wide: str) -> bool:
     return narrow == wide
 
 
-CLASSES = ("contact", "crashed", "race")
-"""Position classes with a net of their own, in class-code order (:func:`classify`: 1, 2, 3)."""
-OVER, CONTACT, CRASHED, RACE = 0, 1, 2, 3
+NET_CLASSES = (classes.PositionClass.CONTACT, classes.PositionClass.CRASHED, classes.PositionClass.RACE)
+"""The position classes with a net of their own, in the order of their stored codes (:func:`classify`: 1, 2, 3)."""
+CLASSES = tuple(c.label for c in NET_CLASSES)
+"""Their names, ``("contact", "crashed", "race")``: the keys of :class:`ClassNets` (and of its checkpoints)."""
+OVER, CONTACT, CRASHED, RACE = (
+    c.stored for c in (classes.PositionClass.OVER, *NET_CLASSES)
+)  # the codes :func:`classify` returns
 
 
 class ClassNetsError(BgbotError):
     """Specialist nets that cannot be built: an unknown class or encoding, or inputs that do not fit it."""
 
 
-_FROM_CLASSES = np.array([0, 3, 3, 3, 2, 1], dtype=np.int8)
-"""``bgbot.evaluation.classes`` code (over, bear-off two-sided, bear-off one-sided, race, crashed, contact) -> ours."""
+_FROM_CLASSES = classes.STORED_CODES
+"""``bgbot.evaluation.classes`` code -> ours (:attr:`bgbot.evaluation.classes.PositionClass.stored`)."""
 
 
 def classify(positions: np.ndarray) -> np.ndarray:

@@ -26,6 +26,7 @@ through the evaluator rather than serialised one network call each.
 
 import asyncio
 import copy
+import dataclasses
 import ipaddress
 import json
 import re
@@ -487,7 +488,7 @@ def create_app(
         runs_dir: a directory of training runs (``NAME/eval.jsonl``) for ``/v1/runs``.
     """
     fastapi, pydantic = _fastapi()
-    from fastapi import Body, Query, Request
+    from fastapi import Body, Depends, Query, Request
     from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, StreamingResponse
     from fastapi.staticfiles import StaticFiles
 
@@ -716,34 +717,41 @@ def create_app(
         headers = {"content-disposition": f'attachment; filename="bgbot-{game_id}.mat"'}
         return PlainTextResponse(text, headers=headers)
 
+    @dataclasses.dataclass
+    class RolloutQuery:
+        """The rollout settings of ``/v1/rollout``, each a query parameter (FastAPI reads the fields)."""
+
+        trials: int = Query(1296, description="trials per candidate")
+        truncate: int = Query(0, description="plies before a trial is valued (0: none)")
+        ply: int = Query(0, description="lookahead of the players inside")
+        seed: int = Query(0)
+        candidates: int | None = Query(None, description="at most this many of the best plays")
+        cube: bool = Query(False, description="cubeful money rollout")
+        variance_reduction: bool = Query(True)
+        quasi_random: bool = Query(True)
+        databases: bool = Query(True)
+
     @app.get("/v1/rollout")
     async def rollout(
         request: Request,
         position: str | None = POSITION,
         dice: str | None = DICE,
-        trials: int = Query(1296, description="trials per candidate"),
-        truncate: int = Query(0, description="plies before a trial is valued (0: none)"),
-        ply: int = Query(0, description="lookahead of the players inside"),
-        seed: int = Query(0),
-        candidates: int | None = Query(None, description="at most this many of the best plays"),
-        cube: bool = Query(False, description="cubeful money rollout"),
-        variance_reduction: bool = Query(True),
-        quasi_random: bool = Query(True),
-        databases: bool = Query(True),
+        query: RolloutQuery = Depends(),
     ):
         """A rollout as ``bgbot rollout --json``, streamed as server-sent events: ``progress`` events (trials done,
         running means and standard errors), then ``result`` or ``failed``. Closing the stream cancels the rollout."""
+        candidates = query.candidates
         try:
             ctx = context.resolve(_position_text(position_of(position, request)), dice)
             settings = web.ro.RolloutSettings(
-                trials=trials,
-                truncate=truncate,
-                plies=ply,
-                seed=seed,
-                variance_reduction=variance_reduction,
-                quasi_random=quasi_random,
-                databases=databases,
-                cube=cube,
+                trials=query.trials,
+                truncate=query.truncate,
+                plies=query.ply,
+                seed=query.seed,
+                variance_reduction=query.variance_reduction,
+                quasi_random=query.quasi_random,
+                databases=query.databases,
+                cube=query.cube,
                 jacoby=ctx.match.jacoby,
             )
             req = web.RolloutRequest(ctx, settings, candidates)

@@ -48,7 +48,7 @@ from bgbot.formats import context, diagram, matfile, notation, positionid
 from bgbot.formats.matchid import MatchID
 from bgbot.formats.xgid import XGID
 from bgbot.protocols import analysis
-from bgbot.protocols.play import BOT, HUMAN, Session, _Quit
+from bgbot.protocols.play import BOT, HUMAN, PlaySettings, Session, _Quit
 from bgbot.rules import board
 from bgbot.rules.movegen_scalar import legal_plays, play_step
 from bgbot.rules.outcomes import equity
@@ -334,8 +334,8 @@ PROMPTS = (
 class WebGame(Session):
     """A :class:`bgbot.protocols.play.Session` in its own thread, answered line by line by :meth:`send`."""
 
-    def __init__(self, bot: Bot, game_id: str, **kwargs) -> None:
-        super().__init__(bot, stdin=io.StringIO(), stdout=io.StringIO(), **kwargs)
+    def __init__(self, bot: Bot, game_id: str, settings: PlaySettings) -> None:
+        super().__init__(bot, settings, stdin=io.StringIO(), stdout=io.StringIO())
         self.game_id = game_id
         self.names = ("you", "bgbot")
         self.lines: queue.Queue[str | None] = queue.Queue()
@@ -583,11 +583,7 @@ class Games:
         game = WebGame(
             self.bot,
             secrets.token_hex(8),
-            match_length=match_length,
-            ply=ply,
-            seed=seed,
-            position=position,
-            bot_first=bgbot_first,
+            PlaySettings(match_length=match_length, ply=ply, seed=seed, position=position, bot_first=bgbot_first),
         )
         with self.lock:
             if len(self.games) >= self.limit:
