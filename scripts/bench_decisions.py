@@ -1,8 +1,15 @@
 """Decision quality: equity lost per checker play and per money cube decision, referee GNU Backgammon 2-ply.
 
-Prints one JSON object. The set (``tests/data/decision_set.txt``, committed; made by ``--make-set``): 2,000 unfinished
-positions of ``tests/data/gnubg_selfplay_positions.txt`` (GNU Backgammon 0-ply self-play, see its header): all of its
-crashed positions and the first others, each with a roll drawn once (seed 2026) and stored with it.
+Prints one JSON object. The set (``--set``, default ``tests/data/decision_set.txt``, committed; made by ``--make-set``):
+positions of ``tests/data/decision_source.txt`` (40,000 positions of GNU Backgammon 0-ply self-play, see its header) in
+its order, each with a roll drawn once (seed 2026, one per source line) and stored with it, taken class by class until
+each class holds its quota of checker-play decisions (positions with at least two legal plays for the roll): 2,000
+contact, 1,000 crashed, 1,000 race (``--contact-decisions``, ``--crashed-decisions``, ``--race-decisions``). Positions
+of a class with fewer than two legal plays met before its quota is full are kept for the cube decisions. The set's
+header records its counts and the command that made it. The set changed on 2026-12-02: before, it held 2,000
+positions of ``tests/data/gnubg_selfplay_positions.txt`` (all 344 crashed ones, only 219 of them checker-play
+decisions, and the first others), kept as ``tests/data/decision_set_2000.txt``; ``--set
+tests/data/decision_set_2000.txt`` reproduces the figures measured on it.
 
 * **Checker play** (positions with at least two legal plays): the candidate (a bgbot checkpoint at ``--ply``) and, in the
   same run, GNU Backgammon 0-ply (``gnubg_nn.probabilities(board, 0)`` of each resulting position, the anchor) each
@@ -18,7 +25,13 @@ crashed positions and the first others, each with a roll drawn once (seed 2026) 
   take or pass error. Figures in millipoints (1/1000 of the cube value) per decision. The model's decision: its
   ``--cube-ply`` probabilities through ``decide`` (Janowski at the root), or with ``--cube-search`` the cubeful search
   at ``--cube-ply`` (:func:`bgbot.arena.cubesearch.decide_searched`: Janowski at the leaves, averaged over the rolls).
+  Reported overall (``double``, ``take``) and by class (``double_contact``, ``take_race``, ...).
 * Split by position class (:func:`bgbot.evaluation.specialists.classify`: contact, crashed, race).
+* ``checker_play_ratio_vs_gnubg0``: per class and overall, the candidate's mean checker-play error over GNU
+  Backgammon 0-ply's on the same decisions, with a 95% paired percentile bootstrap interval over the decisions
+  (:func:`bgbot.arena.stats.ratio_interval`, 10,000 resamples, seed 2026; an upper end of ``null`` is unbounded, GNU
+  Backgammon 0-ply erring on none of a resample's decisions). Decisions of one game are resampled independently,
+  so the interval ignores the correlation between the plies of a game.
 
 The referee's values are cached (``--cache``, a JSON file keyed by position ID and play), so a second model costs only
 the plays no earlier run asked about. A measuring stick only: never a training signal, never used to choose training
@@ -28,9 +41,10 @@ With ``--filter PATH`` (a move filter, :mod:`bgbot.evaluation.prune`, ``--keep``
 at 0-ply through the filter is a third checker-play contestant (``bgbot_filtered``) on the same decisions, and
 ``filter_minus_exact`` summarises its errors less the model's, decision by decision (paired), overall and by class.
 
-Usage: ``python scripts/bench_decisions.py [--model PATH] [--ply 0] [--cube-ply 0] [--cube-search] [--positions 2000] [--cache FILE]
-[--filter PATH [--keep 4] [--extra 10] [--margin 0.3]]``
-(``--make-set [--positions 2000]``: rewrite the set and exit).
+Usage: ``python scripts/bench_decisions.py [--model PATH] [--ply 0] [--cube-ply 0] [--cube-search] [--set PATH]
+[--positions N] [--classes race ...] [--cache FILE] [--filter PATH [--keep 4] [--extra 10] [--margin 0.3]]``
+(``--make-set [--source PATH] [--contact-decisions 2000] [--crashed-decisions 1000] [--race-decisions 1000]``: write
+the set ``--set`` and exit).
 """
 
 from __future__ import annotations
@@ -45,6 +59,7 @@ import numpy as np
 from bgbot.api import DEFAULT_MODEL
 from bgbot.arena import cubesearch
 from bgbot.arena.players import to_gnubg
+from bgbot.arena.stats import ratio_interval
 from bgbot.cube.decision import decide
 from bgbot.errors import BgbotError, int_at_least, run_script
 from bgbot.evaluation import checkpoint, search, specialists
@@ -59,36 +74,116 @@ from bgbot.rules.outcomes import equity, flip_probabilities
 from bgbot.rules.state import CubeState, MatchState
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCE = ROOT / "tests" / "data" / "gnubg_selfplay_positions.txt"
+SOURCE = ROOT / "tests" / "data" / "decision_source.txt"
 SET = ROOT / "tests" / "data" / "decision_set.txt"
 CLASS_NAMES = {1: "contact", 2: "crashed", 3: "race"}
+QUOTAS = {"contact": 2000, "crashed": 1000, "race": 1000}
+"""Checker-play decisions (positions with at least two legal plays for their roll) per class in a set made by
+:func:`make_set`."""
+SEED = 2026
+KINDS = ("double", "take")
+"""Cube decisions: doubling (no double / double) and take/pass."""
 MONEY = MatchState(jacoby=False)
 
 
-def make_set(n: int = 2000, seed: int = 2026) -> Path:
-    """Write :data:`SET`: ``n`` unfinished positions of :data:`SOURCE` in its order, each with a roll (seed ``seed``):
-    every crashed position of the source (rare in play, so kept all to measure that class), then the others from the
-    start until there are ``n``."""
-    ids = [s.strip() for s in SOURCE.read_text().splitlines() if s.strip() and not s.startswith("#")]
+def _shown(path: Path) -> str:
+    """``path`` relative to the repository when inside it, else as given."""
+    path = path.resolve()
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def _ids(path: Path) -> list[str]:
+    """The Position IDs of a positions file (one a line, ``#`` comments). Raises :class:`BgbotError` naming the file
+    when it is missing or holds none."""
+    try:
+        text = path.read_text()
+    except OSError as err:
+        raise BgbotError(f"cannot read the positions file {str(path)!r}: {err.strerror}") from None
+    ids = [s.split()[0] for s in text.splitlines() if s.strip() and not s.startswith("#")]
+    if not ids:
+        raise BgbotError(f"{str(path)!r} holds no position IDs")
+    return ids
+
+
+def make_set(
+    source: Path = SOURCE, out: Path = SET, quotas: dict[str, int] | None = None, seed: int = SEED
+) -> dict[str, dict[str, int]]:
+    """Write the decision set ``out`` from the positions file ``source`` (GNU Backgammon self-play, one Position ID a
+    line): unfinished positions in the source's order, each with a roll (``numpy.random.default_rng(seed)``, one roll
+    per source line, so a position's roll does not depend on the quotas), taken while its class
+    (:func:`bgbot.evaluation.specialists.classify`) has fewer than ``quotas[class]`` checker-play decisions (positions
+    with at least two legal plays for the roll); the ones with fewer met on the way are kept for the cube decisions.
+    Written atomically, one ``ID d1 d2`` line per position under a header that records the counts and the command.
+
+    Returns:
+        ``{"positions": {class: count}, "checker_play": {class: count}}``.
+
+    Raises:
+        BgbotError: the source cannot be read, holds no IDs, or runs out before a class has its quota.
+    """
+    quotas = dict(QUOTAS if quotas is None else quotas)
+    ids = _ids(source)
     pos = np.stack([positionid.decode(i) for i in ids])
     live = game_result(pos) == 0
-    crashed = live & (specialists.classify(pos) == specialists.CRASHED)
-    others = np.flatnonzero(live & ~crashed)[: max(n - int(crashed.sum()), 0)]
-    chosen = np.sort(np.r_[np.flatnonzero(crashed), others])[:n]
-    dice = np.random.default_rng(seed).integers(1, 7, size=(len(ids), 2))  # one roll per source line
+    classes = specialists.classify(pos)
+    dice = np.random.default_rng(seed).integers(1, 7, size=(len(ids), 2)).astype(np.int8)
+    positions = dict.fromkeys(quotas, 0)
+    decisions = dict.fromkeys(quotas, 0)
+    chosen = []
+    for i in np.flatnonzero(live):
+        name = CLASS_NAMES[int(classes[i])]
+        if decisions[name] >= quotas[name]:
+            if all(decisions[k] >= quotas[k] for k in quotas):
+                break
+            continue
+        chosen.append(i)
+        positions[name] += 1
+        decisions[name] += len(generate_plays(pos[i : i + 1], dice[i : i + 1]).afterstates) >= 2
+    short = {k: f"{decisions[k]} of {quotas[k]}" for k in quotas if decisions[k] < quotas[k]}
+    if short:
+        raise BgbotError(
+            f"{_shown(source)} ({len(ids)} positions) runs out before the set is full: checker-play decisions "
+            + ", ".join(f"{k} {v}" for k, v in short.items())
+            + "; make a longer source (scripts/make_bench_positions.py --positions N --out PATH)"
+        )
+    command = "python scripts/bench_decisions.py --make-set"
+    if source.resolve() != SOURCE:
+        command += f" --source {_shown(source)}"
+    if out.resolve() != SET:
+        command += f" --set {_shown(out)}"
+    for k in quotas:
+        if quotas[k] != QUOTAS[k]:
+            command += f" --{k}-decisions {quotas[k]}"
+    counts = ", ".join(f"{k} {positions[k]} ({decisions[k]})" for k in quotas)
     lines = [
-        f"# {len(chosen)} positions from {SOURCE.name} (GNU Backgammon 0-ply self-play): all {int(crashed.sum())} "
-        f"crashed ones and the first others; rolls drawn with seed {seed}, one per source line"
+        f"# {len(chosen)} positions of {source.name} (GNU Backgammon 0-ply self-play) in its order, taken by class "
+        f"until each holds its checker-play decisions (at least two legal plays for the roll); positions (decisions): "
+        f"{counts}",
+        f"# rolls drawn with seed {seed}, one per source line; made by: {command}",
     ]
     lines += [f"{ids[i]} {dice[i, 0]} {dice[i, 1]}" for i in chosen]
-    SET.write_text("\n".join(lines) + "\n")
-    return SET
+    write_atomic(out, "\n".join(lines) + "\n")
+    return {"positions": positions, "checker_play": decisions}
 
 
-def load_set(n: int) -> tuple[list[str], np.ndarray, np.ndarray]:
-    rows = [s.split() for s in SET.read_text().splitlines() if s.strip() and not s.startswith("#")][:n]
+def load_set(path: Path = SET, n: int | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The first ``n`` (all when None) positions of the set ``path``: IDs, positions ``(N, 26)`` int8 and their rolls
+    ``(N, 2)`` int8. Raises :class:`BgbotError` naming the file when it is missing, empty or has a bad line."""
+    try:
+        text = path.read_text()
+    except OSError as err:
+        raise BgbotError(f"cannot read the decision set {str(path)!r}: {err.strerror}") from None
+    rows = [s.split() for s in text.splitlines() if s.strip() and not s.startswith("#")][:n]
+    if not rows:
+        raise BgbotError(f"the decision set {str(path)!r} holds no positions")
+    bad = next((" ".join(r) for r in rows if len(r) != 3 or not (r[1] in "123456" and r[2] in "123456")), None)
+    if bad is not None:
+        raise BgbotError(f"the decision set {str(path)!r} has a line that is not 'ID d1 d2' with dice 1..6: {bad!r}")
+    try:
+        pos = np.stack([positionid.decode(r[0]) for r in rows])
+    except BgbotError as err:
+        raise BgbotError(f"the decision set {str(path)!r}: {err}") from None
     ids = [r[0] for r in rows]
-    pos = np.stack([positionid.decode(i) for i in ids])
     dice = np.array([[int(r[1]), int(r[2])] for r in rows], dtype=np.int8)
     return ids, pos, dice
 
@@ -159,6 +254,20 @@ def _summary(errors: dict[str, list[float]]) -> dict:
     return out
 
 
+def _ratios(model: dict[str, list[float]], anchor: dict[str, list[float]]) -> dict:
+    """Per class (and ``all``): the model's mean error over the anchor's on the same decisions, with its 95% paired
+    bootstrap interval (:func:`bgbot.arena.stats.ratio_interval`); ``None`` for a class with fewer than two decisions,
+    and an unbounded end (+inf) written as ``None``."""
+    out: dict = {}
+    for k in model:
+        if len(model[k]) < 2:
+            out[k] = None
+            continue
+        r = ratio_interval(np.asarray(model[k]), np.asarray(anchor[k]))
+        out[k] = {key: (v if not isinstance(v, float) or np.isfinite(v) else None) for key, v in r.items()}
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default=None, help="checkpoint (default: the shipped model)")
@@ -177,9 +286,27 @@ def main() -> None:
         "cubeful equities at the leaves, averaged over the rolls, instead of its --cube-ply probabilities through "
         "Janowski once",
     )
-    ap.add_argument("--positions", type=int_at_least(1), default=2000, help="the first N of the set")
+    ap.add_argument("--set", default=str(SET), help="the decision set (default: tests/data/decision_set.txt)")
+    ap.add_argument("--positions", type=int_at_least(1), default=None, help="the first N of the set (default: all)")
+    ap.add_argument(
+        "--classes",
+        nargs="+",
+        choices=list(CLASS_NAMES.values()),
+        default=None,
+        help="only the positions of these classes among the first --positions (default: all)",
+    )
     ap.add_argument("--cache", default=str(ROOT / "runs" / "bench_decisions_cache.json"), help="referee cache")
-    ap.add_argument("--make-set", action="store_true", help="(re)write tests/data/decision_set.txt and exit")
+    ap.add_argument("--make-set", action="store_true", help="(re)write the set --set from --source and exit")
+    ap.add_argument(
+        "--source", default=str(SOURCE), help="--make-set: the positions (default: tests/data/decision_source.txt)"
+    )
+    for name, quota in QUOTAS.items():
+        ap.add_argument(
+            f"--{name}-decisions",
+            type=int_at_least(0),
+            default=quota,
+            help=f"--make-set: {name} checker-play decisions (at least two legal plays) in the set",
+        )
     ap.add_argument(
         "--filter",
         default=None,
@@ -192,8 +319,11 @@ def main() -> None:
     args = ap.parse_args()
     if args.filter and args.ply != 0:
         ap.error("--filter compares 0-ply play: leave --ply at 0")
+    set_path = Path(args.set)
     if args.make_set:
-        print(json.dumps({"written": str(make_set(args.positions))}))
+        quotas = {name: getattr(args, f"{name}_decisions") for name in QUOTAS}
+        counts = make_set(Path(args.source), set_path, quotas)
+        print(json.dumps({"written": _shown(set_path), **counts}))
         return
     import gnubg_nn
 
@@ -201,8 +331,16 @@ def main() -> None:
     net, meta = checkpoint.load(model)
     ev = evaluator_for(net)
     ref = Referee(gnubg_nn, Path(args.cache) if args.cache else None)
-    ids, pos, dice = load_set(args.positions)
+    ids, pos, dice = load_set(set_path, args.positions)
     classes = specialists.classify(pos)
+    if args.classes:
+        chosen_rows = np.flatnonzero(np.isin(classes, [c for c, n in CLASS_NAMES.items() if n in args.classes]))
+        ids, pos, dice, classes = (
+            [ids[i] for i in chosen_rows],
+            pos[chosen_rows],
+            dice[chosen_rows],
+            classes[chosen_rows],
+        )
     t0 = time.perf_counter()
     play_err: dict[str, dict[str, list[float]]] = {"bgbot": {"all": []}, "gnubg0": {"all": []}}
     pruned = None
@@ -215,8 +353,8 @@ def main() -> None:
         )
         play_err["bgbot_filtered"] = {"all": []}
     cube_err: dict[str, dict[str, list[float]]] = {
-        "bgbot": {"double": [], "take": []},
-        "gnubg0": {"double": [], "take": []},
+        who: {f"{kind}{suffix}": [] for suffix in ("", *(f"_{c}" for c in CLASS_NAMES.values())) for kind in KINDS}
+        for who in ("bgbot", "gnubg0")
     }
     for who in play_err:
         for name in CLASS_NAMES.values():
@@ -262,10 +400,14 @@ def main() -> None:
                 ours = decide(ours_p.astype(np.float64), CubeState(), MONEY, x)
             for who, c in (("bgbot", ours), ("gnubg0", decide(g0p, CubeState(), MONEY, x))):
                 doubles = min(c.equities["double_take"], c.equities["double_pass"]) > c.equities["no_double"]
-                cube_err[who]["double"].append(r.errors["double"] if doubles else r.errors["no_double"])
+                e = r.errors["double"] if doubles else r.errors["no_double"]
+                cube_err[who]["double"].append(e)
+                cube_err[who][f"double_{cname}"].append(e)
                 if r_double:
                     takes = c.equities["double_take"] < c.equities["double_pass"]
-                    cube_err[who]["take"].append(r.errors["take"] if takes else r.errors["pass"])
+                    e = r.errors["take"] if takes else r.errors["pass"]
+                    cube_err[who]["take"].append(e)
+                    cube_err[who][f"take_{cname}"].append(e)
         if i % 100 == 99:
             ref.save()
     ref.save()
@@ -276,7 +418,8 @@ def main() -> None:
         "cube_ply": args.cube_ply,
         "cube_search": args.cube_search,
         "positions": len(pos),
-        "set": str(SET.relative_to(ROOT)),
+        "classes": args.classes or list(CLASS_NAMES.values()),
+        "set": _shown(set_path),
         "referee": "gnubg_nn.probabilities(board, 2) (GNU Backgammon 2-ply), cubeless money; cube: its probabilities "
         "through bgbot.cube.decision.decide, money, cube centred, Jacoby off",
         "checker_play": {who: _summary(v) for who, v in play_err.items()},
@@ -289,9 +432,7 @@ def main() -> None:
         out["filter_minus_exact"] = _summary(
             {k: np.subtract(play_err["bgbot_filtered"][k], play_err["bgbot"][k]) for k in play_err["bgbot"]}
         )
-    b, g = out["checker_play"]["bgbot"]["all"], out["checker_play"]["gnubg0"]["all"]
-    if b["mean_millipoints"] is not None and g["mean_millipoints"]:
-        out["checker_play_ratio_vs_gnubg0"] = b["mean_millipoints"] / g["mean_millipoints"]
+    out["checker_play_ratio_vs_gnubg0"] = _ratios(play_err["bgbot"], play_err["gnubg0"])
     print(json.dumps(out, indent=2))
 
 

@@ -52,7 +52,9 @@ def main() -> None:
         return _run(ev, pos, root, s, **kw)
 
     def games(**kw):
-        r = tournament.run(["pubeval", "pubeval"], args.games, seed=1, chunk_pairs=50, **kw)
+        r = tournament.run(
+            ["pubeval", "pubeval"], tournament.TournamentSettings(args.games, seed=1, chunk_pairs=50, **kw)
+        )
         return {
             k: v for k, v in r.items() if k not in ("elapsed_s", "games_per_s", "workers", "worker_restarts", "ray")
         }

@@ -8,7 +8,8 @@ its 0-ply probabilities). bgbot is GNU Backgammon's player 0 (named ``gnubg`` in
 SEED + i``, so a run is repeatable; ``--workers`` matches run at once, each worker with its own ``bgbot external``
 process and one GNU Backgammon process per match.
 
-Each match is written as ``OUT/match-NNNN.mat`` (GNU Backgammon's ``export match mat``, moved into place whole) and
+Each match is written as ``OUT/match-NNNN.mat`` (GNU Backgammon's ``export match mat``, moved into place whole;
+``OUT`` is ``--out DIR``, by default a new temporary directory, named on stderr as the script starts and ends) and
 then analysed by GNU Backgammon itself in a fresh process (``import mat``; ``analyse match`` with the chequerplay and
 cube analysis at ``--analysis-ply``, 2 by default; ``show statistics match``). Prints one JSON object, also written to
 ``OUT/summary.json``: the match winning percentage of bgbot with its 95% interval (Wilson, :func:`bgbot.arena.stats.wilson`), games,
@@ -35,6 +36,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -459,7 +461,11 @@ def main() -> None:
     ap.add_argument("--ply", type=int, choices=(0, 1, 2), default=0, help="bgbot's checker-play lookahead")
     ap.add_argument("--seed", type=int, default=1, help="GNU Backgammon's 'set seed' of the first match (default 1)")
     ap.add_argument("--workers", type=int_at_least(1), default=1, help="matches played at once (default 1)")
-    ap.add_argument("--out", default="runs/bench_match", help="folder for the .mat files and summary.json")
+    ap.add_argument(
+        "--out",
+        default=None,
+        help="folder for the .mat files and summary.json (default: a new temporary folder, named on stderr)",
+    )
     ap.add_argument("--model", default=None, help="bgbot checkpoint (default: the shipped model)")
     ap.add_argument(
         "--analysis-ply",
@@ -475,8 +481,9 @@ def main() -> None:
         raise BgbotError(f"GNU Backgammon is not installed at {GNUBG}")
     if args.no_analysis:
         args.analysis_ply = None
-    args.out = Path(args.out)
+    args.out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="bench_match-"))
     args.out.mkdir(parents=True, exist_ok=True)
+    print(f"bench_match: the .mat files and summary.json go to {args.out}", file=sys.stderr, flush=True)
     s = Settings(args.length, args.ply, args.seed, args.out.resolve(), args.model, args.analysis_ply, args.timeout)
     procs = Processes()
     results: dict[int, MatchRecord] = {}
@@ -511,6 +518,7 @@ def main() -> None:
     report = summary(records, args, interrupted, failures)
     write_atomic(args.out / "summary.json", json.dumps(report, indent=2) + "\n")
     print(json.dumps(report, indent=2))
+    print(f"bench_match: {len(records)} .mat file(s) and summary.json in {args.out}", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

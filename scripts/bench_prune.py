@@ -38,7 +38,9 @@ def main() -> None:
     move_filter = prune.MoveFilter(prune.load(args.filter), args.keep, args.extra, args.margin)
     exact = evaluator_for(checkpoint.load(model)[0])
     players = [NetPlayer(prune.PrunedEvaluator(exact, move_filter), 0, "filtered"), NetPlayer(exact, 0, "exact")]
-    results, _ = tournament.play(players, args.games, seed=args.seed, workers=args.workers)
+    results, _ = tournament.play(
+        players, tournament.TournamentSettings(args.games, seed=args.seed, workers=args.workers)
+    )
     r = results["pairings"][0]
     print(
         json.dumps(

@@ -80,15 +80,14 @@ def run_bgbot(trials: int, workers: int, seed: int) -> tuple[float, float, list[
     import numpy as np
 
     from bgbot.api import Bot
-    from bgbot.arena.rollout import rollout_positions
+    from bgbot.arena.rollout import RolloutSettings, rollout_positions
     from bgbot.rules.board import starting_position
 
     ev = Bot.load().evaluator
     before_self, before_kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    p, se = rollout_positions(
-        np.array([starting_position()]), ev, trials=trials, seed=seed, databases=False, workers=workers
-    )
+    settings = RolloutSettings(trials=trials, seed=seed, databases=False)
+    p, se = rollout_positions(np.array([starting_position()]), ev, settings, workers)
     wall = time.perf_counter() - t0
     after_self, after_kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = sum(
@@ -112,7 +111,7 @@ def filter_ab(trials: int, seed: int, rounds: int, filter_path: str, keep: int, 
     from threadpoolctl import threadpool_limits
 
     from bgbot.api import Bot
-    from bgbot.arena.rollout import rollout_positions
+    from bgbot.arena.rollout import RolloutSettings, rollout_positions
     from bgbot.evaluation import bearoff, prune
     from bgbot.evaluation.network import set_threads
     from bgbot.formats import positionid
@@ -128,9 +127,8 @@ def filter_ab(trials: int, seed: int, rounds: int, filter_path: str, keep: int, 
         for r in range(rounds):
             for name in ("exact", "filtered") if r % 2 == 0 else ("filtered", "exact"):
                 t0 = time.process_time()
-                p, _ = rollout_positions(
-                    pos, exact if name == "exact" else pruned, trials=trials, seed=seed, variance_reduction=False
-                )
+                plain = RolloutSettings(trials=trials, seed=seed, variance_reduction=False)
+                p, _ = rollout_positions(pos, exact if name == "exact" else pruned, plain)
                 rates[name].append(trials * len(pos) / (time.process_time() - t0))
                 probs[name] = [round(float(x), 4) for x in p[0]]
     ratio = np.asarray(rates["filtered"]) / np.asarray(rates["exact"])

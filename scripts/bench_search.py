@@ -87,7 +87,10 @@ def load_databases() -> float:
 def tournament_speed(spec: str, games: int, workers: int, seed: int) -> float:
     """Wall-clock games per second of ``spec`` against pubeval, ``games`` duplicate games in ``workers`` chunks."""
     pairs = games // 2
-    result = tournament.run([spec, "pubeval"], games, seed=seed, workers=workers, chunk_pairs=-(-pairs // workers))
+    result = tournament.run(
+        [spec, "pubeval"],
+        tournament.TournamentSettings(games, seed=seed, workers=workers, chunk_pairs=-(-pairs // workers)),
+    )
     return float(result["games_per_s"])
 
 

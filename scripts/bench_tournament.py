@@ -21,7 +21,9 @@ def main() -> int:
     ap.add_argument("--seed", type=int_at_least(0), default=2024)
     ap.add_argument("--workers", type=int_at_least(1), default=os.cpu_count() or 1)
     args = ap.parse_args()
-    r = tournament.run(["gnubg:0", "pubeval"], args.games, seed=args.seed, workers=args.workers)
+    r = tournament.run(
+        ["gnubg:0", "pubeval"], tournament.TournamentSettings(args.games, seed=args.seed, workers=args.workers)
+    )
     print(tournament.format_table(r))
     row = r["pairings"][0]
     ok = row["ci_low"] <= ANCHOR <= row["ci_high"] and row["ci_half_width"] <= 0.02

@@ -17,7 +17,7 @@ For each kind, on the win probability and on the cubeless equity (``2w - 1 + wg 
   that falls as 1/cost (rollouts); lower is cheaper knowledge. Search kinds (``ply0``..``ply2``) have a fixed error
   (their bias does not fall with more work), so compare them by ``rmse`` at their cost.
 
-Kinds (``--kinds``): ``plyN`` (N-ply search: :func:`training.stages.ply_targets`), ``plainT`` (T plain full trials),
+Kinds (``--kinds``): ``plyN`` (N-ply search: :func:`training.targets.ply_targets`), ``plainT`` (T plain full trials),
 ``vrT`` (T variance-reduced full trials), ``vrT-hH`` / ``plainT-hH`` (truncated after H half-moves, valued at 0-ply).
 All rollouts use quasi-random dice and stop at the exact bear-off databases.
 
@@ -40,10 +40,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the training package of this checkout
 
 from bgbot import files  # noqa: E402
-from bgbot.arena.rollout import rollout_positions  # noqa: E402
+from bgbot.arena.rollout import RolloutSettings, rollout_positions  # noqa: E402
 from bgbot.errors import BgbotError, int_at_least, run_script  # noqa: E402
 from bgbot.rules.outcomes import equity  # noqa: E402
-from training import campaign, stages  # noqa: E402
+from training import campaign, parts, targets  # noqa: E402
 
 DEFAULT_KINDS = "ply0,ply1,ply2,plain144,plain324,plain1296,vr36,vr36-h8,plain1296-h16"
 KIND = re.compile(r"^(?:ply(?P<ply>[0-3])|(?P<how>plain|vr)(?P<trials>\d+)(?:-h(?P<horizon>\d+))?)$")
@@ -82,15 +82,11 @@ def compute(kind: str, evaluator, positions: np.ndarray, seed: int) -> np.ndarra
     if not m:
         raise BgbotError(f"unknown kind {kind!r}: plyN, plainT, vrT, plainT-hH or vrT-hH")
     if m["ply"] is not None:
-        return stages.ply_targets(evaluator, positions, int(m["ply"]))
-    mean, _ = rollout_positions(
-        positions,
-        evaluator,
-        trials=int(m["trials"]),
-        truncate=int(m["horizon"] or 0),
-        seed=seed,
-        variance_reduction=m["how"] == "vr",
+        return targets.ply_targets(evaluator, positions, int(m["ply"]))
+    settings = RolloutSettings(
+        trials=int(m["trials"]), truncate=int(m["horizon"] or 0), seed=seed, variance_reduction=m["how"] == "vr"
     )
+    mean, _ = rollout_positions(positions, evaluator, settings)
     return np.clip(mean, 0.0, 1.0)
 
 
@@ -120,7 +116,7 @@ def main() -> None:
         if not KIND.match(k):
             raise BgbotError(f"unknown kind {k!r}: plyN, plainT, vrT, plainT-hH or vrT-hH")
     pos, ref, ref_se, settings = reference(Path(args.reference), args.positions)
-    _, evaluator, _ = stages._load_model(str(campaign.model_path(Path(args.reference), settings["model"])))
+    _, evaluator, _ = parts.load_model(str(campaign.model_path(Path(args.reference), settings["model"])))
     compute("ply0", evaluator, pos[:2], args.seed)  # warm-up: the bear-off databases are read once, not timed
     ref_eq = equity(ref.astype(np.float64))
     # the variance of the reference's equity: each output's variance (covariances left out: an upper bound's order)

@@ -183,9 +183,7 @@ def main() -> None:
             after[train],
             parent[train],
             value[train],
-            n_hidden=args.hidden,
-            epochs=args.epochs,
-            seed=args.seed,
+            prune.FitSettings(n_hidden=args.hidden, epochs=args.epochs, seed=args.seed),
             model_sha256=prune.file_sha256(model),
         )
         t_fit = time.perf_counter() - t0

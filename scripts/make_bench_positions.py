@@ -1,9 +1,13 @@
-"""Write ``tests/data/gnubg_selfplay_positions.txt``: positions from GNU Backgammon 0-ply self-play games.
+"""Write positions from GNU Backgammon 0-ply self-play games, one Position ID a line under a header naming the command.
 
 Every ply of every game is kept (the side on roll's view, as a GNU Backgammon Position ID), finished games excluded.
-The move generator benchmark (``scripts/bench_movegen.py``) and the oracle tests read this file.
+Games are played in one seeded stream, so a longer file with the same seed begins with every line of a shorter one.
 
-Usage: ``python scripts/make_bench_positions.py [--positions 6000] [--seed 2026]`` (needs ``gnubg-nn``).
+Default ``--out``: ``tests/data/gnubg_selfplay_positions.txt`` (6,000 positions, seed 2026), read by the move generator
+benchmark (``scripts/bench_movegen.py``) and the oracle tests. ``tests/data/decision_source.txt`` (``--positions 40000
+--seed 2026 --out tests/data/decision_source.txt``) is the source of the decision set of ``scripts/bench_decisions.py``.
+
+Usage: ``python scripts/make_bench_positions.py [--positions 6000] [--seed 2026] [--out PATH]`` (needs ``gnubg-nn``).
 """
 
 from __future__ import annotations
@@ -15,9 +19,11 @@ from pathlib import Path
 import gnubg_nn as gnubg
 import numpy as np
 
-from bgbot.errors import run_script
+from bgbot.errors import int_at_least, run_script
+from bgbot.files import write_atomic
 
-OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "gnubg_selfplay_positions.txt"
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "tests" / "data" / "gnubg_selfplay_positions.txt"
 
 
 def _equity(p) -> float:
@@ -51,17 +57,23 @@ def selfplay_positions(n: int, seed: int) -> list[str]:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--positions", type=int, default=6000)
-    p.add_argument("--seed", type=int, default=2026)
+    p.add_argument("--positions", type=int_at_least(1), default=6000, help="positions to write")
+    p.add_argument("--seed", type=int_at_least(0), default=2026, help="seed of the dice")
+    p.add_argument(
+        "--out", default=str(OUT), help="the file to write (default: tests/data/gnubg_selfplay_positions.txt)"
+    )
     args = p.parse_args()
+    out = Path(args.out).resolve()
     ids = selfplay_positions(args.positions, args.seed)
+    command = f"python scripts/make_bench_positions.py --positions {args.positions} --seed {args.seed}"
+    if out != OUT:
+        command += f" --out {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}"
     header = (
         f"# Source: GNU Backgammon 0-ply self-play via gnubg-nn {importlib.metadata.version('gnubg-nn')}, "
-        f"every ply; made by: python scripts/make_bench_positions.py --positions {args.positions} "
-        f"--seed {args.seed}\n"
+        f"every ply; made by: {command}\n"
     )
-    OUT.write_text(header + "\n".join(ids) + "\n")
-    print(f"wrote {len(ids)} positions to {OUT}")
+    write_atomic(out, header + "\n".join(ids) + "\n")
+    print(f"wrote {len(ids)} positions to {out}")
 
 
 if __name__ == "__main__":

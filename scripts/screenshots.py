@@ -5,14 +5,15 @@ Starts this checkout's ``bgbot serve`` on a free loopback port (models from ``mo
 any other address are blocked) and writes, at 1100 px wide unless said otherwise:
 
 * ``position.png``: a position of a 5-point match with its IDs, the ranked plays at 1 ply and the cube analysis;
-* ``play.png``: a money game against the bot, a play being made by clicks;
+* ``play.png``: a money game against the bot with the tutor on: a poor play flagged, a checker being dragged;
 * ``rollout.png``: a finished rollout of the best plays of an opening 31;
 * ``analyse.png``: ``tests/data/noisy_match.mat`` analysed, one flagged position on the board;
 * ``models.png``: the models with their cards' figures and bgbot-1's training progress;
 * ``phone.png``: the position view at 390 px wide.
 
-Prints ``{"files": [...], "seconds": ...}`` as JSON. Usage: ``python scripts/screenshots.py [--out DIR]`` (needs
-``bgbot[server]``, ``playwright`` and ``/usr/bin/chromium``).
+Prints ``{"files": [...], "seconds": ...}`` as JSON. Usage: ``python scripts/screenshots.py [--out DIR] [--only
+NAME ...]`` (``--only play phone``: just those views; needs ``bgbot[server]``, ``playwright`` and
+``/usr/bin/chromium``).
 """
 
 from __future__ import annotations
@@ -24,12 +25,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import parse_qs, urlparse
 
 import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
+VIEWS = ("position", "rollout", "play", "analyse", "models", "phone")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]  # fmt: skip
 
@@ -63,10 +65,55 @@ def idle(page) -> None:
     page.wait_for_function("() => document.body.dataset.pending === '0'", timeout=300_000)
 
 
+def play_view(page, url: str) -> None:
+    """A money game with the tutor on: the bot's worst-ranked play typed at the first play of the player's (the tutor
+    flags it), then at the next one a checker lifted and dragged half way (the mouse left pressed)."""
+    page.click("[data-view='play']")
+    page.check("#tutor-input")
+    page.fill("#tutor-threshold", "0.03")
+    page.click("#new-game")
+    idle(page)
+    typed = False
+    for _ in range(16):
+        state = page.get_attribute("#game-status", "data-prompt")
+        if state in ("roll", "take"):
+            page.click("#act-roll" if state == "roll" else "#act-take")
+        elif state == "play" and not typed:
+            gid = parse_qs(urlparse(page.url).query)["game"][0]
+            game = httpx.get(f"{url}/v1/games/{gid}", timeout=60).json()
+            plays = httpx.get(f"{url}/v1/move", params={"position": game["gnubg_id"]}, timeout=60).json()["plays"]
+            page.fill("#play-text", plays[-1]["play"])
+            page.click("#play-form button")
+            typed = True
+        else:
+            break
+        idle(page)
+    if page.get_attribute("#game-status", "data-prompt") != "play":
+        return
+    spots = page.evaluate(
+        """() => {
+        const svg = document.querySelector('#game-board');
+        const g = [...svg.querySelectorAll('[data-point]')].filter((x) => +x.dataset.count > 0 && +x.dataset.point > 12)
+          .concat([...svg.querySelectorAll('[data-point]')].filter((x) => +x.dataset.count > 0))[0];
+        const b = g.querySelector('polygon, rect').getBBox();
+        const top = b.y < 150;
+        const m = svg.getScreenCTM();
+        const at = (x, y) => { const p = svg.createSVGPoint(); p.x = x; p.y = y; const s = p.matrixTransform(m); return [s.x, s.y]; };
+        return [at(b.x + b.width / 2, top ? b.y + 18 : b.y + b.height - 18), at(b.x + b.width / 2 + 80, 110)];
+    }"""
+    )
+    (x0, y0), (x1, y1) = spots
+    page.mouse.move(x0, y0)
+    page.mouse.down()
+    page.mouse.move(x1, y1, steps=6)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"), help="directory of the PNG files")
+    parser.add_argument("--only", nargs="+", choices=VIEWS, default=list(VIEWS), help="just these views")
     args = parser.parse_args(argv)
+    want = set(args.only)
     from playwright.sync_api import sync_playwright
 
     out = Path(args.out)
@@ -95,70 +142,60 @@ def main(argv: list[str] | None = None) -> int:
                 files.append(str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path))
 
             page = new_page(1100)
-            page.fill("#position-input", "4HPwATDgc/ABMA:MAGgABAAEAAE")
-            page.fill("#dice-input", "31")
-            page.click("#show-button")
-            idle(page)
-            page.select_option("#hint-ply", "1")
-            page.click("#hint-button")
-            page.wait_for_selector("#hint-out tr[data-rank='1']")
-            page.click("#hint-out tr[data-rank='1']")
-            page.click("#cube-button")
-            page.wait_for_selector("#cube-action")
-            idle(page)
-            shot(page, "position.png")
+            if want & {"position", "rollout"}:
+                page.fill("#position-input", "4HPwATDgc/ABMA:MAGgABAAEAAE")
+                page.fill("#dice-input", "31")
+                page.click("#show-button")
+                idle(page)
+                page.select_option("#hint-ply", "1")
+                page.click("#hint-button")
+                page.wait_for_selector("#hint-out tr[data-rank='1']")
+                page.click("#hint-out tr[data-rank='1']")
+                page.click("#cube-button")
+                page.wait_for_selector("#cube-action")
+                idle(page)
+                if "position" in want:
+                    shot(page, "position.png")
 
-            page.click("[data-view='rollout']")
-            page.fill("#ro-trials", "288")
-            page.click("#ro-start")
-            page.wait_for_selector("#ro-status[data-state='done']", timeout=600_000)
-            shot(page, "rollout.png")
+            if "rollout" in want:
+                page.click("[data-view='rollout']")
+                page.fill("#ro-trials", "288")
+                page.click("#ro-start")
+                page.wait_for_selector("#ro-status[data-state='done']", timeout=600_000)
+                shot(page, "rollout.png")
 
-            page.click("[data-view='play']")
-            page.click("#new-game")
-            idle(page)
-            for _ in range(4):
-                state = page.get_attribute("#game-status", "data-prompt")
-                if state == "roll":
-                    page.click("#act-roll")
-                    idle(page)
-                elif state == "take":
-                    page.click("#act-take")
-                    idle(page)
-                if page.get_attribute("#game-status", "data-prompt") == "play":
-                    break
-            if page.get_attribute("#game-status", "data-prompt") == "play":
-                sources = page.evaluate(
-                    "() => [...document.querySelectorAll('#game-board [data-point]')]"
-                    ".filter(g => +g.dataset.count > 0).map(g => g.dataset.point)"
+            if "play" in want:
+                play_view(page, url)
+                shot(page, "play.png")
+                page.mouse.up()
+
+            if "analyse" in want:
+                page.click("[data-view='analyse']")
+                page.set_input_files("#mat-file", str(ROOT / "tests" / "data" / "noisy_match.mat"))
+                page.click("#analyse-button")
+                page.wait_for_selector("#an-decisions tr[data-gnubg-id]", timeout=600_000)
+                flagged = page.query_selector("#an-decisions tr.mark-verybad") or page.query_selector(
+                    "#an-decisions tr[data-gnubg-id]"
                 )
-                page.click(f"#game-board [data-point='{sources[-1]}']")
-            shot(page, "play.png")
+                assert flagged is not None
+                flagged.click()
+                idle(page)
+                shot(page, "analyse.png")
 
-            page.click("[data-view='analyse']")
-            page.set_input_files("#mat-file", str(ROOT / "tests" / "data" / "noisy_match.mat"))
-            page.click("#analyse-button")
-            page.wait_for_selector("#an-decisions tr[data-gnubg-id]", timeout=600_000)
-            flagged = page.query_selector("#an-decisions tr.mark-verybad") or page.query_selector(
-                "#an-decisions tr[data-gnubg-id]"
-            )
-            assert flagged is not None
-            flagged.click()
-            idle(page)
-            shot(page, "analyse.png")
+            if "models" in want:
+                page.click("[data-view='models']")
+                page.wait_for_selector("#run-plot polyline")
+                shot(page, "models.png")
 
-            page.click("[data-view='models']")
-            page.wait_for_selector("#run-plot polyline")
-            shot(page, "models.png")
-
-            phone = new_page(390)
-            phone.fill("#position-input", "4HPwATDgc/ABMA:MAGgABAAEAAE")
-            phone.fill("#dice-input", "31")
-            phone.click("#show-button")
-            idle(phone)
-            phone.click("#hint-button")
-            phone.wait_for_selector("#hint-out tr[data-rank='1']")
-            shot(phone, "phone.png")
+            if "phone" in want:
+                phone = new_page(390)
+                phone.fill("#position-input", "4HPwATDgc/ABMA:MAGgABAAEAAE")
+                phone.fill("#dice-input", "31")
+                phone.click("#show-button")
+                idle(phone)
+                phone.click("#hint-button")
+                phone.wait_for_selector("#hint-out tr[data-rank='1']")
+                shot(phone, "phone.png")
             browser.close()
     finally:
         proc.terminate()

@@ -1,7 +1,7 @@
 """Conversions between bgbot positions and gnubg-nn boards, for oracle tests only.
 
 gnubg-nn's board is ``[opp, me]``: two lists of 25 ints, each in its owner's numbering (index i = point i+1,
-index 24 = bar); ``board[1]`` is the side on roll. See ../shared/GNUBG_NN.md.
+index 24 = bar); ``board[1]`` is the side on roll; borne-off checkers are implicit (15 minus those on the board).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A reproducible, diverse list of test positions for move-generator, notation and Position ID tests.
 
-``make_positions(n, seed)`` -> ``(n, 26)`` int8, each the side on roll's view (see bgbot/board.py), no finished games.
+``make_positions(n, seed)`` -> ``(n, 26)`` int8, each the side on roll's view (see bgbot/rules/board.py), no finished games.
 The mix (fractions of n):
 
 * 40 % from gnubg-nn 0-ply self-play games (``best_move``), every ply kept;

@@ -180,10 +180,10 @@ def test_matches_longer_than_25_points_use_the_extended_table(capsys, tmp_path):
     assert cli.main(["analyse", str(long), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["match_length"] == 31 and [d["decision"] for d in out["decisions"]][-2:] == ["double", "take"]
-    r = tournament.play(["pubeval", "random"], 2, seed=1, workers=1, match_length=31)[0]
+    r = tournament.play(["pubeval", "random"], tournament.TournamentSettings(2, seed=1, workers=1, match_length=31))[0]
     assert r["pairings"][0]["matches"] == 2
     with pytest.raises(BgbotError, match="64 points"):
-        tournament.play(["pubeval", "random"], 2, seed=1, workers=1, match_length=65)
+        tournament.play(["pubeval", "random"], tournament.TournamentSettings(2, seed=1, workers=1, match_length=65))
 
 
 def _gnubg_statistics() -> dict[str, tuple[str, str]]:

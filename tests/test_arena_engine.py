@@ -157,13 +157,13 @@ def test_match_win_interval_never_exceeds_100_percent():
 
 
 def test_ranking_interval_equals_the_pairing_interval_with_two_players():
-    r = tournament.run(["pubeval", "random"], 20, seed=2, workers=1)
+    r = tournament.run(["pubeval", "random"], tournament.TournamentSettings(20, seed=2, workers=1))
     row = r["pairings"][0]
     a, b = sorted(r["ranking"], key=lambda x: x["player"] != "pubeval")
     assert (a["ci_low"], a["ci_high"]) == (row["ci_low"], row["ci_high"])
     assert (b["ci_low"], b["ci_high"]) == (-row["ci_high"], -row["ci_low"])
     assert row["ppg"] == 2.55 and row["ci_low"] == pytest.approx(2.2368185, abs=1e-6)
-    m = tournament.run(["pubeval", "random"], 10, seed=2, workers=1, match_length=1)
+    m = tournament.run(["pubeval", "random"], tournament.TournamentSettings(10, seed=2, workers=1, match_length=1))
     row = m["pairings"][0]
     lo, hi = stats.wilson(row["wins_a"], 10)
     assert (row["ci_low"], row["ci_high"]) == (lo, hi) and hi <= 1

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -16,21 +15,13 @@ from pathlib import Path
 import pytest
 
 from bgbot.formats import matfile
+from tests.gnubg_import import imported_score
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "bench_match.py"
 GNUBG = "/usr/games/gnubg"
 
 pytestmark = pytest.mark.skipif(not os.access(GNUBG, os.X_OK), reason="GNU Backgammon is not installed")
-
-
-def _imported_score(mat: Path) -> tuple[int, int]:
-    """The final score GNU Backgammon reads from a .mat file (``import mat``, ``show score``)."""
-    script = f"import mat {mat}\nshow score\nquit\ny\n"
-    out = subprocess.run([GNUBG, "-t", "-q"], input=script, capture_output=True, text=True, timeout=120).stdout
-    m = re.search(r"The score \(after \d+ games?\) is: .*? (\d+), .*? (\d+) \(match to", out)
-    assert m, out[-1000:]
-    return int(m.group(1)), int(m.group(2))
 
 
 def test_one_point_match_report_and_mat(tmp_path):
@@ -59,7 +50,7 @@ def test_one_point_match_report_and_mat(tmp_path):
     game = match.games[0].game
     assert one["score"][game.winner] == game.points >= 1 and one["score"][1 - game.winner] == 0
     assert report["gammons_won"][("bgbot", "gnubg")[game.winner]] == int(game.points >= 2)
-    assert tuple(one["score"]) == _imported_score(mat)
+    assert tuple(one["score"]) == imported_score(mat)
     assert one["analysis"]["imported_score"] == one["score"]
     for side in ("bgbot", "gnubg"):
         a = one["analysis"][side]
@@ -105,3 +96,24 @@ def test_interrupt_prints_finished_matches_and_leaves_no_process(tmp_path):
     assert report["interrupted"] is True and 1 <= report["matches"] < 50
     assert sorted(r["index"] for r in report["per_match"]) == list(range(report["matches"]))
     assert not [pid for pid in children if _alive(pid)]
+
+
+def test_without_out_the_files_go_to_a_new_temporary_folder_it_names(tmp_path):
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    work = tmp_path / "work"  # the current directory: nothing may be written there
+    work.mkdir()
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--matches", "1", "--length", "1", "--seed", "4", "--no-analysis"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=work,
+        env={**os.environ, "TMPDIR": str(temp)},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert list(work.iterdir()) == []
+    out = Path(json.loads(done.stdout)["out"])
+    assert out.parent == temp and out.name.startswith("bench_match-")
+    assert sorted(p.name for p in out.iterdir()) == ["match-0000.mat", "summary.json"]
+    assert f"go to {out}" in done.stderr and f"1 .mat file(s) and summary.json in {out}" in done.stderr

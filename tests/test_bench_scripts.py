@@ -167,8 +167,16 @@ SCRIPT_USAGE = [
     "cost_table",
     "bench_prune",
     "fit_prune",
+    "heldout_loss",
+    "referee_loss",
 ]
-_NEEDS = {"add_checksum": ["x.pt"], "plot_progress": ["dir", "--out", "x.png"], "bench_prune": ["--filter", "x.pt"]}
+_NEEDS = {
+    "heldout_loss": ["--targets", "d", "--model", "x.pt"],
+    "referee_loss": ["--model", "x.pt"],
+    "add_checksum": ["x.pt"],
+    "plot_progress": ["dir", "--out", "x.png"],
+    "bench_prune": ["--filter", "x.pt"],
+}
 
 
 @pytest.mark.parametrize("script", SCRIPT_USAGE)
@@ -202,6 +210,8 @@ BAD_NUMBERS = [
     ("bench_features", "--seed", "-1"),
     ("bench_decisions", "--positions", "0"),
     ("bench_decisions", "--ply", "3"),
+    ("referee_loss", "--positions", "0"),
+    ("referee_loss", "--ply", "3"),
     ("bench_rollout", "--trials", "1"),
     ("bench_rollout", "--workers", "0"),
     ("bench_tournament", "--games", "3"),

@@ -15,12 +15,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bgbot.arena.rollout import rollout_positions
+from bgbot.arena.rollout import RolloutSettings, rollout_positions
 from bgbot.evaluation import checkpoint
 from bgbot.evaluation.specialists import evaluator_for
 from bgbot.rules.board import starting_position
 from training import campaign, stages
 from training.campaign import Reason
+from training.fit import EncodedTargets, SingleFit, load_targets, stderr_weights
+from training.parts import load_npz, save_npz
+from training.targets import ply_targets
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = str(ROOT / "models" / "bgbot-1.pt")
@@ -30,9 +33,9 @@ POOL = ROOT / "models" / "candidates" / "gen5" / "ply2-bgbot4" / "part-00000.npz
 @pytest.fixture(scope="module")
 def pool(tmp_path_factory) -> Path:
     """A pool of 40 sampled positions (a committed sample part's first rows), classes included."""
-    data = stages.load_npz(POOL)
+    data = load_npz(POOL)
     out = tmp_path_factory.mktemp("pool")
-    stages.save_npz(out / "part-00000.npz", positions=data["positions"][:40], classes=data["classes"][:40], meta={})
+    save_npz(out / "part-00000.npz", positions=data["positions"][:40], classes=data["classes"][:40], meta={})
     return out
 
 
@@ -62,8 +65,8 @@ def test_plan_run_status_and_resume_after_kill_give_identical_parts(pool, tmp_pa
     assert done["made"] == 10 and done["store"]["positions"] == 30 and done["store"]["parts_done"] == 10
     gap = done["store"]["rollout_minus_0ply"]
     assert sum(g["positions"] for g in gap.values()) == 30
-    planned_rows = stages.load_npz(whole / campaign.PLAN_FILE)
-    rolled = np.concatenate([stages.load_npz(campaign.part_path(whole, n))["targets"] for n in range(10)])
+    planned_rows = load_npz(whole / campaign.PLAN_FILE)
+    rolled = np.concatenate([load_npz(campaign.part_path(whole, n))["targets"] for n in range(10)])
     base = planned_rows["reasons"] == Reason.BASE
     by_hand = float(np.mean(rolled[base, 0].astype(np.float64) - planned_rows["probabilities"][base, 0]))
     assert gap["base"]["win_mean"] == pytest.approx(by_hand, abs=1e-9)
@@ -84,9 +87,10 @@ def test_plan_run_status_and_resume_after_kill_give_identical_parts(pool, tmp_pa
     for n in range(10):
         assert arrays(campaign.part_path(killed, n)) == arrays(campaign.part_path(whole, n))
     # a part's targets are the rollout of its plan rows with its seed: the store is only bookkeeping around it
-    data = stages.load_npz(campaign.part_path(whole, 1))
+    data = load_npz(campaign.part_path(whole, 1))
     ev = evaluator_for(checkpoint.load(MODEL)[0])
-    mean, se = rollout_positions(data["positions"], ev, trials=36, seed=21 * 100_003 + 1, variance_reduction=False)
+    plain = RolloutSettings(trials=36, seed=21 * 100_003 + 1, variance_reduction=False)
+    mean, se = rollout_positions(data["positions"], ev, plain)
     assert np.array_equal(data["targets"], np.clip(mean, 0, 1).astype(np.float32))
     assert np.array_equal(data["stderr"], se.astype(np.float32))
     cost = json.loads(str(data["cost"]))
@@ -192,11 +196,11 @@ def test_cost_table_compares_each_kind_with_the_reference(pool, tmp_path):
     )
     table = json.loads(out.stdout)
     assert table["reference"]["positions"] == 4 and [k["kind"] for k in table["kinds"]] == ["ply0", "plain36"]
-    refs = [stages.load_npz(campaign.part_path(ref, n)) for n in (0, 1)]
+    refs = [load_npz(campaign.part_path(ref, n)) for n in (0, 1)]
     pos = np.concatenate([r["positions"] for r in refs])[:4]
     target = np.concatenate([r["targets"] for r in refs])[:4]
     ev = evaluator_for(checkpoint.load(MODEL)[0])
-    bias = float(np.mean(stages.ply_targets(ev, pos, 0)[:, 0].astype(np.float64) - target[:, 0]))
+    bias = float(np.mean(ply_targets(ev, pos, 0)[:, 0].astype(np.float64) - target[:, 0]))
     assert table["kinds"][0]["win"]["bias"] == pytest.approx(bias, abs=1e-6)
     for k in table["kinds"]:  # an error within the tiny reference's own noise is reported as such, not as 0
         assert k["cpu_s"] > 0 and (k["win"]["rmse"] is None) == k["win"]["below_reference_noise"]
@@ -252,19 +256,19 @@ def test_fit_weighs_rollout_targets_by_their_standard_errors(pool, tmp_path, cap
     ref = tmp_path / "ref"
     assert stages.main(plan(ref, pool, size=12)) == 0
     assert stages.main(["campaign", "run", "--store", str(ref), "--quiet"]) == 0
-    pos, tg, se, _ = stages._load_targets([str(ref)])
+    pos, tg, se, _ = load_targets([str(ref)])
     assert se.shape == (12, 5) and (se[:, 0] > 0).all()
-    w = stages.stderr_weights(se, 0.02)
+    w = stderr_weights(se, 0.02)
     assert w[0, 0] == pytest.approx(0.02**2 / (0.02**2 + float(se[0, 0]) ** 2), rel=1e-6) and (w <= 1).all()
-    assert (stages.stderr_weights(np.zeros((2, 5)), 0.02) == 1).all()  # exact targets weigh 1
-    net = stages._SingleFit(checkpoint.load(MODEL)[0])
+    assert (stderr_weights(np.zeros((2, 5)), 0.02) == 1).all()  # exact targets weigh 1
+    net = SingleFit(checkpoint.load(MODEL)[0])
     rows = np.array([0, 5, 11, 5])
     with torch_no_grad():
-        x = stages.EncodedTargets(net, pos, tg, w)
+        x = EncodedTargets(net, pos, tg, w)
         out = net.net(x.inputs[0][rows]).numpy()
         by_hand = float((w[rows] * (out - tg[rows]) ** 2).sum() / (5 * len(rows)))
         assert float(x.loss(rows)) == pytest.approx(by_hand, rel=1e-5)
-        assert float(x.loss(rows)) < float(stages.EncodedTargets(net, pos, tg).loss(rows))
+        assert float(x.loss(rows)) < float(EncodedTargets(net, pos, tg).loss(rows))
     # the option reaches the fit and is part of what a resumed fit must see again
     run = tmp_path / "fit"
     argv = ["fit", "--init", MODEL, "--targets", str(ref), "--run-dir", str(run), "--epochs", "1", "--arch", "single"]
@@ -321,3 +325,45 @@ def test_a_part_with_other_positions_or_non_finite_targets_is_refused(pool, tmp_
         assert err.startswith("error:") and "part-00000.npz" in err, (name, err)
     path.write_bytes(good)
     assert stages.main(["campaign", "status", "--store", str(store)]) == 0
+
+
+def test_a_store_path_that_is_a_file_is_one_clear_error_line(pool, tmp_path, capsys):
+    file = tmp_path / "notes.txt"
+    file.write_text("not a store\n")
+    for store, words in ((file, "is a file, not a directory"), (file / "s", f"{str(file)!r} is a file")):
+        assert stages.main(plan(store, pool)) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error:") and err.count("\n") == 1, err
+        assert str(store) in err and words in err and "Errno" not in err, err
+    for action in ("run", "status"):
+        assert stages.main(["campaign", action, "--store", str(file), "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert f"--store {str(file)!r} is a file" in err and err.count("\n") == 1, err
+    assert file.read_text() == "not a store\n"
+
+
+def test_a_part_saved_under_another_number_is_called_misnumbered(pool, tmp_path, capsys):
+    store = tmp_path / "s"
+    assert stages.main(plan(store, pool)) == 0
+    assert stages.main(["campaign", "run", "--store", str(store), "--parts", "2", "--quiet"]) == 0
+    capsys.readouterr()
+    campaign.part_path(store, 0).write_bytes(campaign.part_path(store, 1).read_bytes())
+    assert stages.main(["campaign", "status", "--store", str(store)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and err.count("\n") == 1, err
+    assert "part-00000.npz" in err and "misnumbered" in err and "holds part 1's positions" in err, err
+    assert "another campaign" not in err
+
+
+def test_the_committed_stores_are_accepted_as_they_are():
+    """Stores planned and rolled out by earlier revisions (whose ``campaign.json`` records the rules' wording of their
+    day) read back whole: every part's recorded settings match its store's."""
+    for name, parts, positions in (("campaign-1", 14, 1400), ("campaign-1-holdout", 20, 200)):
+        got = campaign.status(ROOT / "models" / "candidates" / name)
+        assert (got["parts_done"], got["positions"]) == (parts, positions), name
+
+
+def test_each_reason_carries_its_rule():
+    assert [r.rule for r in Reason] == list(campaign.RULES.values())
+    assert Reason(3) is Reason.PRIME and Reason.PRIME.rule.startswith("A side has four or more consecutive")
+    assert "0.058 in win probability" in Reason.BACKGAME.rule

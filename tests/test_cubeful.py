@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -159,9 +160,9 @@ def test_same_seed_one_or_two_workers_identical():
     # Players that double, take and pass (picklable, no torch: the pool starts fast); matches, so the Crawford rule
     # and several games per slot are crossed too.
     players = [PipPlayer(10, "pip10"), PipPlayer(15, "pip15")]
-    kw = dict(seed=2, chunk_pairs=1, match_length=3)
-    one = tournament.run(players, 6, workers=1, **kw)
-    two = tournament.run(players, 6, workers=2, **kw)
+    settings = tournament.TournamentSettings(6, seed=2, chunk_pairs=1, match_length=3)
+    one = tournament.run(players, settings)
+    two = tournament.run(players, dataclasses.replace(settings, workers=2))
     strip = ("elapsed_s", "games_per_s", "workers", "worker_restarts")
     assert {k: v for k, v in one.items() if k not in strip} == {k: v for k, v in two.items() if k not in strip}
     row = one["pairings"][0]
@@ -217,8 +218,9 @@ def test_cli_money_and_match(capsys, tmp_path):
     )
     out = capsys.readouterr().out
     assert "3-point matches" in out and "Ranking" in out
-    files = sorted((tmp_path / "x").iterdir())
+    files = sorted((tmp_path / "x").glob("*.mat"))
     assert [f.name for f in files] == ["01_pubeval_vs_random_0001.mat", "01_pubeval_vs_random_0002.mat"]
+    assert sorted(f.name for f in (tmp_path / "x").iterdir()) == [f.name for f in files] + ["results.json"]
     assert " 3 point match" in files[0].read_text()
     assert (
         main(

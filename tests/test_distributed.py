@@ -52,17 +52,17 @@ def _strip(results: dict) -> dict:
 
 def test_tournament_on_ray_equals_the_local_run(ray_local):
     players = ["pubeval", "random"]
-    local = tournament.run(players, 8, seed=3, workers=1, chunk_pairs=2)
-    on_ray = tournament.run(players, 8, seed=3, ray="local", chunk_pairs=2)
+    local = tournament.run(players, tournament.TournamentSettings(8, seed=3, workers=1, chunk_pairs=2))
+    on_ray = tournament.run(players, tournament.TournamentSettings(8, seed=3, ray="local", chunk_pairs=2))
     assert _strip(on_ray) == _strip(local) and on_ray["ray"] == "local"
 
 
 def test_tournament_on_ray_counts_a_dead_worker_as_the_pool_does(ray_local):
     """A chunk whose Ray worker dies is run again and counted in ``worker_restarts`` (the pool's count), once."""
     players = ["pubeval", "random"]
-    local = tournament.run(players, 8, seed=5, workers=1, chunk_pairs=2)
+    local = tournament.run(players, tournament.TournamentSettings(8, seed=5, workers=1, chunk_pairs=2))
     (ray_local / "armed").touch()  # the first Ray worker to start a chunk dies
-    on_ray = tournament.run(players, 8, seed=5, ray="local", chunk_pairs=2)
+    on_ray = tournament.run(players, tournament.TournamentSettings(8, seed=5, ray="local", chunk_pairs=2))
     assert (ray_local / "fired").exists() and not (ray_local / "armed").exists()
     (ray_local / "fired").unlink()
     assert on_ray["worker_restarts"] == 1 and local["worker_restarts"] == 0
@@ -139,16 +139,16 @@ def test_selfplay_actors_pick_up_new_weight_versions(ray_local):
 def test_rollout_targets_stage_on_ray_equals_the_local_run(ray_local, tmp_path):
     from tests.positions import make_positions
     from training import cli as training_cli
-    from training import stages
+    from training.parts import load_npz, save_npz
 
-    stages.save_npz(tmp_path / "pos" / "part-0000.npz", positions=make_positions(200, seed=5)[::50])
+    save_npz(tmp_path / "pos" / "part-0000.npz", positions=make_positions(200, seed=5)[::50])
     model = ro.__file__.rsplit("/arena/", 1)[0] + "/data/default_model.pt"
     base = ["targets", "--model", model, "--positions", str(tmp_path / "pos"), "--kind", "rollout", "--quiet"]
     base += ["--trials", "4", "--horizon", "2"]
     assert training_cli.main([*base, "--out", str(tmp_path / "local")]) == 0
     assert training_cli.main([*base, "--out", str(tmp_path / "ray"), "--ray", "local"]) == 0
-    local = stages.load_npz(tmp_path / "local" / "part-0000.npz")
-    on_ray = stages.load_npz(tmp_path / "ray" / "part-0000.npz")
+    local = load_npz(tmp_path / "local" / "part-0000.npz")
+    on_ray = load_npz(tmp_path / "ray" / "part-0000.npz")
     assert np.array_equal(local["targets"], on_ray["targets"]) and local["targets"].shape == (4, 5)
 
 

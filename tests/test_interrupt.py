@@ -175,7 +175,7 @@ def test_sigterm_keeps_the_tournaments_finished_pairs_and_resume_finishes_it(tmp
     capsys.readouterr()
     assert main(["tournament", "--resume", str(out_dir), "--workers", "1", "--json", "--quiet"]) == 0
     resumed = json.loads(capsys.readouterr().out)
-    ref, _ = tournament.play(["pubeval", "random"], 200, seed=7, chunk_pairs=10)
+    ref, _ = tournament.play(["pubeval", "random"], tournament.TournamentSettings(200, seed=7, chunk_pairs=10))
     assert resumed["complete"] is True and _strip(resumed) == _strip(ref)
 
 
@@ -198,14 +198,19 @@ class _Failing(players_mod.PubevalPlayer):
 def test_a_failing_player_keeps_the_finished_games(tmp_path):
     # A unit of 5 pairs takes some tens of batched plies for each player: the 150th falls in a later unit.
     with pytest.raises(tournament.TournamentStopped) as stop:
-        tournament.play([_Failing(150), "random"], 40, seed=3, chunk_pairs=5, out_dir=tmp_path)
+        tournament.play(
+            [_Failing(150), "random"], tournament.TournamentSettings(40, seed=3, chunk_pairs=5, out_dir=tmp_path)
+        )
     e = stop.value
     assert e.exit_status == 1 and "exited" in str(e) and e.resume_dir == tmp_path
     assert e.results["complete"] is False and 0 < e.results["pairs_done"] < 20
     assert len(list((tmp_path / "chunks").glob("unit-*.pkl"))) == e.results["pairs_done"] // 5
     # The finished games (written as the command writes them) are those of an uninterrupted run, pair by pair.
     tournament.write_files(e.results, e.files)
-    tournament.run([players_mod.PubevalPlayer(), "random"], 40, seed=3, chunk_pairs=5, out_dir=tmp_path / "r")
+    tournament.run(
+        [players_mod.PubevalPlayer(), "random"],
+        tournament.TournamentSettings(40, seed=3, chunk_pairs=5, out_dir=tmp_path / "r"),
+    )
     kept = (tmp_path / "01_failing_vs_random.mat").read_text()
     full = (tmp_path / "r" / "01_pubeval_vs_random.mat").read_text()
     n = e.results["pairs_done"] * 2

@@ -189,7 +189,7 @@ def test_no_legal_play():
     ],
 )
 def test_illegal_play_explained(position, dice, text, why):
-    """An illegal play says which checker cannot move where and why (RULES.md: enter first, blocked points, bearing off
+    """An illegal play says which checker cannot move where and why (docs/RULES.md: enter first, blocked points, bearing off
     with all checkers home, use both dice or the larger die)."""
     from bgbot.formats.positionid import decode
 

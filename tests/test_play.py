@@ -11,6 +11,7 @@ import pexpect
 
 from bgbot import cli
 from bgbot.formats import matfile
+from tests.gnubg_import import imported_score
 
 BGBOT = [sys.executable, "-m", "bgbot.cli"]
 
@@ -206,6 +207,47 @@ def test_resign_after_rolling_and_bgbot_resigns(tmp_path):
         child.expect(pexpect.EOF)
 
 
+def test_resignations_are_saved_as_gnubg_writes_them(tmp_path):
+    """A resignation after rolling keeps the roll (``53:`` with no play) before the winner's ``Wins`` line, one before
+    the roll is the ``Wins`` line alone; GNU Backgammon imports the file to the same score."""
+    save = tmp_path / "r.mat"
+    child = spawn("--dice", "manual", "--save", str(save), cwd=tmp_path)
+    child.expect("opening roll")
+    child.sendline("41")
+    child.expect("your play with 4-1")
+    child.sendline("24/23 13/9")
+    child.expect("Enter confirms")
+    child.sendline("")
+    child.expect("dice for bgbot's roll")
+    child.sendline("62")
+    child.expect("your turn")
+    child.sendline("")
+    child.expect("dice for your roll")
+    child.sendline("53")
+    child.expect("your play with 5-3")
+    child.sendline("resign gammon")  # after rolling
+    child.expect(r"bgbot accepts your resignation \(gammon\)")
+    child.expect("bgbot wins 1 point")  # the Jacoby rule with the cube centred: a single game
+    child.expect(r"another game\? \[y/n\]")
+    child.sendline("y")
+    child.expect("opening roll")
+    child.sendline("14")
+    child.expect("bgbot moves first")
+    child.expect("your turn")
+    child.sendline("resign")  # before rolling
+    child.expect("bgbot accepts your resignation")
+    child.expect(r"another game\? \[y/n\]")
+    child.sendline("n")
+    child.expect(pexpect.EOF)
+    text = save.read_text()
+    assert "  2) 53:                         Wins 1 point" in text.splitlines()
+    first, second = matfile.read_match(text).games
+    assert first.game.turns[-1] == matfile.Turn(0, (5, 3), "") and (first.game.winner, first.game.points) == (1, 1)
+    assert [d.kind for d in matfile.replay(first, 0)] == ["move", "no_double", "move", "no_double"]
+    assert [t.side for t in second.game.turns] == [1] and (second.game.winner, second.game.points) == (1, 1)
+    assert imported_score(save) == (0, 2)
+
+
 def test_resume_refuses_a_bad_file(tmp_path, capsys):
     bad = tmp_path / "x.session.json"
     bad.write_text('{"format": "bgbot-play-session", "version": 1}')
@@ -221,7 +263,7 @@ def test_resume_refuses_a_bad_file(tmp_path, capsys):
 
 def test_resume_refuses_a_session_whose_game_cannot_be(tmp_path, capsys):
     """A session edited by hand (a side 5 to act, dice 9-9, a cube of 3, a score below 0) is refused when it is read,
-    with one error line: the side was an IndexError traceback, the dice and cube an error in the middle of the game."""
+    with one error line, before any play: never a traceback, never an error in the middle of the game."""
     good = {
         "format": "bgbot-play-session", "version": 1, "match_length": 0, "jacoby": True, "manual_dice": False,
         "save": str(tmp_path / "s.mat"), "score": [0, 1], "crawford_done": False, "games": [],

@@ -148,7 +148,7 @@ def test_bearoff_databases_give_the_exact_value(ev):
     bearoff = pytest.importorskip("bgbot.evaluation.bearoff", reason="the bear-off databases (branch endgame)")
     cases = _bearoffs(20, seed=1)
     positions = np.array([_position(m, t) for m, t in cases])
-    p, se = ro.rollout_positions(positions, ev, trials=1296, seed=3)
+    p, se = ro.rollout_positions(positions, ev, ro.RolloutSettings(trials=1296, seed=3))
     exact = bearoff.bearoff_probabilities(positions, np.ones(20, dtype=bool))
     assert np.abs(p - exact).max() < 1e-9 and se.max() == 0.0
 
@@ -252,8 +252,8 @@ def test_cubeful_trials_double_and_pass_inside(ev):
 
 def test_variance_reduced_cubeful_trials_all_passed_at_once(ev):
     # Trials 0 and 1 of this race both end when I double at my second turn and my opponent passes: a ply in which the
-    # cube phase ends every game in flight and nobody moves. Before, the luck of the previous ply (two rows) was added
-    # to no rows at all: "operands could not be broadcast together with shapes (0,5) (2,5)".
+    # cube phase ends every game in flight and nobody moves: the luck of the previous ply (two rows) must not be
+    # added to the rows of that ply (none), which numpy refuses ("operands could not be broadcast together").
     pos = _position((0, 0, 1, 1, 1, 0), (0, 0, 0, 0, 1, 2))
     s = ro.RolloutSettings(trials=72, cube=True, databases=False)
     plain = ro.RolloutSettings(trials=72, cube=True, databases=False, variance_reduction=False)

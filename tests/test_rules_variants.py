@@ -135,7 +135,9 @@ def test_tournament_reports_the_starting_cubes(capsys):
     assert "automatic doubles: at most 1" in out
     m = re.search(r"2:\s+([\d.]+)% \[\s*([\d.]+)%,\s*([\d.]+)%\]", out)
     assert m and float(m.group(2)) <= 100 / 6 <= float(m.group(3))
-    r = tournament.play(["pubeval", "random"], 600, seed=3, cube=True, auto_doubles=1)[0]["pairings"][0]
+    r = tournament.play(["pubeval", "random"], tournament.TournamentSettings(600, seed=3, cube=True, auto_doubles=1))[
+        0
+    ]["pairings"][0]
     sc = r["starting_cubes"]
     assert sc["1"]["games"] + sc["2"]["games"] == 600 and sc["2"]["ci_low"] <= 1 / 6 <= sc["2"]["ci_high"]
 

@@ -14,7 +14,8 @@ import pytest
 
 from bgbot import cli
 from bgbot.api import Bot, move_json
-from bgbot.formats import context
+from bgbot.formats import context, matfile
+from tests.gnubg_import import imported_score
 from tests.servers import BGBOT, free_port, serving
 
 START = "4HPwATDgc/ABMA"
@@ -297,6 +298,29 @@ def test_steps_of_a_play_made_by_clicks(server):
     assert bad.status_code == 400 and bad.json()["detail"] == "6/1 is not a legal move with 3-1 in this position"
 
 
+def test_a_game_from_a_position_with_the_tutor(server):
+    # bgbot on roll in a race it leads by far doubles at once; a take is flagged, the game goes on with the cube at 2
+    race = "d7cNAAB3twEAAA"
+    game = httpx.post(server + "/v1/games", json={"position": race, "bgbot_first": True}, timeout=60).json()
+    assert game["prompt"] == "take" and game["tutor"] == []
+    url = f"{server}/v1/games/{game['game_id']}"
+    took = httpx.post(url, json={"line": "take", "tutor": 0.06}, timeout=60).json()
+    verdict = took["verdict"]
+    assert verdict["flagged"] and (verdict["played"], verdict["best"], verdict["unit"]) == ("take", "pass", "equity")
+    assert verdict["action"] == "Double, pass" and verdict["error"] > 0.5 and took["tutor"] == [verdict]
+    assert took["cube"] == {"value": 2, "owner": "me"} and took["prompt"] == "roll"
+    assert httpx.get(url, timeout=60).json()["tutor"] == [verdict]  # kept with the game
+    for body, code, text in (
+        ({"bgbot_first": True}, 400, "bgbot_first needs a position"),
+        ({"position": "nonsense!!"}, 400, "not a position"),
+    ):
+        bad = httpx.post(server + "/v1/games", json=body, timeout=60)
+        assert bad.status_code == code and text in bad.json()["detail"], bad.text
+    bad = httpx.post(url, json={"line": "roll", "tutor": -1}, timeout=60)
+    assert bad.status_code == 422 and "tutor" in bad.json()["detail"]
+    assert get(server, "/v1/health").status_code == 200
+
+
 def test_warns_when_not_on_the_loopback():
     from bgbot.protocols import server as srv
 
@@ -312,6 +336,70 @@ def test_warns_when_not_on_the_loopback():
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_unknown_or_repeated_fields_and_a_position_with_a_board_are_refused(server):
+    by_id = get(server, "/v1/move", position=START, dice="31")
+    assert by_id.status_code == 200
+    for path in ("/v1/move", "/v1/moves", "/v1/show"):
+        bad = get(server, path, dice="31", **{**STARTING_BOARD, "p26": 1})  # p26: no such point
+        assert bad.status_code == 400 and bad.json()["detail"].startswith("unknown field 'p26'"), (path, bad.text)
+        both = get(server, path, position=START, dice="31", p6=4)  # the board's p6 must not lose silently
+        assert both.status_code == 400, (path, both.text)
+        assert both.json()["detail"] == "give one of position or a board (p0 .. p25), not both"
+    bad = get(server, "/v1/cube", **{**STARTING_BOARD, "p-1": 1})
+    assert bad.status_code == 400 and "unknown field 'p-1'" in bad.json()["detail"]
+    typo = get(server, "/v1/move", position=START, dise="31")
+    assert typo.status_code == 400 and typo.json()["detail"].startswith("unknown field 'dise': this request takes")
+    assert "dice" in typo.json()["detail"]
+    twice = httpx.get(f"{server}/v1/move?dice=31&p6=5&p6=4&p8=3", timeout=60)
+    assert twice.status_code == 400 and twice.json()["detail"] == "'p6' is given 2 times: give it once"
+    both = get(server, "/v1/cube", position=START, p6=5)
+    assert both.status_code == 400 and "not both" in both.json()["detail"]
+    # a batch: a request with both is refused alone; an unknown field is a 422 naming it
+    board = [0] * 26
+    for k, v in STARTING_BOARD.items():
+        board[int(k[1:])] = v
+    reqs = [{"endpoint": "move", "position": START, "board": board, "dice": "31"}, {"endpoint": "cube", "board": board}]
+    got = httpx.post(server + "/v1/batch", json={"requests": reqs}, timeout=60)
+    assert got.status_code == 200
+    answers = got.json()["answers"]
+    assert answers[0] == {"error": "give one of position or board, not both"} and "cube" in answers[1]
+    extra = httpx.post(
+        server + "/v1/batch", json={"requests": [{"endpoint": "cube", "board": board, "p26": 1}]}, timeout=60
+    )
+    assert extra.status_code == 422 and extra.json()["detail"] == "requests.0.p26: unknown field"
+    extra = httpx.post(server + "/v1/board", json={"points": board, "cube": 2}, timeout=60)
+    assert extra.status_code == 422 and extra.json()["detail"] == "cube: unknown field"
+    extra = httpx.post(server + "/v1/steps", json={"position": START, "dice": "31", "board": board}, timeout=60)
+    assert extra.status_code == 422 and extra.json()["detail"] == "board: unknown field"
+    extra = httpx.post(server + "/v1/games", json={"match_length": 0, "plies": 2}, timeout=60)
+    assert extra.status_code == 422 and extra.json()["detail"] == "plies: unknown field"
+    assert get(server, "/v1/health").status_code == 200
+
+
+def test_a_web_game_resigned_after_rolling_saves_the_roll_and_imports_in_gnubg(server, tmp_path):
+    """The web game's .mat records a resignation as GNU Backgammon writes it: the roll with no play, then the winner's
+    ``Wins`` line; GNU Backgammon imports it to the game's score."""
+    state = httpx.post(server + "/v1/games", json={"match_length": 0, "ply": 0, "seed": 3}, timeout=60).json()
+    gid = state["game_id"]
+
+    def send(line: str) -> dict:
+        return httpx.post(f"{server}/v1/games/{gid}", json={"line": line}, timeout=60).json()
+
+    if state["prompt"] == "roll":
+        state = send("roll")
+    assert state["prompt"] == "play", state
+    dice = tuple(sorted(state["dice"], reverse=True))
+    state = send("resign gammon")
+    assert state["prompt"] == "another" and state["score"] == [0, 1], state  # Jacoby, cube centred: one point
+    state = send("n")
+    mat = httpx.get(f"{server}/v1/games/{gid}/mat", timeout=60).text
+    (game,) = matfile.read_match(mat).games
+    assert game.game.turns[-1] == matfile.Turn(0, dice, "") and (game.game.winner, game.game.points) == (1, 1)
+    path = tmp_path / "web.mat"
+    path.write_text(mat)
+    assert imported_score(path) == (0, 1)
 
 
 def test_batched_move_at_one_ply_is_the_cli_answer_bit_for_bit():

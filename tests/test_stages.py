@@ -10,12 +10,17 @@ import pytest
 
 from bgbot.cli import main as bgbot_main
 from bgbot.evaluation import checkpoint, specialists
+from bgbot.evaluation.classes import CLASS_NAMES, PositionClass, classify_batch
 from bgbot.evaluation.evaluator import afterstate_probabilities, position_probabilities
 from bgbot.evaluation.network import Evaluator
 from bgbot.rules.movegen import ROLL_WEIGHTS, ROLLS, generate_plays
 from bgbot.rules.outcomes import equity
 from tests.positions import make_positions
-from training import cli, stages
+from training import cli
+from training.fit import EncodedTargets, SingleFit, load_targets
+from training.parts import load_npz, part_number, save_npz
+from training.sample import SAMPLE_CLASSES, sample_classes
+from training.targets import ply_targets
 
 MODEL = str(Path(__file__).resolve().parents[1] / "models" / "bgbot-1.pt")
 
@@ -41,18 +46,18 @@ def sampled(tmp_path_factory):
 def test_sample_parts_are_seeded_and_resumable(sampled, tmp_path):
     parts = sorted(sampled.glob("part-*.npz"))
     assert len(parts) == 2
-    z = stages.load_npz(parts[1])
+    z = load_npz(parts[1])
     assert z["positions"].shape == (20, 26) and z["positions"].dtype == np.int8
     assert len({p.tobytes() for p in z["positions"]}) == 20  # no repeats within a part
-    np.testing.assert_array_equal(z["classes"], stages.sample_classes(z["positions"]))
+    np.testing.assert_array_equal(z["classes"], sample_classes(z["positions"]))
     assert z["meta"]["generation"] == 1 and z["meta"]["part"] == 1 and z["meta"]["model"] == MODEL
     # part 1 alone, in another directory, is the same part: the dice come from (seed, part)
     (tmp_path / "p").mkdir()
     parts[0].rename(tmp_path / "p" / parts[0].name)  # take part 0 away: a rerun makes it again
     assert cli.main(["sample", "--model", MODEL, "--out", str(sampled), "--positions", "40", "--part-size", "20",
                      "--games-in-flight", "16", "--seed", "3", "--quiet"]) == 0  # fmt: skip
-    again = stages.load_npz(sampled / parts[0].name)
-    np.testing.assert_array_equal(again["positions"], stages.load_npz(tmp_path / "p" / parts[0].name)["positions"])
+    again = load_npz(sampled / parts[0].name)
+    np.testing.assert_array_equal(again["positions"], load_npz(tmp_path / "p" / parts[0].name)["positions"])
     argv = ["sample", "--model", MODEL, "--out", str(sampled), "--positions", "60", "--part-size", "20", "--quiet"]
     assert cli.main([*argv, "--games-in-flight", "16", "--seed", "4"]) == 2  # another seed: not added to this sample
     assert len(list(sampled.glob("part-*.npz"))) == 2
@@ -64,11 +69,11 @@ def test_targets_fit_gate(sampled, tmp_path, capsys):
     t1 = tmp_path / "t1"
     assert cli.main(["targets", "--model", MODEL, "--positions", str(sampled), "--out", str(t1), "--kind", "ply1",
                      "--quiet", "--limit", "1"]) == 0  # fmt: skip
-    z = stages.load_npz(t1 / "part-00000.npz")
+    z = load_npz(t1 / "part-00000.npz")
     assert z["meta"]["kind"] == "ply1" and z["targets"].shape == (20, 5)
     for i in (0, 7, 19):
         np.testing.assert_allclose(z["targets"][i], one_ply_by_hand(ev, z["positions"][i]), atol=2e-6)
-    np.testing.assert_allclose(stages.ply_targets(ev, z["positions"], 0), ev.evaluate(z["positions"]), atol=0)
+    np.testing.assert_allclose(ply_targets(ev, z["positions"], 0), ev.evaluate(z["positions"]), atol=0)
     # fit: one epoch, then resume for a second; the curve has a line per epoch plus the start
     run = tmp_path / "fit"
     base = ["fit", "--init", MODEL, "--targets", str(t1), "--run-dir", str(run), "--batch", "8", "--quiet"]
@@ -100,7 +105,7 @@ def ply0_targets(sampled, tmp_path_factory):
 
 def test_fit_single_net_and_v1_specialists(ply0_targets, tmp_path, capsys):
     net, _ = checkpoint.load(MODEL)
-    z = stages.load_npz(ply0_targets / "part-00000.npz")
+    z = load_npz(ply0_targets / "part-00000.npz")
     # epoch 0's validation loss is bgbot-1's own mean squared error over the 5 outputs (1 of 20 positions held out)
     run = tmp_path / "single"
     base = ["fit", "--init", MODEL, "--targets", str(ply0_targets), "--batch", "8", "--quiet", "--seed", "2"]
@@ -132,16 +137,16 @@ def test_fit_single_net_and_v1_specialists(ply0_targets, tmp_path, capsys):
 
 def test_encoded_targets_give_the_nets_own_loss(ply0_targets):
     # the fit encodes every position once; its loss over any rows equals the nets' loss computed from the boards
-    z = stages.load_npz(ply0_targets / "part-00000.npz")
+    z = load_npz(ply0_targets / "part-00000.npz")
     pos, tg = z["positions"], z["targets"] + np.float32(0.01)
     net, _ = checkpoint.load(MODEL)
     rows = np.array([3, 0, 17, 3, 9, 12])
     for model in (
-        stages._SingleFit(net),
+        SingleFit(net),
         specialists.from_single(net),
         specialists.from_single(net, net.config.encoding_version),
     ):
-        got = float(stages.EncodedTargets(model, pos, tg).loss(rows).detach())
+        got = float(EncodedTargets(model, pos, tg).loss(rows).detach())
         assert got == pytest.approx(float(model.loss(pos[rows], tg[rows]).detach()), rel=1e-6) and got > 0
 
 
@@ -154,10 +159,10 @@ def test_targets_of_tagged_parts_and_badly_named_ones(sampled, tmp_path, capsys)
     shutil.copy(sampled / "part-00001.npz", src / "part-A1-00001.npz")
     argv = ["targets", "--model", MODEL, "--positions", str(src), "--kind", "ply0", "--quiet"]
     assert cli.main([*argv, "--out", str(tmp_path / "t")]) == 0
-    z = stages.load_npz(tmp_path / "t" / "part-A1-00001.npz")
-    np.testing.assert_array_equal(z["positions"], stages.load_npz(sampled / "part-00001.npz")["positions"])
-    assert stages._part_number(src / "part-A1-00001.npz") != stages._part_number(src / "part-B1-00001.npz")
-    assert stages._part_number(src / "part-00001.npz") == 1
+    z = load_npz(tmp_path / "t" / "part-A1-00001.npz")
+    np.testing.assert_array_equal(z["positions"], load_npz(sampled / "part-00001.npz")["positions"])
+    assert part_number(src / "part-A1-00001.npz") != part_number(src / "part-B1-00001.npz")
+    assert part_number(src / "part-00001.npz") == 1
     shutil.copy(sampled / "part-00001.npz", src / "part-A1-x.npz")
     assert cli.main([*argv, "--out", str(tmp_path / "t2")]) == 2
     assert "part-A1-x.npz': a part is named part-NNNNN.npz or part-TAG-NNNNN.npz" in capsys.readouterr().err
@@ -191,11 +196,11 @@ def test_rollout_one_half_move_is_exactly_one_ply():
     ev = Evaluator(net)
     pos = make_positions(200, seed=5)[::40]
     mean, err = rollout(ev, pos, trials=4, horizon=1)
-    np.testing.assert_allclose(mean, np.clip(stages.ply_targets(ev, pos, 1), 0, 1), atol=1e-5)
+    np.testing.assert_allclose(mean, np.clip(ply_targets(ev, pos, 1), 0, 1), atol=1e-5)
     assert (err < 1e-5).all()
     mean2, err2 = rollout(ev, pos, trials=36, horizon=4, seed=3)
     assert (err2 > 0).any() and (mean2 >= 0).all() and (mean2 <= 1).all()
-    np.testing.assert_allclose(equity(mean2), equity(stages.ply_targets(ev, pos, 1)), atol=0.25)
+    np.testing.assert_allclose(equity(mean2), equity(ply_targets(ev, pos, 1)), atol=0.25)
 
 
 def test_bgbot_train_keeps_the_td_arguments(tmp_path):
@@ -232,7 +237,7 @@ def test_select_keeps_classes_and_win_range(sampled, tmp_path, capsys):
     argv = ["select", "--model", MODEL, "--positions", str(sampled), "--out", str(out), "--quiet"]
     assert cli.main([*argv, "--classes", "contact,crashed", "--win", "0.3", "0.8", "--part-size", "7"]) == 0
     summary = json.loads(capsys.readouterr().out)
-    every = [stages.load_npz(p) for p in sorted(sampled.glob("part-*.npz"))]
+    every = [load_npz(p) for p in sorted(sampled.glob("part-*.npz"))]
     pos = np.concatenate([z["positions"] for z in every])
     cls = np.concatenate([z["classes"] for z in every])
     win = position_probabilities(ev, pos)[:, 0]
@@ -241,10 +246,10 @@ def test_select_keeps_classes_and_win_range(sampled, tmp_path, capsys):
     want = want[np.sort(first)]  # a position in both parts (each game starts alike) is kept once, where first met
     assert summary["scanned"] == 40 and summary["kept"] == len(want) > 0
     parts = sorted(out.glob("part-*.npz"))
-    assert len(parts) == -(-len(want) // 7) and all(len(stages.load_npz(p)["positions"]) <= 7 for p in parts)
-    got = np.concatenate([stages.load_npz(p)["positions"] for p in parts])
+    assert len(parts) == -(-len(want) // 7) and all(len(load_npz(p)["positions"]) <= 7 for p in parts)
+    got = np.concatenate([load_npz(p)["positions"] for p in parts])
     np.testing.assert_array_equal(got, pos[want])
-    meta = stages.load_npz(parts[0])["meta"]
+    meta = load_npz(parts[0])["meta"]
     assert meta["stage"] == "select" and meta["classes"] == ["contact", "crashed"] and meta["win"] == [0.3, 0.8]
     for bad, message in (
         (["--classes", "prime"], "--classes takes distinct names from"),
@@ -260,7 +265,7 @@ def test_plain_rollout_targets_are_recorded_and_differ_from_variance_reduced(sam
     argv += ["--trials", "8", "--horizon", "2", "--quiet"]
     assert cli.main([*argv, "--out", str(tmp_path / "vr")]) == 0
     assert cli.main([*argv, "--out", str(tmp_path / "plain"), "--no-variance-reduction"]) == 0
-    vr, plain = (stages.load_npz(tmp_path / d / "part-00000.npz") for d in ("vr", "plain"))
+    vr, plain = (load_npz(tmp_path / d / "part-00000.npz") for d in ("vr", "plain"))
     assert vr["meta"]["rollout"]["variance_reduction"] is True
     assert plain["meta"]["rollout"]["variance_reduction"] is False
     assert not np.allclose(vr["targets"], plain["targets"])  # the luck estimate is subtracted only with reduction
@@ -268,17 +273,17 @@ def test_plain_rollout_targets_are_recorded_and_differ_from_variance_reduced(sam
 
 
 def test_last_wins_fits_each_position_once_to_its_last_target(sampled, tmp_path):
-    z = stages.load_npz(sampled / "part-00000.npz")
+    z = load_npz(sampled / "part-00000.npz")
     pos = z["positions"]
     for name, rows, value in (("a", slice(0, 20), 0.25), ("b", slice(5, 12), 0.75)):
         (tmp_path / name).mkdir()
         tg = np.full((len(pos[rows]), 5), value, dtype=np.float32)
-        stages.save_npz(tmp_path / name / "part-00000.npz", positions=pos[rows], classes=z["classes"][rows],
+        save_npz(tmp_path / name / "part-00000.npz", positions=pos[rows], classes=z["classes"][rows],
                         targets=tg, meta={"kind": "x"})  # fmt: skip
     dirs = [str(tmp_path / "a"), str(tmp_path / "b")]
-    every, _, _, _ = stages._load_targets(dirs)
+    every, _, _, _ = load_targets(dirs)
     assert len(every) == 27
-    got, tg, _, metas = stages._load_targets(dirs, last_wins=True)
+    got, tg, _, metas = load_targets(dirs, last_wins=True)
     assert len(got) == 20 and len(metas) == 2
     by_key = {p.tobytes(): t[0] for p, t in zip(got, tg)}
     assert len(by_key) == 20
@@ -313,7 +318,7 @@ def test_select_refuses_bad_classes_and_an_out_made_otherwise(sampled, tmp_path,
 
 def test_unreadable_stage_files_give_one_error_line(sampled, tmp_path, capsys):
     good = (sampled / "part-00000.npz").read_bytes()
-    z = stages.load_npz(sampled / "part-00000.npz")
+    z = load_npz(sampled / "part-00000.npz")
     cases = {
         "truncated": (good[: len(good) // 2], "is not a readable stage file"),
         "text": (b"garbage\n", "is not a readable stage file: not an .npz archive"),
@@ -347,7 +352,7 @@ def test_rollout_options_are_refused_with_another_kind_and_kinds_never_mix(sampl
         assert capsys.readouterr().err == message + "\n"
     assert not (tmp_path / "t").exists()
     assert cli.main([*argv, "--quiet", "--kind", "ply0"]) == 0
-    z = stages.load_npz(tmp_path / "t" / "part-00000.npz")
+    z = load_npz(tmp_path / "t" / "part-00000.npz")
     assert z["meta"]["kind"] == "ply0" and z["meta"]["rollout"] is None
     assert cli.main([*argv, "--quiet", "--kind", "ply1"]) == 2  # not skipped as if it were done
     assert "part-00000.npz' was made with kind 'ply0', not 'ply1'" in capsys.readouterr().err
@@ -360,9 +365,9 @@ def test_rollout_options_are_refused_with_another_kind_and_kinds_never_mix(sampl
 
 
 def test_fit_resumes_only_on_its_own_data_and_settings(sampled, ply0_targets, tmp_path, capsys):
-    z = stages.load_npz(ply0_targets / "part-00000.npz")
+    z = load_npz(ply0_targets / "part-00000.npz")
     late = tmp_path / "late"  # new targets for 5 of the positions, listed last
-    stages.save_npz(late / "part-00000.npz", positions=z["positions"][:5], classes=z["classes"][:5],
+    save_npz(late / "part-00000.npz", positions=z["positions"][:5], classes=z["classes"][:5],
                     targets=np.full((5, 5), 0.5, np.float32), meta={"stage": "targets", "kind": "x"})  # fmt: skip
     run = tmp_path / "fit"
     base = ["fit", "--init", MODEL, "--run-dir", str(run), "--arch", "single", "--batch", "8", "--quiet"]
@@ -382,12 +387,12 @@ def test_fit_resumes_only_on_its_own_data_and_settings(sampled, ply0_targets, tm
         assert cli.main([*base, *other, "--epochs", "2", "--resume"]) == 2
         err = capsys.readouterr().err
         assert err.startswith("error: ") and message in err and err.count("\n") == 1, err
-    stages.save_npz(late / "part-00001.npz", positions=z["positions"][5:6], classes=z["classes"][5:6],
+    save_npz(late / "part-00001.npz", positions=z["positions"][5:6], classes=z["classes"][5:6],
                     targets=np.full((1, 5), 0.5, np.float32), meta={"stage": "targets", "kind": "x"})  # fmt: skip
     assert cli.main([*base, *data, "--epochs", "2", "--resume"]) == 2  # same 20 positions, but another target
     assert "was made with data_sha256 " in capsys.readouterr().err
     (late / "part-00001.npz").unlink()
-    stages.save_npz(late / "part-00001.npz", positions=-z["positions"][:1], classes=z["classes"][:1],
+    save_npz(late / "part-00001.npz", positions=-z["positions"][:1], classes=z["classes"][:1],
                     targets=np.full((1, 5), 0.5, np.float32), meta={"stage": "targets", "kind": "x"})  # fmt: skip
     assert cli.main([*base, *data, "--epochs", "2", "--resume"]) == 2
     assert "was made with positions 20, not 21: the target parts changed" in capsys.readouterr().err
@@ -420,3 +425,19 @@ def test_forwarded_stages_name_the_command_they_were_given_as(capsys):
         err = capsys.readouterr().err
         assert exit_.value.code == 2 and f"{prog}: error: the following arguments are required: --positions" in err
         assert err.startswith(f"usage: {prog} ")
+
+
+def test_one_numbering_of_classes_reads_the_committed_parts_as_they_were_written():
+    """Sample and target files, the specialists' dispatch and ``bgbot move``'s evaluator names take their codes from
+    :class:`PositionClass`; the codes stored in files are those the committed parts hold."""
+    part = load_npz(Path(MODEL).parent / "candidates" / "gen5" / "ply2-bgbot4" / "part-00000.npz")
+    np.testing.assert_array_equal(sample_classes(part["positions"]), part["classes"])
+    assert np.bincount(part["classes"]).tolist() == [0, 979, 578, 292, 151]  # every sample class, BACKGAME = 4
+    assert SAMPLE_CLASSES == {1: "contact", 2: "crashed", 3: "race", 4: "backgame"}
+    assert (specialists.OVER, specialists.CONTACT, specialists.CRASHED, specialists.RACE) == (0, 1, 2, 3)
+    assert specialists.CLASSES == ("contact", "crashed", "race")
+    assert CLASS_NAMES == ("over", "bearoff-two-sided", "bearoff-one-sided", "race", "crashed", "contact")
+    pos = make_positions(300, seed=8)
+    codes = classify_batch(pos)
+    np.testing.assert_array_equal(specialists.classify(pos), [PositionClass(c).stored for c in codes])
+    assert [CLASS_NAMES[c] for c in codes] == [PositionClass(c).label for c in codes]

@@ -73,30 +73,32 @@ def test_summarize_pair_statistics():
 
 def test_same_seed_any_workers_same_results(tiny_model):
     players = [tiny_model, "pubeval", "random"]
-    one = tournament.run(players, 12, seed=3, workers=1, chunk_pairs=2)
+    one = tournament.run(players, tournament.TournamentSettings(12, seed=3, workers=1, chunk_pairs=2))
     assert len(one["pairings"]) == 3 and one["pairings"][2]["ppg"] > 0  # pubeval beats random
-    two = tournament.run(players, 12, seed=3, workers=2, chunk_pairs=2)  # a net batched differently per worker
+    two = tournament.run(
+        players, tournament.TournamentSettings(12, seed=3, workers=2, chunk_pairs=2)
+    )  # a net batched differently per worker
     assert _strip(two) == _strip(one)
 
 
 def test_a_dying_worker_is_replayed_and_changes_nothing(tmp_path, monkeypatch):
     # pubeval and random: the workers need no torch, so the two pools start in a fraction of a second.
     players = ["pubeval", "random"]
-    one = tournament.run(players, 12, seed=3, workers=1, chunk_pairs=2)
+    one = tournament.run(players, tournament.TournamentSettings(12, seed=3, workers=1, chunk_pairs=2))
     # Two workers, one of which dies once: its chunk is replayed, nothing is lost, the results do not change.
     monkeypatch.setenv(tournament.CRASH_ENV, str(tmp_path / "crashed"))
-    crashed = tournament.run(players, 12, seed=3, workers=2, chunk_pairs=2)
+    crashed = tournament.run(players, tournament.TournamentSettings(12, seed=3, workers=2, chunk_pairs=2))
     assert (tmp_path / "crashed").exists() and crashed["worker_restarts"] >= 1
     assert _strip(crashed) == _strip(one)
 
 
 def test_bad_tournaments_raise():
     with pytest.raises(tournament.TournamentError, match="at least two"):
-        tournament.run(["pubeval"], 10)
+        tournament.run(["pubeval"], tournament.TournamentSettings(10))
     with pytest.raises(tournament.TournamentError, match="even"):
-        tournament.run(["pubeval", "random"], 7)
+        tournament.run(["pubeval", "random"], tournament.TournamentSettings(7))
     with pytest.raises(ValueError, match="bogus"):
-        tournament.run(["pubeval", "bogus"], 10)
+        tournament.run(["pubeval", "bogus"], tournament.TournamentSettings(10))
 
 
 def test_cli_tournament_json_and_table(capsys, tmp_path):
@@ -128,6 +130,32 @@ def test_cli_tournament_json_and_table(capsys, tmp_path):
     out = capsys.readouterr().out
     assert "pubeval" in out and "Ranking" in out
     assert main(["tournament", "--player", "pubeval", "--player", "nope", "--games", "4"]) == 2
+
+
+def test_resume_of_a_finished_tournament_prints_its_results(capsys, tmp_path):
+    out = tmp_path / "t"
+    argv = ["tournament", "--player", "pubeval", "--player", "random", "--games", "6", "--seed", "3", "--workers", "1"]
+    assert main([*argv, "--json", "--out", str(out), "--quiet"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert json.loads((out / tournament.RESULTS_FILE).read_text()) == first
+    assert not (out / tournament.CHUNKS_DIR).exists()
+    assert main(["tournament", "--resume", str(out), "--json", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out) == first  # the recorded results, nothing played again
+    assert captured.err.count("\n") == 1 and "holds a finished tournament" in captured.err
+    assert "nothing to resume" in captured.err and str(out / tournament.RESULTS_FILE) in captured.err
+    assert main(["tournament", "--resume", str(out), "--quiet"]) == 0  # the table, as the run printed it
+    table = capsys.readouterr().out
+    assert "pubeval" in table and "Ranking" in table and f"{first['pairings'][0]['ppg']:+.3f}" in table
+    # a directory from before results.json: the .mat files alone say it is finished
+    (out / tournament.RESULTS_FILE).unlink()
+    assert main(["tournament", "--resume", str(out), "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "" and "holds a finished tournament" in captured.err and ".mat files" in captured.err
+    # a fresh run into the same directory drops the old results until it finishes
+    assert main([*argv, "--games", "4", "--out", str(out), "--quiet", "--json"]) == 0
+    assert json.loads((out / tournament.RESULTS_FILE).read_text())["games"] == 4
+    capsys.readouterr()
 
 
 def test_benchmark_and_plot(tmp_path):

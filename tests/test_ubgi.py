@@ -183,7 +183,9 @@ def test_subprocess_engine_and_tournament_through_the_protocol(tmp_path):
     done = subprocess.run(argv, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr
     via = json.loads(done.stdout)["pairings"][0]
-    direct = tournament.run([f"{MODEL}:0", MODEL], 200, workers=1, out_dir=tmp_path / "direct")
+    direct = tournament.run(
+        [f"{MODEL}:0", MODEL], tournament.TournamentSettings(200, workers=1, out_dir=tmp_path / "direct")
+    )
     direct = direct["pairings"][0]
     keys = ("ppg", "stats_a", "stats_b", "mean_plies", "games")
     assert {k: via[k] for k in keys} == {k: direct[k] for k in keys}
@@ -212,7 +214,7 @@ def test_ubgi_player_times_out_a_silent_handshake(monkeypatch):
 
     monkeypatch.setattr(UbgiPlayer, "HANDSHAKE_TIMEOUT", 1.0)
     with pytest.raises(PlayerSpecError, match="did not answer 'ubgi' with 'ubgiok' within 1 s"):
-        make_player("ubgi:cat")  # echoes every command, never says ubgiok: used to hang the tournament forever
+        make_player("ubgi:cat")  # echoes every command, never says ubgiok: without the timeout, a hang
 
 
 FAKE = """

@@ -3,8 +3,10 @@ against a real server on a free loopback port; every request to another address 
 
 The page's figures are read from the SVG board's data attributes and the page's tables and compared with the CLI's
 ``--json`` (``bgbot show``, ``bgbot move``, ``bgbot cube``); games are played to their ends by clicks, a saved
-``.mat`` is imported by GNU Backgammon to the same final score."""
+``.mat`` is imported by GNU Backgammon to the same final score; the tutor's flags of a take and of a match double
+from set-up positions are checked against the bot's cube analysis; checkers are dragged with a mouse and a finger."""
 
+import functools
 import json
 import re
 import shutil
@@ -18,8 +20,12 @@ import numpy as np
 import pytest
 
 from bgbot import cli
-from bgbot.formats import context, matfile
+from bgbot.api import Bot
+from bgbot.cube.decision import normalised_equity
+from bgbot.formats import context, matfile, notation
+from bgbot.rules.board import apply_steps, flip
 from bgbot.rules.movegen_scalar import legal_plays
+from bgbot.rules.state import CubeState, MatchState
 from tests.servers import serving
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -34,6 +40,8 @@ XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:3:0:10"
 MATCH_5 = "4HPwATDgc/ABMA:MAGgABAAEAAE"  # the start of a 5-point match at 1-2
 BEAROFF = "XGID=aBBBCBB-------------b-c-aA:1:1:1:63:1:2:0:5:10"  # both bars taken, checkers off, cube 2 owned, match
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+RACE_BGBOT_DOUBLES = "d7cNAAB3twEAAA"  # bgbot on roll, 13 checkers on its 1-5 points against 15: Double, pass
+BGBOT_TOO_GOOD = "wN1tAwDf9wEAAA"  # bgbot on roll, 15 checkers on its 1-3 points against 15 outside: too good
 
 
 @pytest.fixture(scope="module")
@@ -339,6 +347,155 @@ def test_match_with_a_double_saved_and_imported_by_gnubg(page, server, tmp_path)
     m = re.search(r"The score \(after \d+ games?\) is: you (\d+), bgbot (\d+)", out)
     assert m, out[-500:]
     assert [int(m.group(1)), int(m.group(2))] == st["score"]
+
+
+@functools.cache
+def shipped_bot() -> Bot:
+    """The model ``bgbot serve`` answers with by default."""
+    return Bot.load()
+
+
+def tutor_on(pg, threshold: str) -> None:
+    pg.click("[data-view='play']")
+    pg.check("#tutor-input")
+    pg.fill("#tutor-threshold", threshold)
+
+
+def tutor_notes(pg) -> list[dict]:
+    return pg.eval_on_selector_all(
+        "#tutor-log li", "ls => ls.map(l => ({text: l.textContent, error: +l.dataset.error, unit: l.dataset.unit}))"
+    )
+
+
+def test_tutor_flags_a_take_of_a_pass_in_money_play(page, server):
+    # bgbot on roll in a race it leads by far (set up in the Position view): it doubles before rolling
+    show(page, RACE_BGBOT_DOUBLES)
+    page.wait_for_selector("#id-position-id")
+    tutor_on(page, "0.06")
+    page.select_option("#play-length", "0")
+    page.check("#play-from-position")
+    page.check("#play-bgbot-first")
+    page.click("#new-game")
+    assert prompt(page) == "take"
+    assert board_facts(page, "#game-board")["points"] == [
+        int(v) for v in flip(context.resolve(RACE_BGBOT_DOUBLES).position)
+    ]
+    page.click("#act-take")
+    assert prompt(page) == "roll"
+    d = shipped_bot().cube_action(context.resolve(RACE_BGBOT_DOUBLES).position)  # bgbot's own analysis, money play
+    assert d.action == "Double, pass"
+    (note,) = tutor_notes(page)
+    assert note["text"] == (
+        f"tutor: take loses {d.errors['take']:.3f} equity ({1000 * d.errors['take']:.0f} mp) against pass "
+        "(bgbot: Double, pass)"
+    )
+    assert note["unit"] == "equity" and note["error"] == pytest.approx(d.errors["take"], abs=1e-6)
+    assert game_state(page, server)["cube"] == {"value": 2, "owner": "me"}  # the take was played
+    page.reload()  # the game's flagged decisions are kept with it
+    page.wait_for_selector("#tutor-log li")
+    assert [n["text"] for n in tutor_notes(page)] == [note["text"]]
+    # bearing off by clicks with the cube (yours now) drawn over your tray: a click there is on the tray
+    page.click("#act-roll")
+    assert prompt(page) == "play"
+    st = game_state(page, server)
+    play = next(p for p in legal_plays(np.array(st["points"], dtype=np.int8), *st["dice"]) if p.steps[0][1] == 0)
+    page.click(f"#game-board [data-point='{play.steps[0][0]}']")
+    page.click("#game-board [data-off='x']")
+    idle(page)
+    assert board_facts(page, "#game-board")["points"][play.steps[0][0]] == st["points"][play.steps[0][0]] - 1
+
+
+def test_tutor_flags_a_double_at_a_match_score(page, server):
+    # a 3-point match from a set-up position with seeded dice: bgbot, too good to double, plays on; you double
+    body = {"match_length": 3, "seed": 7, "position": BGBOT_TOO_GOOD, "bgbot_first": True}
+    gid = httpx.post(f"{server}/v1/games", json=body, timeout=60).json()["game_id"]
+    page.goto(f"{server}/?game={gid}")
+    tutor_on(page, "0.2")
+    assert prompt(page) == "roll" and page.is_visible("#act-double")
+    st = game_state(page, server)
+    cube, match = CubeState(), MatchState(3, (0, 0))
+    d = shipped_bot().cube_action(np.array(st["points"], dtype=np.int8), cube, match)
+    values = [d.equities[k] for k in ("no_double", "double_take", "double_pass")]
+    emg = normalised_equity(values, cube, match)
+    page.click("#act-double")
+    assert prompt(page) in ("roll", "play")  # bgbot took
+    (note,) = tutor_notes(page)
+    assert note["unit"] == "emg" and note["error"] == pytest.approx(emg[0] - min(emg[1], emg[2]), abs=1e-6)
+    assert note["text"] == (
+        f"tutor: double loses {emg[0] - min(emg[1], emg[2]):.3f} EMG ({100 * d.errors['double']:.1f}% MWC) "
+        f"against no double (bgbot: {d.action})"
+    )
+    assert game_state(page, server)["cube"] == {"value": 2, "owner": "opponent"}
+
+
+def checker_spot(pg, index: int) -> tuple[float, float]:
+    """Where on the screen (CSS pixels) a checker of point ``index`` of the game board sits, or the tray for 0."""
+    return tuple(
+        pg.evaluate(
+            """(i) => {
+            const svg = document.querySelector('#game-board');
+            const sel = i === 0 ? "[data-off='x'] rect" : `[data-point='${i}'] ${i === 25 ? 'rect' : 'polygon'}`;
+            const b = svg.querySelector(sel).getBBox();
+            const top = b.y < 150;
+            const pt = svg.createSVGPoint();
+            pt.x = b.x + b.width / 2;
+            pt.y = i === 0 ? b.y + b.height / 2 : (top ? b.y + 18 : b.y + b.height - 18);
+            const s = pt.matrixTransform(svg.getScreenCTM());
+            return [s.x, s.y];
+        }""",
+            index,
+        )
+    )
+
+
+def test_checkers_moved_by_dragging_with_a_mouse_and_a_finger(browser, server):
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    ctx.route("**/*", lambda r: r.continue_() if urlparse(r.request.url).hostname in LOOPBACK else r.abort())
+    pg = ctx.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    gid = httpx.post(f"{server}/v1/games", json={"seed": 3}, timeout=60).json()["game_id"]
+    pg.goto(f"{server}/?game={gid}")
+    while prompt(pg) == "roll":  # seeded: the same rolls every time
+        pg.click("#act-roll")
+    assert prompt(pg) == "play"
+    st = game_state(pg, server)
+    pos = np.array(st["points"], dtype=np.int8)
+    plays = legal_plays(pos, *st["dice"])
+    play = max(plays, key=lambda p: len({s for s, _ in p.steps}))  # checkers from as many points as there are
+    # a mouse drags the first checker: it follows the pointer, lands on its point; Undo puts it back
+    (x0, y0), (x1, y1) = checker_spot(pg, play.steps[0][0]), checker_spot(pg, play.steps[0][1])
+    pg.mouse.move(x0, y0)
+    pg.mouse.down()
+    pg.mouse.move(x1, y1, steps=8)
+    assert pg.query_selector("#game-board .drag-checker") is not None
+    pg.mouse.up()
+    idle(pg)
+    after = apply_steps(pos, [play.steps[0]])
+    assert board_facts(pg, "#game-board")["points"] == [int(v) for v in after]
+    assert pg.query_selector("#game-board .drag-checker") is None
+    pg.click("#act-undo")
+    idle(pg)
+    assert board_facts(pg, "#game-board")["points"] == [int(v) for v in pos]
+    # a finger drags each checker of the play (touch events: the page does not scroll, the checker moves)
+    cdp = ctx.new_cdp_session(pg)
+    for k, (src, dst) in enumerate(play.steps):
+        (x0, y0), (x1, y1) = checker_spot(pg, src), checker_spot(pg, dst)
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y0}]})
+        for t in (0.25, 0.5, 0.75, 1.0):
+            point = {"x": x0 + t * (x1 - x0), "y": y0 + t * (y1 - y0)}
+            cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [point]})
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+        idle(pg)
+        want = apply_steps(pos, list(play.steps[: k + 1]))
+        assert board_facts(pg, "#game-board")["points"] == [int(v) for v in want], (k, src, dst)
+    assert pg.evaluate("() => window.scrollY") == 0
+    assert pg.text_content("#pending-play") == f"play {notation.format_play(pos, play)}"
+    pg.click("#act-confirm")
+    assert prompt(pg) in ("roll", "take", "another", "accept")
+    turns = game_state(pg, server)
+    assert turns["game_id"] == gid and not errors, errors
+    ctx.close()
 
 
 # -- rollouts --------------------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The rollout campaign: a committed, append-only store of the engine's own full rollouts, resumable across sessions.
+"""The rollout campaign: a committed, append-only store of the engine's own full rollouts, resumable after any stop.
 
     python -m training campaign plan   --store DIR --model M --pool DIR [DIR ...] [--exclude DIR ...] [--size N]
                                        [--trials T] [--ply N] [--variance-reduction] [--seed S] [--part-size K]
@@ -17,9 +17,9 @@ a process that may be stopped at any moment and resumed later, on this machine o
   settings (:class:`bgbot.arena.rollout.RolloutSettings`: trials, plies, variance reduction, quasi-random dice,
   databases, truncation), dice seed, part size, the selection rules and the plan's SHA-256.
 * ``plan.npz``: the queue, ``positions`` ``(P, 26)`` int8 (side on roll), ``classes`` ``(P,)`` int8 (sample classes of
-  :data:`training.stages.SAMPLE_CLASSES`), ``reasons`` ``(P,)`` int8 (:class:`Reason`: the rule that chose it) and the
+  :data:`training.sample.SAMPLE_CLASSES`), ``reasons`` ``(P,)`` int8 (:class:`Reason`: the rule that chose it) and the
   0-ply ``probabilities`` ``(P, 5)`` float32 of the model that chose them. Part ``n`` rolls out rows
-  ``[n * part_size, (n + 1) * part_size)`` with the dice of seed ``(seed, n)``, so a part is the same whichever session,
+  ``[n * part_size, (n + 1) * part_size)`` with the dice of seed ``(seed, n)``, so a part is the same whichever run,
   worker count or Ray cluster made it.
 * ``part-NNNNN.npz``: ``positions``, ``classes``, ``reasons``, ``targets`` ``(K, 5)`` float32 (the rollout's mean
   cumulative probabilities for the side on roll, clipped to [0, 1]: what ``python -m training fit --targets`` reads),
@@ -62,16 +62,8 @@ from bgbot.errors import int_at_least
 from bgbot.evaluation.evaluator import position_probabilities
 from bgbot.rules.outcomes import equity
 
-from .stages import (
-    SAMPLE_CLASSES,
-    StageError,
-    _git,
-    _load_model,
-    _now,
-    first_rows,
-    load_npz,
-    save_npz,
-)
+from .parts import StageError, first_rows, git_revision, load_model, load_npz, now, save_npz
+from .sample import BACKGAME, SAMPLE_CLASSES
 
 FORMAT = 1
 STORE_FILE = "campaign.json"
@@ -80,37 +72,38 @@ LOCK_FILE = ".lock"
 
 
 class Reason(enum.IntEnum):
-    """Why a position is in the plan: the first rule of :func:`choose` it meets, in this order."""
+    """Why a position is in the plan: the first rule of :func:`choose` it meets, in this order. Each member's rule in
+    words is its ``rule`` (also :data:`RULES`), the text ``campaign.json`` records."""
 
-    CUBE = 1
-    """Contact, crashed or back game; the side on roll wins 55-90% with at least 5% gammons (0-ply): the doubling
-    window, where take/pass decisions are made and the 0-ply take errors are largest."""
-    BACKGAME = 2
-    """A side holds two or more points in the other side's home board (GNU Backgammon's back-game situation): 2-ply
-    overrates the side on roll there by 0.058 in win probability against the engine's own rollouts."""
-    PRIME = 3
-    """A side has four or more consecutive made points with at least one checker of the other side behind them."""
-    CRASHED = 4
-    """GNU Backgammon's crashed class (few checkers left in play for a side's home board)."""
-    RACE_CUBE = 5
-    """A race (no contact) with the side on roll winning 55-90%: race cube decisions."""
-    BASE = 6
-    """None of the above: a broad base of the engine's own self-play positions."""
+    rule: str
+
+    def __new__(cls, value: int, rule: str) -> Reason:
+        member = int.__new__(cls, value)
+        member._value_ = value
+        member.rule = rule
+        return member
+
+    CUBE = (
+        1,
+        "Contact, crashed or back game; the side on roll wins 55-90% with at least 5% gammons (0-ply): the "
+        "doubling window, where take/pass decisions are made and the 0-ply take errors are largest.",
+    )
+    BACKGAME = (
+        2,
+        "A side holds two or more points in the other side's home board (GNU Backgammon's back-game situation): "
+        "2-ply overrates the side on roll there by 0.058 in win probability against the engine's own rollouts.",
+    )
+    PRIME = (
+        3,
+        "A side has four or more consecutive made points with at least one checker of the other side behind them.",
+    )
+    CRASHED = 4, "GNU Backgammon's crashed class (few checkers left in play for a side's home board)."
+    RACE_CUBE = 5, "A race (no contact) with the side on roll winning 55-90%: race cube decisions."
+    BASE = 6, "None of the above: a broad base of the engine's own self-play positions."
 
 
-RULES = {
-    Reason.CUBE: "Contact, crashed or back game; the side on roll wins 55-90% with at least 5% gammons (0-ply): the "
-    "doubling window, where take/pass decisions are made and the 0-ply take errors are largest.",
-    Reason.BACKGAME: "A side holds two or more points in the other side's home board (GNU Backgammon's back-game "
-    "situation): 2-ply overrates the side on roll there by 0.058 in win probability against the engine's own rollouts.",
-    Reason.PRIME: "A side has four or more consecutive made points with at least one checker of the other side behind "
-    "them.",
-    Reason.CRASHED: "GNU Backgammon's crashed class (few checkers left in play for a side's home board).",
-    Reason.RACE_CUBE: "A race (no contact) with the side on roll winning 55-90%: race cube decisions.",
-    Reason.BASE: "None of the above: a broad base of the engine's own self-play positions.",
-}
-"""Each :class:`Reason`'s rule in words, as ``campaign.json`` records it (an enum member has no docstring of its own
-at run time)."""
+RULES = {reason: reason.rule for reason in Reason}
+"""Each :class:`Reason`'s rule in words, as ``campaign.json`` records it under the reason's lower-case name."""
 
 SCHEDULE = (Reason.CUBE, Reason.BACKGAME, Reason.CUBE, Reason.PRIME, Reason.CRASHED, Reason.CUBE, Reason.RACE_CUBE,
             Reason.BASE)  # fmt: skip
@@ -168,7 +161,7 @@ def reasons_of(classes: np.ndarray, probabilities: np.ndarray, positions: np.nda
     """The :class:`Reason` code of each position, ``(N,)`` int8 (see :class:`Reason` for the rules).
 
     Args:
-        classes: ``(N,)`` int8 sample classes (:func:`training.stages.sample_classes`: 1 contact, 2 crashed, 3 race,
+        classes: ``(N,)`` int8 sample classes (:func:`training.sample.sample_classes`: 1 contact, 2 crashed, 3 race,
             4 back game; 0 over).
         probabilities: ``(N, 5)`` float32 the side on roll's 0-ply cumulative probabilities.
         positions: ``(N, 26)`` int8, side on roll.
@@ -179,7 +172,7 @@ def reasons_of(classes: np.ndarray, probabilities: np.ndarray, positions: np.nda
     out = np.full(len(classes), Reason.BASE, dtype=np.int8)
     rules = [
         (Reason.CUBE, contact & window & (gammon >= 0.05)),
-        (Reason.BACKGAME, classes == 4),
+        (Reason.BACKGAME, classes == BACKGAME),
         (Reason.PRIME, contact & primes_behind(positions)),
         (Reason.CRASHED, classes == 2),
         (Reason.RACE_CUBE, (classes == 3) & window),
@@ -255,9 +248,12 @@ def load_settings(store: Path) -> CampaignSettings:
     """The store's settings (``campaign.json``).
 
     Raises:
-        StageError: no store at ``store``, or its ``campaign.json`` is unreadable or of another format.
+        StageError: no store at ``store`` (nothing there, or a file), or its ``campaign.json`` is unreadable or of
+            another format.
     """
     path = store / STORE_FILE
+    if store.exists() and not store.is_dir():
+        raise StageError(f"--store {str(store)!r} is a file, not a campaign store (a directory)")
     if not path.is_file():
         raise StageError(f"{str(store)!r} is not a campaign store (no {STORE_FILE}): plan it first")
     try:
@@ -315,7 +311,8 @@ def check_part(path: Path, n: int, settings: CampaignSettings, plan: dict | None
     """Read a finished part back and check it belongs to this store: its settings, rows and arrays.
 
     Raises:
-        StageError: the part is torn or unreadable, made by another model or with other settings, or malformed.
+        StageError: the part is torn or unreadable, made by another model or with other settings, misnumbered (a part
+            of this store saved under another part's number), or malformed.
     """
     fix = f"remove {str(path)!r} and run again to roll it out anew"
     try:
@@ -323,8 +320,16 @@ def check_part(path: Path, n: int, settings: CampaignSettings, plan: dict | None
     except StageError as e:
         raise StageError(f"{e} (a torn part?): {fix}") from None
     meta = data.get("meta") or {}
-    if meta.get("settings") != settings.to_json() or meta.get("part") != n:
+    if meta.get("settings") != settings.to_json():
         raise StageError(f"{str(path)!r} was made by another campaign (model or settings differ): {fix}")
+    if meta.get("part") != n:
+        made = meta.get("part")
+        raise StageError(
+            f"{str(path)!r} is misnumbered: it holds part {made}'s positions (plan rows of part {made}), not part "
+            f"{n}'s; it belongs at {part_path(path.parent, made).name!r} if that part is missing: {fix}"
+            if isinstance(made, int) and not isinstance(made, bool)
+            else f"{str(path)!r} records no part number: {fix}"
+        )
     k = len(data.get("positions", ()))
     for name, shape in (("targets", (k, 5)), ("stderr", (k, 5)), ("reasons", (k,))):
         if name not in data or data[name].shape != shape:
@@ -338,10 +343,28 @@ def check_part(path: Path, n: int, settings: CampaignSettings, plan: dict | None
     return data
 
 
+def check_store_path(store: Path) -> None:
+    """Refuse, before any work, a ``--store`` that cannot be a store's directory.
+
+    Raises:
+        StageError: ``store`` is an existing file (or other non-directory), or a folder above it is a file.
+    """
+    if store.exists() and not store.is_dir():
+        raise StageError(f"--store {str(store)!r} is a file, not a directory: give a directory for the store")
+    for parent in store.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise StageError(
+                    f"--store {str(store)!r} cannot be created: {str(parent)!r} is a file, not a directory"
+                )
+            break
+
+
 def plan_store(args: argparse.Namespace) -> dict:
     """``campaign plan``: choose the positions and fix the settings of a new store (a store that exists is left as it
     is if asked the same, refused otherwise)."""
     store = Path(args.store)
+    check_store_path(store)
     model = Path(args.model)
     if not model.is_file():
         raise StageError(f"no checkpoint file at {args.model!r}")
@@ -349,7 +372,7 @@ def plan_store(args: argparse.Namespace) -> dict:
     src = [p for d in args.pool for p in sorted(Path(d).glob("part-*.npz"))]
     if not src:
         raise StageError(f"no positions parts (part-*.npz) in {args.pool!r}")
-    _, evaluator, _ = _load_model(args.model)
+    _, evaluator, _ = load_model(args.model)
     pos, cls = [], []
     for path in src:
         data = load_npz(path)
@@ -369,7 +392,7 @@ def plan_store(args: argparse.Namespace) -> dict:
     p, c, r, prob = choose(evaluator, positions, classes, args.seed, args.size)
     store.mkdir(parents=True, exist_ok=True)
     plan_file = store / PLAN_FILE
-    rules = {reason.name.lower(): RULES[reason] for reason in Reason}
+    rules = {reason.name.lower(): reason.rule for reason in Reason}
     rules["schedule"] = " ".join(s.name.lower() for s in SCHEDULE)
     import io
 
@@ -416,25 +439,22 @@ def roll_part(evaluator, settings: CampaignSettings, plan: dict, n: int, workers
     rows = slice(n * settings.part_size, (n + 1) * settings.part_size)
     pos = plan["positions"][rows]
     ro = settings.rollout
-    mean, se = rollout_positions(
-        pos,
-        evaluator,
+    how = RolloutSettings(
         trials=ro["trials"],
         truncate=ro["truncate"],
-        seed=settings.seed * 100_003 + n,
         plies=ro["plies"],
+        seed=settings.seed * 100_003 + n,
         variance_reduction=ro["variance_reduction"],
         quasi_random=ro["quasi_random"],
         databases=ro["databases"],
-        workers=workers,
-        ray=ray,
     )
+    mean, se = rollout_positions(pos, evaluator, how, workers, ray)
     meta = {
         "stage": "campaign",
         "settings": settings.to_json(),
         "part": n,
         "rows": [rows.start, rows.start + len(pos)],
-        "git_revision": _git(),
+        "git_revision": git_revision(),
     }
     return {
         "positions": pos.astype(np.int8),
@@ -546,7 +566,7 @@ def run_store(args: argparse.Namespace, out=sys.stderr) -> dict:
                     todo.append(n)
             if args.parts:
                 todo = todo[: args.parts]
-            _, evaluator, _ = _load_model(str(model))
+            _, evaluator, _ = load_model(str(model))
             for n in todo:
                 t0, c0 = time.perf_counter(), _cpu()
                 arrays = roll_part(evaluator, settings, plan, n, args.workers, args.ray)
@@ -556,7 +576,7 @@ def run_store(args: argparse.Namespace, out=sys.stderr) -> dict:
                     "workers": args.workers,
                     "ray": args.ray,
                     "host": socket.gethostname(),
-                    "created": _now(),
+                    "created": now(),
                 }
                 _save_part(part_path(store, n), arrays, cost)
                 summary["made"] += 1

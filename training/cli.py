@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     if args.stage != "td":
-        before = [f"--{n.replace('_', '-')}" for n in _TD_ONLY if getattr(args, n, None) not in (None, False)]
+        before = [f"--{n.replace('_', '-')}" for n in _TD_ONLY if getattr(args, n) not in (None, False)]
         if before:  # "train --resume fit ...": the option would be dropped, not given to the stage
             print(f"error: {', '.join(before)} before {args.stage}: give the stage's options after its name",
                   file=sys.stderr)  # fmt: skip
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         config = TrainConfig.load(args.config)
         if args.games is not None:
             config = dataclasses.replace(config, games=args.games)
-        if args.resume and getattr(args, "force", False):
+        if args.resume and args.force:
             raise RunError("--resume continues a run and --force deletes it: give one of them")
         evaluate = None
         if not args.no_eval and config.eval_every:
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
             resume=args.resume,
             evaluate=evaluate,
             progress=not args.quiet,
-            force=getattr(args, "force", False),
+            force=args.force,
         )
     except (BgbotError, OSError) as e:  # bad input, a failed write, a diverged net: one line, status 2
         print(f"error: {e}", file=sys.stderr)

@@ -38,7 +38,7 @@ class TrainConfig:
     """Everything that defines a self-play training run. Each field can be set in a TOML preset."""
 
     games: int = 200_000
-    """Games of self-play to train for (in total, counting games of earlier sessions of a resumed run)."""
+    """Games of self-play to train for (in total, counting the games played before a resume)."""
     games_in_flight: int = 512
     """Games advanced together; each ply is one batch of this many positions (and one optimiser step)."""
     n_hidden: int = 128

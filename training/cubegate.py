@@ -30,7 +30,7 @@ from bgbot.rules.board import pip_counts
 from bgbot.rules.state import CubeState, MatchState
 
 from . import campaign
-from .stages import StageError, _load_model
+from .parts import StageError, load_model
 
 WINDOW = (0.55, 0.97)
 MIN_DECISIONS = 20
@@ -124,7 +124,7 @@ def cube_check(candidate: str, against: str, stores: list[str]) -> dict:
     pos, ref = reference_positions(stores)
     errors = {}
     for who, path in (("candidate", candidate), ("against", against)):
-        _, evaluator, _ = _load_model(path)
+        _, evaluator, _ = load_model(path)
         p = position_probabilities(evaluator, pos).astype(np.float64)
         errors[who] = decision_errors(p, pos, ref)
     for kind in ("double", "take"):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bgbot.arena.rollout import rollout_positions
+from bgbot.arena.rollout import RolloutSettings, rollout_positions
 from bgbot.evaluation.evaluator import PositionEvaluator
 
 
@@ -35,20 +35,12 @@ def rollout(
             step, so a trial costs about 35 times as much; measured here (bgbot-2, full rollouts of 32 generation-3
             positions) 288 plain trials gave a standard error of the win probability of 0.028 for 0.45 CPU-s a
             position, 36 variance-reduced trials 0.019 for 2.0 CPU-s: plain trials are about twice as efficient for
-            full rollouts (:mod:`training.stages`' ``--no-variance-reduction``).
+            full rollouts (``targets``' ``--no-variance-reduction``, :mod:`training.targets`).
 
     Returns:
         ``(mean, stderr)``: ``(K, 5)`` float32 the side on roll's probabilities (clipped to [0, 1]) and the standard
         error of each over the trials.
     """
-    mean, se = rollout_positions(
-        np.asarray(positions, dtype=np.int8),
-        evaluator,
-        trials=trials,
-        truncate=horizon,
-        seed=seed,
-        workers=workers,
-        ray=ray,
-        variance_reduction=variance_reduction,
-    )
+    settings = RolloutSettings(trials=trials, truncate=horizon, seed=seed, variance_reduction=variance_reduction)
+    mean, se = rollout_positions(np.asarray(positions, dtype=np.int8), evaluator, settings, workers, ray)
     return np.clip(mean, 0.0, 1.0).astype(np.float32), se.astype(np.float32)

@@ -22,9 +22,7 @@ line is appended with one write and fsynced. A failed write (disk full, ...) sto
 
 from __future__ import annotations
 
-import json
 import math
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,6 +38,7 @@ from bgbot.evaluation.specialists import ENCODERS, ClassNets, evaluator_for
 from bgbot.progress import progress_bar
 
 from .config import TrainConfig
+from .jsonl import append_jsonl
 from .selfplay import Encoder, SelfPlay
 
 EvaluateFn = Callable[[ValueNet | ClassNets, int], dict]
@@ -199,25 +198,6 @@ def td_update(
     return value
 
 
-def _append_jsonl(path: Path, record: dict) -> None:
-    """Append one JSON line with a single write, then fsync; a failed write is cut back off, so the file holds whole
-    lines only.
-
-    Raises:
-        OSError: the line could not be written.
-    """
-    line = (json.dumps(record) + "\n").encode("utf-8")
-    with path.open("ab") as f:
-        size = f.tell()
-        try:
-            f.write(line)
-            f.flush()
-            os.fsync(f.fileno())
-        except OSError:
-            f.truncate(size)  # no half line left behind (a full disk may take part of the write)
-            raise
-
-
 def train(
     config: TrainConfig,
     run_dir: str | Path,
@@ -278,7 +258,7 @@ def train(
                 run_dir / "checkpoints" / f"games-{games:08d}.pt", net, games_trained=games, training_config=meta_cfg
             )
             elapsed = time.perf_counter() - t0
-            _append_jsonl(
+            append_jsonl(
                 run_dir / "log.jsonl",
                 {
                     "games": games,
@@ -295,7 +275,7 @@ def train(
         assert evaluate is not None
         record = {"games_trained": games, **evaluate(net, games)}
         try:
-            _append_jsonl(run_dir / "eval.jsonl", record)
+            append_jsonl(run_dir / "eval.jsonl", record)
         except OSError as err:
             raise RunError(f"training stopped at {games} games: cannot write eval.jsonl: {err}; {kept()}") from err
         return record

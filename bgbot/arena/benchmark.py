@@ -56,7 +56,9 @@ def benchmark(
         "backgammon_rate", "opponent_gammon_rate", "opponent_backgammon_rate", "opponent", "seed", "games_per_s"}``
         -- points per game of the candidate (cubeless money), rates as fractions of all games.
     """
-    r = tournament.run([_player_spec(candidate, plies), opponent], games, seed=seed, workers=workers)
+    r = tournament.run(
+        [_player_spec(candidate, plies), opponent], tournament.TournamentSettings(games, seed=seed, workers=workers)
+    )
     row = r["pairings"][0]
     return {k: row[k] for k in ("ppg", "ci_low", "ci_high", "ci_half_width", "stderr", "games", "pairs")} | {
         "win_rate": row["stats_a"]["win_rate"],
@@ -102,6 +104,13 @@ def plot_progress(records: list[dict], path: str | Path, opponent: str = "pubeva
     return path
 
 
+def accepts(result: dict) -> bool:
+    """The gate's rule, for :func:`gate` and the training stages' gate: a candidate is accepted when the lower end of
+    the 95% interval of its ppg against the current model is above 0 (``result``: :func:`benchmark`'s, or a
+    tournament's pairing row)."""
+    return bool(result["ci_low"] > 0)
+
+
 def gate(
     candidate: str | Path,
     against: str | Path,
@@ -117,7 +126,7 @@ def gate(
     section is created when missing).
 
     Args:
-        candidate, against: checkpoint paths. games, seed, workers: as :func:`bgbot.arena.tournament.run`.
+        candidate, against: checkpoint paths. games, seed, workers: as :class:`bgbot.arena.tournament.TournamentSettings`.
         models_dir: where the model goes (default: ``against``'s directory). plies: both players' lookahead.
 
     Returns:
@@ -141,9 +150,9 @@ def gate(
         if not p.is_file():
             raise GateError(f"no checkpoint file at {str(p)!r}")
     models = Path(models_dir) if models_dir is not None else against.parent
-    r = tournament.run([f"{candidate}:{plies}", f"{against}:{plies}"], games, seed=seed, workers=workers)
-    row = r["pairings"][0]
-    accepted = bool(row["ci_low"] > 0)
+    settings = tournament.TournamentSettings(games, seed=seed, workers=workers)
+    row = tournament.run([f"{candidate}:{plies}", f"{against}:{plies}"], settings)["pairings"][0]
+    accepted = accepts(row)
     target = models / candidate.name
     promoted = None
     if accepted:

@@ -46,6 +46,7 @@ import numpy as np
 from bgbot.arena import stats
 from bgbot.arena.distributed import Interrupted
 from bgbot.arena.engine import (
+    MAX_PLIES,
     CubePhase,
     CubeRules,
     EngineError,
@@ -75,8 +76,6 @@ __all__ = [
 
 MIN_PLAYERS = 3
 """A chouette needs a box and a team of two at least."""
-MAX_PLIES = 5000
-"""A game longer than this is a bug."""
 KINDS = {0: "pass", 1: "single", 2: "gammon", 3: "backgammon"}
 
 

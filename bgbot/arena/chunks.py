@@ -16,13 +16,14 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from bgbot.arena import cubeful
-from bgbot.arena.engine import CubePhase, CubeRules, DuplicateDice, EngineError, Table, play_ply
+from bgbot.arena.engine import MAX_PLIES, CubePhase, CubeRules, DuplicateDice, EngineError, Table, play_ply
 from bgbot.arena.players import Player, make_player
 from bgbot.errors import BgbotError
 from bgbot.formats import matfile
 
 __all__ = [
     "MAX_PLIES",
+    "Task",
     "CRASH_ENV",
     "TournamentError",
     "ChunkResult",
@@ -32,8 +33,6 @@ __all__ = [
     "worker_init",
 ]
 
-MAX_PLIES = 5000
-"""A game longer than this is a bug in a player or the rules (real games last about 60 plies)."""
 CRASH_ENV = "BGBOT_TEST_CRASH_ONCE"
 """Test hook: when this names a file that does not exist, the first pool worker to start a chunk creates it and
 exits abruptly (``os._exit``), as a killed worker would."""
@@ -151,17 +150,48 @@ Chunk = ChunkResult | cubeful.CubefulChunk
 """What a work unit returns: a cubeless :class:`ChunkResult` or a :class:`bgbot.arena.cubeful.CubefulChunk`."""
 
 
-def run_chunk(task: tuple) -> Chunk:
-    """Play one task ``(spec_a, spec_b, seed, pairing, start, stop, record, rules, doubling)``: cubeless (scored by
-    ``rules`` when given) unless ``doubling``, else :func:`bgbot.arena.cubeful.play_games`."""
-    spec_a, spec_b, seed, pairing, start, stop, record, rules, doubling = task
+@dataclass(frozen=True)
+class Task:
+    """One work unit of a tournament: the duplicate pairs ``start .. stop - 1`` of pairing ``pairing``.
+
+    Attributes:
+        player_a, player_b: spec strings (built once per process) or :class:`Player` objects (picklable for a pool).
+        seed: selects the dice and the random player's choices.
+        pairing: the pairing's number (it selects the dice with ``seed``).
+        start, stop: the pair range.
+        record: also return the games as :class:`bgbot.formats.matfile.Game` lists.
+        rules: how games score (and, with ``doubling``, the cube rules); ``None``: cubeless, 1, 2, 3 points.
+        doubling: cubeful games (:func:`bgbot.arena.cubeful.play_games`), else cubeless (:func:`play_games`).
+    """
+
+    player_a: Player | str
+    player_b: Player | str
+    seed: int
+    pairing: int
+    start: int
+    stop: int
+    record: bool
+    rules: CubeRules | None
+    doubling: bool
+
+    @property
+    def games(self) -> int:
+        """The games of this unit (two a pair)."""
+        return 2 * (self.stop - self.start)
+
+
+def run_chunk(task: Task) -> Chunk:
+    """Play one :class:`Task`: cubeless (scored by its ``rules`` when given) unless ``doubling``, else
+    :func:`bgbot.arena.cubeful.play_games`."""
+    seed, pairing, start, stop, record, rules = task.seed, task.pairing, task.start, task.stop, task.record, task.rules
     marker = os.environ.get(CRASH_ENV)
     if marker and multiprocessing.parent_process() is not None and not os.path.exists(marker):
         Path(marker).touch()
         os._exit(17)
-    a, b = _player(spec_a, seed), _player(spec_b, seed)
+    a, b = _player(task.player_a, seed), _player(task.player_b, seed)
     if multiprocessing.parent_process() is not None:
         _one_thread()
-    if not doubling:
+    if not task.doubling:
         return play_games(a, b, seed, pairing, start, stop, record, rules)
-    return cubeful.play_games(a, b, seed, pairing, start, stop, rules, record, max_plies=MAX_PLIES)
+    assert rules is not None
+    return cubeful.play_games(a, b, seed, pairing, start, stop, rules, record)

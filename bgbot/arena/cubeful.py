@@ -32,6 +32,7 @@ import numpy as np
 
 from bgbot.arena.engine import (
     GAME_KEY,
+    MAX_PLIES,
     CubePhase,
     CubeRules,
     DuplicateDice,
@@ -109,7 +110,6 @@ def play_games(
     stop: int,
     rules: CubeRules,
     record: bool = False,
-    max_plies: int = 5000,
 ) -> CubefulChunk:
     """Play the cubeful duplicate pairs ``start .. stop - 1`` of a pairing (games or matches), all advancing together
     (each ply by :func:`bgbot.arena.engine.play_ply` with its cube phase).
@@ -120,10 +120,9 @@ def play_games(
         start, stop: the pair range.
         rules: :class:`CubeRules`.
         record: also return the games as :class:`bgbot.formats.matfile.Game` lists (left column = A), with cube lines.
-        max_plies: a single game longer than this raises.
 
     Raises:
-        CubefulError: a game or match that does not end.
+        CubefulError: a game or match that does not end (a game past :data:`bgbot.arena.engine.MAX_PLIES` plies).
     """
     pairs = np.arange(start, stop)
     n = 2 * len(pairs)
@@ -176,7 +175,7 @@ def play_games(
     players = (player_a, player_b)
     while table.active.any():
         try:
-            ply = play_ply(table, dice, players, phase, on_end, max_plies)
+            ply = play_ply(table, dice, players, phase, on_end, MAX_PLIES)
         except EngineError as e:
             raise CubefulError(f"pairing {pairing}, pair range {start}..{stop}: {e}") from e
         plies[ply.idx] += 1

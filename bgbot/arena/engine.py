@@ -60,6 +60,7 @@ from bgbot.rules.outcomes import check_probabilities
 from bgbot.rules.state import CubeState, MatchState
 
 __all__ = [
+    "MAX_PLIES",
     "EngineError",
     "CubeRules",
     "CubePhase",
@@ -76,6 +77,10 @@ __all__ = [
     "DuplicateDice",
     "GAME_KEY",
 ]
+
+MAX_PLIES = 5000
+"""A game longer than this is a bug in a player or the rules (real games last about 60 plies): :func:`play_ply`
+raises."""
 
 
 class EngineError(BgbotError):
@@ -270,7 +275,7 @@ def play_ply(
     players: Sequence,
     cube: CubePhase | None = None,
     on_end: OnEnd | None = None,
-    max_plies: int = 5000,
+    max_plies: int = MAX_PLIES,
 ) -> Ply:
     """Play one ply in every active slot of ``table``: optional cube phase, roll, choose, apply, game over, score.
 

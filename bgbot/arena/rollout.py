@@ -90,6 +90,7 @@ __all__ = [
     "Candidate",
     "play_chunk",
     "chunk_tasks",
+    "RolloutUnit",
     "run_chunk",
     "rollout_positions",
     "candidates",
@@ -504,18 +505,36 @@ def _evaluator(spec) -> PositionEvaluator:
     return _EVALUATORS[spec]
 
 
-def _run_unit(task: tuple[int, tuple]) -> tuple[int, tuple[int, np.ndarray]]:
-    """``(unit index, run_chunk task)`` -> ``(unit index, run_chunk result)``: results that say which unit they are
-    as they arrive (partial results of an interrupted rollout)."""
-    i, inner = task
-    return i, run_chunk(inner)
+@dataclass(frozen=True)
+class RolloutUnit:
+    """One work unit of a rollout (:func:`chunk_tasks`), picklable for a process pool or Ray.
+
+    Attributes:
+        index: the unit's number, so that results say which unit they are as they arrive (partial results of an
+            interrupted rollout).
+        evaluator: a position evaluator, or a checkpoint path (loaded once per process).
+        starts: ``(K, 26)`` int8 the unit's start positions; ``root`` ``(K,)`` bool whether each is seen by the root.
+        lo, hi: the trials ``lo .. hi - 1`` of each start.
+        settings: the rollout's :class:`RolloutSettings`.
+        cube_state: ``(K,)`` int64 the cube of cubeful trials (None: cubeless).
+    """
+
+    index: int
+    evaluator: PositionEvaluator | str
+    starts: np.ndarray
+    root: np.ndarray
+    lo: int
+    hi: int
+    settings: RolloutSettings
+    cube_state: np.ndarray | None = None
 
 
-def run_chunk(task: tuple) -> tuple[int, np.ndarray]:
-    """One work unit, picklable for a process pool or Ray: ``task`` = (evaluator or checkpoint path, starts,
-    root_on_roll, lo, hi, settings, cube_state) -> ``(lo, (K, hi - lo, 5 or 6) results)``."""
-    spec, starts, root, lo, hi, settings, cube_state = task
-    return lo, play_chunk(_evaluator(spec), starts, root, lo, hi, settings, cube_state=cube_state)
+def run_chunk(unit: RolloutUnit) -> tuple[int, tuple[int, np.ndarray]]:
+    """Play one :class:`RolloutUnit` -> ``(index, (lo, (K, hi - lo, 5 or 6) results))``."""
+    results = play_chunk(
+        _evaluator(unit.evaluator), unit.starts, unit.root, unit.lo, unit.hi, unit.settings, cube_state=unit.cube_state
+    )
+    return unit.index, (unit.lo, results)
 
 
 # ------------------------------------------------------------------------------------------------- estimates
@@ -580,7 +599,8 @@ def _run(
     units = chunk_tasks(settings, len(starts))
     cs = None if cube_state is None else np.asarray(cube_state, dtype=np.int64)
     tasks = [
-        (spec, starts[a:b], root[a:b], lo, hi, settings, None if cs is None else cs[a:b]) for a, b, lo, hi in units
+        RolloutUnit(i, spec, starts[a:b], root[a:b], lo, hi, settings, None if cs is None else cs[a:b])
+        for i, (a, b, lo, hi) in enumerate(units)
     ]
     out = np.empty((len(starts), settings.trials, 6 if settings.cube else 5), dtype=np.float64)
     done = np.zeros((len(starts), settings.trials), dtype=bool)
@@ -595,7 +615,7 @@ def _run(
             progress((lo, r))
 
     try:
-        distributed.run_tasks(_run_unit, list(enumerate(tasks)), workers=workers, ray=ray, on_result=arrived)
+        distributed.run_tasks(run_chunk, tasks, workers=workers, ray=ray, on_result=arrived)
     except distributed.Interrupted as e:
         every = done.all(axis=0)  # the trials finished for every start (paired comparisons need the same trials)
         raise RolloutInterrupted(e.signum, out[:, every], np.flatnonzero(every)) from None
@@ -617,13 +637,7 @@ class RolloutInterrupted(Interrupted):
 def rollout_positions(
     positions: np.ndarray,
     evaluator,
-    trials: int = 1296,
-    truncate: int = 0,
-    seed: int = 0,
-    plies: int = 0,
-    variance_reduction: bool = True,
-    quasi_random: bool = True,
-    databases: bool = True,
+    settings: RolloutSettings,
     workers: int = 1,
     ray: str | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -635,14 +649,17 @@ def rollout_positions(
     Args:
         positions: ``(N, 26)`` int8, side on roll.
         evaluator: a position evaluator (picklable for ``workers > 1`` / Ray) or a checkpoint path.
-        trials, truncate, seed, plies, variance_reduction, quasi_random, databases: :class:`RolloutSettings`.
+        settings: :class:`RolloutSettings` (cubeless: its ``cube`` and ``jacoby`` are not used).
         workers: processes (1 = this process). ray: a Ray address or ``"local"`` (:mod:`bgbot.arena.distributed`).
 
     Raises:
         RolloutError: bad settings. bgbot.rules.board.PositionError: a bad position.
         bgbot.arena.distributed.DistributedError: Ray not installed or not reachable.
     """
-    settings = RolloutSettings(trials, truncate, plies, seed, variance_reduction, quasi_random, databases)
+    if settings.cube:
+        raise RolloutError(
+            "rollout_positions rolls out cubeless: give settings with cube=False (cube_rollout is cubeful)"
+        )
     pos = np.asarray(positions, dtype=np.int8).reshape(-1, 26)
     for p in pos:
         validate(p)

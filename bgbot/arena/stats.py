@@ -5,6 +5,8 @@
   interval is Student's t over the pair means (:func:`t_interval`, ``scipy.stats.t``).
 * **Proportions** (match-win rate): Wilson's score interval (``scipy.stats.binomtest(...).proportion_ci``), inside
   [0, 1] by construction, treating matches as independent (conservative: duplicate dice only lower the variance).
+* **Ratios of paired mean errors** (:func:`ratio_interval`: one contestant's mean error over another's on the same
+  decisions): a paired percentile bootstrap over the decisions (numpy, fixed seed), so the interval is reproducible.
 * **Rankings** (:func:`ranking`): a player's value is the mean of its pairings' values from its side. Its interval
   combines the pairings' standard errors with Welch-Satterthwaite degrees of freedom (ppg), or pools its matches into
   one Wilson interval (match-win rate); with two players it is exactly the pairing's interval.
@@ -31,11 +33,17 @@ __all__ = [
     "summarize_money",
     "summarize_matches",
     "ranking",
+    "ratio_interval",
     "CONFIDENCE",
+    "BOOTSTRAP_RESAMPLES",
 ]
 
 CONFIDENCE = 0.95
 """Level of every interval the arena reports."""
+
+
+BOOTSTRAP_RESAMPLES = 10_000
+"""Resamples of :func:`ratio_interval`'s bootstrap."""
 
 
 class StatsError(BgbotError):
@@ -150,6 +158,71 @@ def summarize_wins(won: np.ndarray) -> dict:
         "wilson_high": hi,
         "wins_a": k,
         "wins_b": n - k,
+    }
+
+
+def ratio_interval(
+    numerator: np.ndarray,
+    denominator: np.ndarray,
+    *,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = 2026,
+    confidence: float = CONFIDENCE,
+) -> dict:
+    """Ratio of two paired means, ``mean(numerator) / mean(denominator)``, with its percentile bootstrap interval.
+
+    The samples are paired (``numerator[i]`` and ``denominator[i]`` measured on the same decision), so each resample
+    draws ``n`` decisions with replacement and keeps both values of each: the interval accounts for the correlation
+    between the two. A resample whose denominator sums to 0 has ratio +inf (0 when its numerator sums to 0 too), so a
+    small or zero anchor widens the interval upwards instead of failing; the point ratio follows the same rule.
+
+    Args:
+        numerator, denominator: ``(n,)`` floats, finite and >= 0 (e.g. equity lost per decision), n >= 2.
+        resamples: bootstrap resamples (drawn from ``numpy.random.default_rng(seed)``, in chunks of 1,000).
+        confidence: level of the interval (equal tails).
+
+    Returns:
+        ``{"ratio", "ci_low", "ci_high", "decisions", "resamples", "seed"}``; ``ci_high`` may be ``inf``.
+
+    Raises:
+        StatsError: fewer than two pairs, arrays of different shapes, or a value that is negative or not finite.
+
+    >>> r = ratio_interval(np.array([2.0, 4.0, 0.0, 6.0]), np.array([1.0, 2.0, 0.0, 3.0]), resamples=200)
+    >>> r["ratio"], r["ci_low"], r["ci_high"]
+    (2.0, 2.0, 2.0)
+    """
+    num = np.asarray(numerator, dtype=np.float64)
+    den = np.asarray(denominator, dtype=np.float64)
+    if num.ndim != 1 or num.shape != den.shape:
+        raise StatsError(f"a paired ratio needs two 1-d arrays of one length, got shapes {num.shape} and {den.shape}")
+    n = len(num)
+    if n < 2:
+        raise StatsError(f"a bootstrap interval needs at least 2 paired samples, got {n}")
+    if not (np.isfinite(num).all() and np.isfinite(den).all() and (num >= 0).all() and (den >= 0).all()):
+        raise StatsError("a paired ratio needs finite, non-negative samples")
+    if resamples < 10:
+        raise StatsError(f"a bootstrap interval needs at least 10 resamples, got {resamples}")
+
+    def ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(b > 0, a / np.where(b > 0, b, 1.0), np.where(a > 0, np.inf, 0.0))
+
+    rng = np.random.default_rng(seed)
+    draws = []
+    for start in range(0, resamples, 1000):
+        idx = rng.integers(0, n, size=(min(1000, resamples - start), n))
+        draws.append(ratio(num[idx].sum(axis=1), den[idx].sum(axis=1)))
+    boot = np.sort(np.concatenate(draws))
+    tail = (1.0 - confidence) / 2.0
+    low = boot[int(math.floor(tail * resamples))]
+    high = boot[min(int(math.ceil((1.0 - tail) * resamples)) - 1, resamples - 1)]
+    return {
+        "ratio": float(ratio(np.array([num.sum()]), np.array([den.sum()]))[0]),
+        "ci_low": float(low),
+        "ci_high": float(high),
+        "decisions": n,
+        "resamples": resamples,
+        "seed": seed,
     }
 
 

@@ -24,7 +24,9 @@ player for every game where it is on roll. A chunk whose worker dies is replayed
 (an external engine that dies or plays an illegal move) or a chunk that keeps killing its worker stops the run with
 :class:`TournamentStopped`, whose results count the finished chunks only (whole duplicate pairs); ``resume`` then
 plays only the chunks not saved, and since a chunk's games depend only on its seed and pair range the totals are
-those of an uninterrupted run.
+those of an uninterrupted run. Once every chunk has finished and the ``.mat`` files are written, the results are
+kept in ``OUT/results.json`` and the saved chunks removed (:func:`finish_saved`); ``resume`` of that directory then
+answers with :class:`TournamentComplete`, which carries those results.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import pickle
 import signal
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
@@ -45,6 +48,7 @@ from bgbot.arena.chunks import (
     MAX_PLIES,
     Chunk,
     ChunkResult,
+    Task,
     TournamentError,
     _player,
     play_games,
@@ -69,10 +73,15 @@ __all__ = [
     "MAX_SEED",
     "MAX_WORKERS",
     "TournamentError",
+    "TournamentSettings",
+    "Task",
     "OutputError",
     "TournamentStopped",
     "resume_settings",
     "discard_saved",
+    "finish_saved",
+    "RESULTS_FILE",
+    "TournamentComplete",
     "ChunkResult",
     "play_games",
     "check_settings",
@@ -98,8 +107,49 @@ MAX_WORKERS = 1024
 """Most worker processes."""
 
 
+@dataclass(frozen=True)
+class TournamentSettings:
+    """How a tournament is played (:func:`play`); checked by :func:`check_settings` before anything is played.
+
+    Attributes:
+        games: games per pairing, even (``games / 2`` duplicate pairs), :data:`MIN_GAMES` .. :data:`MAX_GAMES`
+            (matches: 2 ..).
+        seed: selects the dice (and the random player's choices), 0 .. :data:`MAX_SEED`.
+        workers: processes, 1 .. :data:`MAX_WORKERS`; 1 plays in this process.
+        out_dir: when given, the games are recorded and each pairing's ``.mat`` file is planned as
+            ``out_dir/NN_A_vs_B.mat``; each work unit's games are saved in ``out_dir/chunks/`` as they finish.
+        chunk_pairs: pairs per work unit, default :data:`CHUNK_PAIRS` (results do not depend on it only when players
+            are deterministic functions of their input batch; keep the default to compare runs).
+        cube: play cubeful money games (:mod:`bgbot.arena.cubeful`; ``jacoby`` sets the Jacoby rule).
+        match_length: > 0 plays matches to that many points (cubeful, Crawford rule); ``games`` then counts matches
+            and the ``.mat`` output is one file per match, ``out_dir/NN_A_vs_B_MMMM.mat``.
+        jacoby: the Jacoby rule in cubeful money games.
+        auto_doubles: money games with the cube only: the most automatic doubles a game may have (an opening tie
+            doubles the centred cube), 0 = off.
+        backgammon_value: 3, or 2 (backgammons count as gammons: scoring, cube decisions, checker play).
+        ray: run the work units on Ray (an address or ``"local"``; :mod:`bgbot.arena.distributed`) instead of the
+            process pool; the results are the same (apart from timing and the ``ray`` field).
+        resume: take the units already saved in ``out_dir`` (the settings must be those saved there).
+        progress: show a tqdm progress bar on stderr.
+    """
+
+    games: int
+    seed: int = 0
+    workers: int = 1
+    out_dir: str | Path | None = None
+    chunk_pairs: int | None = None
+    cube: bool = False
+    match_length: int = 0
+    jacoby: bool = True
+    auto_doubles: int = 0
+    backgammon_value: int = 3
+    ray: str | None = None
+    resume: bool = False
+    progress: bool = False
+
+
 def _run_tasks(
-    tasks: list[tuple],
+    tasks: list[Task],
     workers: int,
     progress: bool = False,
     ray: str | None = None,
@@ -109,7 +159,7 @@ def _run_tasks(
     :mod:`bgbot.arena.distributed`, which re-runs the chunk of a worker that dies) -> (results in task order, restarts:
     pool restarts or deaths of Ray workers). ``progress``: a tqdm bar of games played on stderr. Each chunk's final
     positions are dropped (bounded memory); ``on_chunk`` is called with each chunk as it finishes."""
-    total = sum(2 * (t[5] - t[4]) for t in tasks)
+    total = sum(t.games for t in tasks)
     bar = progress_bar(total=total, unit="game", enabled=progress, leave=False, dynamic_ncols=True)
 
     def done(r: Chunk) -> Chunk:
@@ -142,7 +192,8 @@ def _run_tasks(
         def too_many(i: int) -> TournamentError:
             t = tasks[i]
             return TournamentError(
-                f"pairs {t[4]}..{t[5]} of pairing {t[3]} failed {MAX_ATTEMPTS} times (a worker process died each time)"
+                f"pairs {t.start}..{t.stop} of pairing {t.pairing} failed {MAX_ATTEMPTS} times "
+                "(a worker process died each time)"
             )
 
         results, restarts = distributed.run_pool(
@@ -160,25 +211,17 @@ def _name(spec) -> str:
     return spec.name if isinstance(spec, Player) else display_name(spec)
 
 
-def check_settings(
-    players: list,
-    games: int,
-    seed: int,
-    workers: int,
-    out_dir: str | Path | None,
-    match_length: int = 0,
-    cube: bool = False,
-    auto_doubles: int = 0,
-    backgammon_value: int = 3,
-) -> None:
+def check_settings(players: list, settings: TournamentSettings) -> None:
     """Refuse settings a tournament cannot run with, before anything is played.
 
     Raises:
         TournamentError: fewer than two players; ``games`` not an even integer in :data:`MIN_GAMES` ..
-            :data:`MAX_GAMES` (2 .. for matches); ``seed`` outside 0 .. :data:`MAX_SEED`; ``workers`` outside 1 .. :data:`MAX_WORKERS`;
-            an empty ``out_dir``; ``match_length`` not an integer >= 0; ``backgammon_value`` not 2 or 3;
-            ``auto_doubles`` not an integer >= 0, or > 0 in match play or without the cube.
+            :data:`MAX_GAMES` (2 .. for matches); ``seed`` outside 0 .. :data:`MAX_SEED`; ``workers`` outside 1 ..
+            :data:`MAX_WORKERS`; an empty ``out_dir``; ``match_length`` not an integer >= 0; ``backgammon_value`` not
+            2 or 3; ``auto_doubles`` not an integer >= 0, or > 0 in match play or without the cube.
     """
+    games, seed, workers, out_dir = settings.games, settings.seed, settings.workers, settings.out_dir
+    match_length, auto_doubles = settings.match_length, settings.auto_doubles
     if len(players) < 2:
         raise TournamentError(f"a tournament needs at least two players, got {players!r}")
 
@@ -201,8 +244,8 @@ def check_settings(
         raise TournamentError("the output directory is empty; give a directory name (or leave --out out)")
     if not is_int(match_length) or match_length < 0:
         raise TournamentError(f"the match length must be an integer >= 0 (0 = money play), got {match_length!r}")
-    check_variants(auto_doubles, backgammon_value, match_length)
-    if auto_doubles and not cube:
+    check_variants(auto_doubles, settings.backgammon_value, match_length)
+    if auto_doubles and not settings.cube:
         raise TournamentError("automatic doubles need the cube: add --cube (cubeful money games)")
 
 
@@ -230,63 +273,31 @@ class OutputError(TournamentError):
         self.not_written = not_written
 
 
-def run(players: list, games: int, *args, **kwargs) -> dict:
-    """Round robin of every pairing of ``players``, ``games`` duplicate games (or matches) each; then, with
-    ``out_dir``, the games written as ``.mat`` files: :func:`play` (the same arguments), :func:`write_files`, then
-    :func:`discard_saved`.
+def run(players: list, settings: TournamentSettings) -> dict:
+    """Round robin of every pairing of ``players``, ``settings.games`` duplicate games (or matches) each; then, with
+    ``settings.out_dir``, the games written as ``.mat`` files: :func:`play`, :func:`write_files`, then
+    :func:`finish_saved`.
 
     Raises:
         OutputError: files that could not be written (the results ride on the error); :func:`play`'s errors.
     """
-    results, files = play(players, games, *args, **kwargs)
+    results, files = play(players, settings)
     write_files(results, files)
-    out_dir = kwargs.get("out_dir", args[2] if len(args) > 2 else None)
-    if out_dir is not None:
-        discard_saved(out_dir)
+    if settings.out_dir is not None:
+        finish_saved(settings.out_dir, results)
     return results
 
 
-def play(
-    players: list,
-    games: int,
-    seed: int = 0,
-    workers: int = 1,
-    out_dir: str | Path | None = None,
-    chunk_pairs: int | None = None,
-    cube: bool = False,
-    match_length: int = 0,
-    jacoby: bool = True,
-    progress: bool = False,
-    auto_doubles: int = 0,
-    backgammon_value: int = 3,
-    ray: str | None = None,
-    resume: bool = False,
-) -> tuple[dict, list[tuple[Path, str]]]:
-    """Round robin of every pairing of ``players``, ``games`` duplicate games (or matches) each, writing no ``.mat``
-    file (they are returned). With ``out_dir``, each work unit's games are saved in ``out_dir/chunks/`` as soon as they
-    finish (:class:`_ChunkStore`), and ``resume`` plays only the units not saved there: the totals are those of an
-    uninterrupted run.
+def play(players: list, settings: TournamentSettings) -> tuple[dict, list[tuple[Path, str]]]:
+    """Round robin of every pairing of ``players``, ``settings.games`` duplicate games (or matches) each, writing no
+    ``.mat`` file (they are returned as (path, text) for :func:`write_files`). With ``settings.out_dir``, each work
+    unit's games are saved in ``out_dir/chunks/`` as soon as they finish (:class:`_ChunkStore`), and
+    ``settings.resume`` plays only the units not saved there: the totals are those of an uninterrupted run.
 
     Args:
         players: spec strings (see :func:`bgbot.arena.players.make_player`) or :class:`Player` objects (picklable for
             ``workers > 1``), at least two. In pairing (i, j), i < j, player i is A.
-        games: games per pairing, even (``games / 2`` duplicate pairs), :data:`MIN_GAMES` .. :data:`MAX_GAMES`.
-        seed: selects the dice (and the random player's choices), 0 .. :data:`MAX_SEED`.
-        workers: processes, 1 .. :data:`MAX_WORKERS`; 1 plays in this process.
-        out_dir: when given, the games are recorded and each pairing's ``.mat`` file is planned as
-            ``out_dir/NN_A_vs_B.mat`` (returned as (path, text) for :func:`write_files`).
-        chunk_pairs: pairs per work unit, default :data:`CHUNK_PAIRS` (results do not depend on it only when players are deterministic functions
-            of their input batch; keep the default to compare runs).
-        cube: play cubeful money games (:mod:`bgbot.arena.cubeful`; ``jacoby`` sets the Jacoby rule).
-        match_length: > 0 plays matches to that many points (cubeful, Crawford rule); ``games`` then counts matches
-            and the ``.mat`` output is one file per match, ``out_dir/NN_A_vs_B_MMMM.mat``.
-        progress: show a tqdm progress bar on stderr.
-        ray: run the chunks on Ray (an address or ``"local"``; :mod:`bgbot.arena.distributed`) instead of the
-            process pool; the results are the same (apart from timing and the ``ray`` field).
-        auto_doubles: money games with the cube only: the most automatic doubles a game may have (an opening tie
-            doubles the centred cube), 0 = off.
-        backgammon_value: 3, or 2 (backgammons count as gammons: scoring, cube decisions, checker play).
-        resume: take the units already saved in ``out_dir`` (the settings must be those saved there).
+        settings: :class:`TournamentSettings`.
 
     Returns:
         ``(results, files)``. ``results`` is a JSON-able dict: ``players`` (names), ``specs``, ``seed``, ``games``,
@@ -302,8 +313,11 @@ def play(
         TournamentStopped: SIGINT or SIGTERM (under :func:`bgbot.arena.distributed.interrupt_signals`) or a failing
             player or worker before every unit finished: the results of the whole duplicate pairs finished ride on it.
     """
-    check_settings(players, games, seed, workers, out_dir, match_length, cube, auto_doubles, backgammon_value)
-    chunk_pairs = CHUNK_PAIRS if chunk_pairs is None else chunk_pairs
+    check_settings(players, settings)
+    games, seed, workers, out_dir, ray = settings.games, settings.seed, settings.workers, settings.out_dir, settings.ray
+    cube, match_length, jacoby = settings.cube, settings.match_length, settings.jacoby
+    auto_doubles, backgammon_value = settings.auto_doubles, settings.backgammon_value
+    chunk_pairs = CHUNK_PAIRS if settings.chunk_pairs is None else settings.chunk_pairs
     doubling = bool(cube or match_length)
     backgammons = backgammon_value == 3
     rules: CubeRules | None = None
@@ -319,7 +333,7 @@ def play(
     n_pairs = games // 2
     record = out_dir is not None
     tasks = [
-        (players[i], players[j], seed, k, s, min(s + chunk_pairs, n_pairs), record, rules, doubling)
+        Task(players[i], players[j], seed, k, s, min(s + chunk_pairs, n_pairs), record, rules, doubling)
         for k, (i, j) in enumerate(pairings)
         for s in range(0, n_pairs, chunk_pairs)
     ]
@@ -328,7 +342,7 @@ def play(
         from bgbot.arena import distributed
 
         distributed.connect_ray(ray)  # an unreachable address fails before any game is played
-    settings = {
+    saved = {
         "players": [_spec_str(p) for p in players],
         "games": int(games),
         "seed": int(seed),
@@ -339,9 +353,9 @@ def play(
         "backgammon_value": int(backgammon_value),
         "chunk_pairs": int(chunk_pairs),
     }
-    store = _ChunkStore(Path(out_dir), settings, tasks, resume) if out_dir is not None else None
+    store = _ChunkStore(Path(out_dir), saved, tasks, settings.resume) if out_dir is not None else None
     finished: dict[int, Chunk] = {} if store is None else store.saved
-    index = {(t[3], t[4]): i for i, t in enumerate(tasks)}
+    index = {(t.pairing, t.start): i for i, t in enumerate(tasks)}
 
     def on_chunk(r: Chunk) -> None:
         i = index[(r.pairing, r.start)]
@@ -353,7 +367,7 @@ def play(
     stopped: BaseException | None = None
     restarts = 0
     try:
-        _, restarts = _run_tasks(todo, workers, progress, ray, on_chunk)
+        _, restarts = _run_tasks(todo, workers, settings.progress, ray, on_chunk)
     except (Interrupted, BgbotError) as e:  # keep what finished: SIGINT/SIGTERM, a failing player or worker
         stopped = e
     elapsed = time.perf_counter() - t0
@@ -478,7 +492,7 @@ class _ChunkStore:
         TournamentError: resuming a directory without ``tournament.json``, with other settings, or an unreadable unit.
     """
 
-    def __init__(self, out_dir: Path, settings: dict, tasks: list[tuple], resume: bool) -> None:
+    def __init__(self, out_dir: Path, settings: dict, tasks: list[Task], resume: bool) -> None:
         self.dir = out_dir / CHUNKS_DIR
         self.saved: dict[int, Chunk] = {}
         self.error: OSError | None = None
@@ -493,7 +507,7 @@ class _ChunkStore:
                     i = int(path.stem.split("-")[1])
                     chunk = pickle.loads(path.read_bytes())
                     t = tasks[i]
-                    ok = (chunk.pairing, chunk.start, chunk.stop) == (t[3], t[4], t[5])
+                    ok = (chunk.pairing, chunk.start, chunk.stop) == (t.pairing, t.start, t.stop)
                 except (OSError, ValueError, IndexError, EOFError, pickle.UnpicklingError, AttributeError) as e:
                     raise TournamentError(f"cannot read the saved games in {path}: {e}") from e
                 if not ok:
@@ -504,6 +518,7 @@ class _ChunkStore:
             self.dir.mkdir(parents=True, exist_ok=True)
             for old in self.dir.glob("unit-*.pkl"):
                 old.unlink()
+            (out_dir / RESULTS_FILE).unlink(missing_ok=True)  # an earlier tournament's, from this directory
             write_atomic(manifest, json.dumps(settings, indent=2) + "\n")
         except OSError as e:
             self.error = e
@@ -521,12 +536,38 @@ class _ChunkStore:
             discard_saved(self.dir.parent)
 
 
+RESULTS_FILE = "results.json"
+"""A finished tournament's results in its output directory (``OUT/results.json``, :func:`play`'s results dict),
+written by :func:`finish_saved`; ``resume`` of that directory answers with them (:class:`TournamentComplete`)."""
+
+
 def discard_saved(out_dir: str | Path) -> None:
-    """Remove the saved work units of a finished tournament (``out_dir/chunks/``), once its ``.mat`` files are
-    written: nothing is left to resume."""
+    """Remove the saved work units of a tournament (``out_dir/chunks/``): nothing is left to resume."""
     import shutil
 
     shutil.rmtree(Path(out_dir) / CHUNKS_DIR, ignore_errors=True)
+
+
+def finish_saved(out_dir: str | Path, results: dict) -> None:
+    """A tournament in ``out_dir`` has finished and its ``.mat`` files are written: record its ``results`` in
+    ``out_dir/results.json`` (atomically), then remove its saved work units (:func:`discard_saved`).
+
+    Raises:
+        OSError: ``results.json`` cannot be written (the work units are then kept).
+    """
+    write_atomic(Path(out_dir) / RESULTS_FILE, json.dumps(results, indent=2) + "\n")
+    discard_saved(out_dir)
+
+
+class TournamentComplete(TournamentError):
+    """``resume`` of a directory whose tournament has finished: there is nothing left to play. ``results`` holds
+    its results as recorded in ``results.json`` (None when the directory predates that file), ``path`` the file."""
+
+    def __init__(self, out_dir: str | Path, results: dict | None) -> None:
+        self.path = Path(out_dir) / RESULTS_FILE
+        self.results = results
+        where = f"its results are in {self.path}" if results is not None else "its .mat files are all it kept"
+        super().__init__(f"{out_dir} holds a finished tournament, so there is nothing to resume: {where}")
 
 
 def resume_settings(out_dir: str | Path) -> dict:
@@ -535,19 +576,42 @@ def resume_settings(out_dir: str | Path) -> dict:
     ``chunk_pairs``.
 
     Raises:
+        TournamentComplete: the tournament in ``out_dir`` has finished (its ``results.json``, or its ``.mat`` files
+            without saved work units).
         TournamentError: no such file, or not one this program wrote.
     """
     path = Path(out_dir) / CHUNKS_DIR / "tournament.json"
+    if not path.exists():
+        _refuse_finished(Path(out_dir))
+        raise TournamentError(f"{out_dir} holds no tournament to resume (no {path})")
     try:
         saved = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise TournamentError(f"{out_dir} holds no tournament to resume (no {path})") from None
     except (OSError, ValueError) as e:
         raise TournamentError(f"cannot read {path}: {e}") from e
     keys = ("players", "games", "seed", "cube", "match_length", "jacoby", "auto_doubles", "backgammon_value")
     if not isinstance(saved, dict) or any(k not in saved for k in (*keys, "chunk_pairs")):
         raise TournamentError(f"{path} is not a tournament's settings file")
     return saved
+
+
+def _refuse_finished(out_dir: Path) -> None:
+    """Raise :class:`TournamentComplete` when ``out_dir`` holds a finished tournament (its ``results.json``, or
+    ``.mat`` files alone); return otherwise.
+
+    Raises:
+        TournamentError: ``results.json`` is unreadable or not a tournament's results.
+    """
+    done = out_dir / RESULTS_FILE
+    if done.is_file():
+        try:
+            results = json.loads(done.read_text())
+        except (OSError, ValueError) as e:
+            raise TournamentError(f"cannot read {done}: {e}") from e
+        if not isinstance(results, dict) or "pairings" not in results:
+            raise TournamentError(f"{done} is not a tournament's results file")
+        raise TournamentComplete(out_dir, results)
+    if any(out_dir.glob("*.mat")):
+        raise TournamentComplete(out_dir, None)
 
 
 def _spec_str(spec) -> str:

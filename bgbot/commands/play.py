@@ -45,8 +45,7 @@ def run(args: argparse.Namespace) -> int:
         raise play.PlayError(f"--ply must be 0..2, got {args.ply}")
     if args.match_length < 0:
         raise play.PlayError(f"--match-length must be >= 0, got {args.match_length}")
-    return play.run(
-        common.load_bot(args),
+    settings = play.PlaySettings(
         match_length=args.match_length,
         ply=args.ply,
         manual_dice=args.dice == "manual",
@@ -57,3 +56,4 @@ def run(args: argparse.Namespace) -> int:
         jacoby=args.jacoby == "on",
         resume=args.resume,
     )
+    return play.run(common.load_bot(args), settings)

@@ -46,7 +46,8 @@ def add_parser(subparsers) -> None:
     p.add_argument(
         "--out",
         metavar="DIR",
-        help="write each pairing's games as a Jellyfish .mat file into DIR (matches: one file per match)",
+        help="write each pairing's games as a Jellyfish .mat file into DIR (matches: one file per match), and the "
+        "results as DIR/results.json",
     )
     p.add_argument(
         "--cube",
@@ -88,7 +89,8 @@ def add_parser(subparsers) -> None:
         "--resume",
         metavar="DIR",
         help="finish the tournament whose games were saved in DIR (its --out): the settings are DIR's, only the "
-        "games not yet played are played, and the totals are those of an uninterrupted run",
+        "games not yet played are played, and the totals are those of an uninterrupted run; a tournament that has "
+        "finished prints the results recorded in DIR/results.json, with a note that nothing is left to resume",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar (it is shown on stderr only on a terminal)")
     p.set_defaults(func=run)
@@ -101,7 +103,13 @@ def run(args: argparse.Namespace) -> int:
                 "--resume DIR takes the players, games and rules saved in DIR: give only --workers, --ray, --json "
                 "or --quiet with it"
             )
-        saved = tournament.resume_settings(args.resume)
+        try:
+            saved = tournament.resume_settings(args.resume)
+        except tournament.TournamentComplete as done:
+            if done.results is not None:
+                print(json.dumps(done.results, indent=2) if args.json else report.format_table(done.results))
+            print(f"note: {done}", file=sys.stderr)
+            return 0
         args.player, args.games, args.seed = saved["players"], saved["games"], saved["seed"]
         args.cube, args.match_length = saved["cube"], saved["match_length"] or None
         args.jacoby = None if not saved["cube"] else ("on" if saved["jacoby"] else "off")
@@ -136,24 +144,26 @@ def run(args: argparse.Namespace) -> int:
     print(json.dumps(results, indent=2) if args.json else report.format_table(results), flush=True)
     tournament.write_files(results, files)
     if args.out is not None:
-        tournament.discard_saved(args.out)
+        tournament.finish_saved(args.out, results)
     return 0
 
 
 def _play(args: argparse.Namespace, match_length: int):
     return tournament.play(
         args.player,
-        args.games,
-        seed=args.seed,
-        workers=args.workers,
-        out_dir=args.out,
-        cube=args.cube,
-        match_length=match_length,
-        jacoby=args.jacoby != "off",
-        progress=not args.quiet,
-        ray=args.ray,
-        auto_doubles=args.auto_doubles,
-        backgammon_value=args.backgammon_value,
-        resume=args.resume is not None,
-        chunk_pairs=getattr(args, "chunk_pairs", None),
+        tournament.TournamentSettings(
+            args.games,
+            seed=args.seed,
+            workers=args.workers,
+            out_dir=args.out,
+            cube=args.cube,
+            match_length=match_length,
+            jacoby=args.jacoby != "off",
+            progress=not args.quiet,
+            ray=args.ray,
+            auto_doubles=args.auto_doubles,
+            backgammon_value=args.backgammon_value,
+            resume=args.resume is not None,
+            chunk_pairs=getattr(args, "chunk_pairs", None),
+        ),
     )

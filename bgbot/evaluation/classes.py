@@ -1,8 +1,11 @@
 """Position classes (GNU Backgammon's ``ClassifyPosition``, eval.c) and the cube efficiency of each class (its
 ``EvalEfficiency``), for positions ``(26,)`` / ``(M, 26)`` int8 seen from the side on roll.
 
-The classes, in :data:`CLASS_NAMES` order (the codes are their indices, :data:`OVER` ... :data:`CONTACT`), and the
-names ``bgbot move`` / ``bgbot cube`` show as ``"evaluator"``:
+:class:`PositionClass` is the one numbering of classes: its values are the codes :func:`classify_batch` returns and
+the indices of :data:`CLASS_NAMES`; :attr:`PositionClass.stored` is the code a class has in the specialist nets'
+dispatch (:mod:`bgbot.evaluation.specialists`) and in the training stages' files (0 over, 1 contact, 2 crashed, 3 race
+with both bear-off classes, 4 a back game), :data:`STORED_CODES` the same as an array. The classes, in
+:data:`CLASS_NAMES` order, and the names ``bgbot move`` / ``bgbot cube`` show as ``"evaluator"``:
 
 * ``over`` -- a side has no checker left (gnubg CLASS_OVER): valued exactly by the rules.
 * ``bearoff-two-sided`` -- no contact, every checker of both sides on its six home points and at most
@@ -24,13 +27,48 @@ bgbot has one, so those three differ only in their label (and the cube efficienc
 
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
 from bgbot.rules import board
 
-CLASS_NAMES = ("over", "bearoff-two-sided", "bearoff-one-sided", "race", "crashed", "contact")
+_LABELS = ("over", "bearoff-two-sided", "bearoff-one-sided", "race", "crashed", "contact", "backgame")
+_STORED = (0, 3, 3, 3, 2, 1, 4)
+
+
+class PositionClass(enum.IntEnum):
+    """A position class; the value is its :func:`classify_batch` code and its index in :data:`CLASS_NAMES`.
+
+    :attr:`BACKGAME` never comes from :func:`classify_batch`: the training stages mark contact and crashed positions
+    with a back game so (``training.sample.sample_classes``).
+    """
+
+    OVER = 0
+    BEAROFF_TS = 1
+    BEAROFF_OS = 2
+    RACE = 3
+    CRASHED = 4
+    CONTACT = 5
+    BACKGAME = 6
+
+    @property
+    def label(self) -> str:
+        """The class's name: ``"over"``, ``"bearoff-two-sided"``, ..., ``"backgame"``."""
+        return _LABELS[self.value]
+
+    @property
+    def stored(self) -> int:
+        """The class's code in the specialist nets' dispatch and in the training stages' files (0 over, 1 contact,
+        2 crashed, 3 race and both bear-off classes, 4 a back game)."""
+        return _STORED[self.value]
+
+
+CLASS_NAMES = tuple(c.label for c in PositionClass if c is not PositionClass.BACKGAME)
 """The fixed list of position classes / ``"evaluator"`` values, in code order."""
-OVER, BEAROFF_TS, BEAROFF_OS, RACE, CRASHED, CONTACT = range(6)
+OVER, BEAROFF_TS, BEAROFF_OS, RACE, CRASHED, CONTACT = (c for c in PositionClass if c is not PositionClass.BACKGAME)
+STORED_CODES = np.array([c.stored for c in PositionClass], dtype=np.int8)
+"""``(7,)`` int8: :attr:`PositionClass.stored` by class code (``STORED_CODES[classify_batch(p)]``)."""
 
 TS_CHECKERS = 6
 """Most checkers a side may have for the two-sided bear-off database (gnubg's ``gnubg_ts0.bd``: 6 points x 6)."""

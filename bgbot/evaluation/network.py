@@ -170,6 +170,12 @@ class Evaluator:
         """Input columns outside the sparse rows, in the order :meth:`dense_inputs` returns them."""
         return encoding.DENSE_COLUMNS
 
+    @property
+    def dense_key(self) -> type:
+        """Evaluators with equal keys compute the same :meth:`dense_inputs` (a batch shared by several nets computes
+        them once per key): its own class unless a subclass reuses another's dense inputs."""
+        return type(self)
+
     def __init__(self, net: ValueNet, batch_size: int = 65536, check: bool = True) -> None:
         if getattr(net, "is_class_nets", False):
             raise NetworkConfigError(

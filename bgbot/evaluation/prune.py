@@ -45,6 +45,7 @@ __all__ = [
     "MoveFilter",
     "PrunedEvaluator",
     "filter_indices",
+    "FitSettings",
     "fit",
     "load",
     "save",
@@ -184,15 +185,30 @@ class PrunedEvaluator:
 # ------------------------------------------------------------------------------------------------ fitting and files
 
 
+@dataclass(frozen=True)
+class FitSettings:
+    """How :func:`fit` trains a :class:`PruneNet`.
+
+    Attributes:
+        n_hidden: hidden units of the net.
+        epochs: passes over the positions.
+        batch_positions: positions (each with all its plays) per Adam step.
+        lr: Adam's step size.
+        seed: torch's seed and the order of the positions.
+    """
+
+    n_hidden: int = 32
+    epochs: int = 4
+    batch_positions: int = 256
+    lr: float = 3e-3
+    seed: int = 0
+
+
 def fit(
     afterstates: np.ndarray,
     parent: np.ndarray,
     targets: np.ndarray,
-    n_hidden: int = 32,
-    epochs: int = 4,
-    batch_positions: int = 256,
-    lr: float = 3e-3,
-    seed: int = 0,
+    settings: FitSettings = FitSettings(),
     model_sha256: str = "",
 ) -> PruneNet:
     """Fit a :class:`PruneNet` to the equities of plays, relative to each position's mean play.
@@ -201,14 +217,20 @@ def fit(
         afterstates: ``(M, 26)`` int8 plays (opponent on roll) of ``N`` positions.
         parent: ``(M,)`` int64 sorted, the position of each play (every position at least one play).
         targets: ``(M,)`` float32 the mover's cubeless equity of each play (the model's 0-ply values).
-        n_hidden, epochs, batch_positions, lr, seed: the net's size, passes over the positions, positions per Adam
-            step, Adam's step size, torch's seed.
+        settings: the net's size and the training (:class:`FitSettings`).
         model_sha256: recorded in the net (:attr:`PruneNet.model_sha256`).
 
     Returns:
         The fitted net. Loss: mean squared error of ``score - mean(score of the position)`` against ``target -
         mean(target of the position)`` (only differences within a roll matter to the filter).
     """
+    n_hidden, epochs, batch_positions, lr, seed = (
+        settings.n_hidden,
+        settings.epochs,
+        settings.batch_positions,
+        settings.lr,
+        settings.seed,
+    )
     torch.manual_seed(seed)
     net = PruneNet(n_hidden, model_sha256)
     parent = np.asarray(parent, dtype=np.int64)

@@ -1,8 +1,8 @@
 """Tesauro's pubeval, vectorised: a fixed linear benchmark player.
 
 Source: G. Tesauro's public evaluation function (public domain, 1993); the weights and the exact input encoding are in
-``bgbot/data/pubeval_weights.json`` (a copy of ``../shared/data/pubeval_weights.json``, whose ``source`` and ``inputs``
-fields are the reference). Its move choice agrees with ``gnubg_nn.pub_best_move`` (tests/test_pubeval.py).
+``bgbot/data/pubeval_weights.json``, whose ``source`` and ``inputs`` fields say where they come from and how a
+position is encoded. Its move choice agrees with ``gnubg_nn.pub_best_move`` (tests/test_pubeval.py).
 
 Pubeval scores the position *after* a play from the side that made it. Our move generator returns afterstates already
 flipped (the opponent on roll), so :func:`features` flips them back first. Which weight set applies depends on the

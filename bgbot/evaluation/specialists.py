@@ -7,10 +7,16 @@ known here are in :data:`ENCODERS`:
 
 * ``"tesauro196+expert7/v1"`` (203 inputs): :func:`bgbot.evaluation.encoding.encode`;
 * ``"tesauro196+expert7+gnubg50/v2"`` (253 inputs): v1 followed by the 25 GNU Backgammon-class features of each side
-  (:func:`bgbot.evaluation.features.features`: the side on roll's, then the opponent's).
+  (:func:`bgbot.evaluation.features.features`: the side on roll's, then the opponent's);
+* ``"tesauro196+expert7+gnubg50+gnubgrace30/v3"`` (283 inputs): v2 followed by the 15 inputs of GNU Backgammon's race
+  net that v2 lacks, per side (:func:`bgbot.evaluation.race_inputs.race_inputs`: one-hot borne-off counts and
+  crossovers), meant for the race net (:func:`with_race_encoding`).
+
+Each encoding's inputs start with the previous one's (v1 a prefix of v2, v2 of v3): :func:`widen` turns a net into one
+on a wider encoding that computes the same values (the new inputs at weight 0).
 
 :class:`ClassEvaluator` classifies a batch once and sends each class's rows to its net's sparse evaluator
-(:class:`bgbot.evaluation.network.Evaluator` for v1, :class:`EvaluatorV2` for v2). Use :func:`evaluator_for` to get the
+(:class:`bgbot.evaluation.network.Evaluator` for v1, :class:`EvaluatorV2` for v2, :class:`EvaluatorV3` for v3). Use :func:`evaluator_for` to get the
 right evaluator for any loaded net.
 """
 
@@ -24,7 +30,7 @@ import torch
 from torch import nn
 
 from bgbot.errors import BgbotError
-from bgbot.evaluation import classes, encoding, features
+from bgbot.evaluation import classes, encoding, features, race_inputs
 from bgbot.evaluation.network import EvaluationError, Evaluator, NetConfig, ValueNet
 from bgbot.rules.outcomes import equity
 
@@ -41,23 +47,53 @@ def encode_v2(positions: np.ndarray) -> np.ndarray:
     return x
 
 
+ENCODING_V3 = "tesauro196+expert7+gnubg50+gnubgrace30/v3"
+N_V3 = N_V2 + 2 * race_inputs.N_SIDE
+
+
+def encode_v3(positions: np.ndarray) -> np.ndarray:
+    """Encoding v3, ``(M, 26)`` int8 (side on roll) -> ``(M, 283)`` float32: v2's 253 inputs, then
+    :func:`bgbot.evaluation.race_inputs.race_inputs` (30). Raises :class:`bgbot.evaluation.encoding.EncodingError` on
+    bad input."""
+    x = np.empty((len(np.asarray(positions)), N_V3), dtype=np.float32)
+    encoding.encode(positions, out=x[:, : encoding.N_FEATURES])
+    features.features(positions, out=x[:, encoding.N_FEATURES : N_V2])
+    race_inputs.race_inputs(positions, out=x[:, N_V2:])
+    return x
+
+
 ENCODERS: dict[str, tuple[Callable[[np.ndarray], np.ndarray], int]] = {
     encoding.ENCODING_VERSION: (encoding.encode, encoding.N_FEATURES),
     ENCODING_V2: (encode_v2, N_V2),
+    ENCODING_V3: (encode_v3, N_V3),
 }
 """Encoding version -> (encode function, number of inputs)."""
+WIDER: dict[str, str] = {encoding.ENCODING_VERSION: ENCODING_V2, ENCODING_V2: ENCODING_V3}
+"""Encoding version -> the next encoding, whose inputs start with its own."""
 
-CLASSES = ("contact", "crashed", "race")
-"""Position classes with a net of their own, in class-code order (:func:`classify`: 1, 2, 3)."""
-OVER, CONTACT, CRASHED, RACE = 0, 1, 2, 3
+
+def _is_prefix(narrow: str, wide: str) -> bool:
+    """Whether encoding ``narrow``'s inputs are the first inputs of encoding ``wide`` (the same one included)."""
+    while narrow != wide and narrow in WIDER:
+        narrow = WIDER[narrow]
+    return narrow == wide
+
+
+NET_CLASSES = (classes.PositionClass.CONTACT, classes.PositionClass.CRASHED, classes.PositionClass.RACE)
+"""The position classes with a net of their own, in the order of their stored codes (:func:`classify`: 1, 2, 3)."""
+CLASSES = tuple(c.label for c in NET_CLASSES)
+"""Their names, ``("contact", "crashed", "race")``: the keys of :class:`ClassNets` (and of its checkpoints)."""
+OVER, CONTACT, CRASHED, RACE = (
+    c.stored for c in (classes.PositionClass.OVER, *NET_CLASSES)
+)  # the codes :func:`classify` returns
 
 
 class ClassNetsError(BgbotError):
     """Specialist nets that cannot be built: an unknown class or encoding, or inputs that do not fit it."""
 
 
-_FROM_CLASSES = np.array([0, 3, 3, 3, 2, 1], dtype=np.int8)
-"""``bgbot.evaluation.classes`` code (over, bear-off two-sided, bear-off one-sided, race, crashed, contact) -> ours."""
+_FROM_CLASSES = classes.STORED_CODES
+"""``bgbot.evaluation.classes`` code -> ours (:attr:`bgbot.evaluation.classes.PositionClass.stored`)."""
 
 
 def classify(positions: np.ndarray) -> np.ndarray:
@@ -139,21 +175,63 @@ def from_single(net: ValueNet, encoding_version: str = ENCODING_V2) -> ClassNets
         ClassNetsError: ``net``'s encoding is not a prefix of ``encoding_version``'s inputs (v1 is of v2).
     """
     src = net.config.encoding_version
-    if not (src == encoding_version or (src == encoding.ENCODING_VERSION and encoding_version == ENCODING_V2)):
+    if encoding_version not in ENCODERS or not _is_prefix(src, encoding_version):
         raise ClassNetsError(f"cannot start {encoding_version!r} nets from a net on encoding {src!r}")
-    n_in = ENCODERS[encoding_version][1]
-    cfg = NetConfig(
-        n_inputs=n_in, n_hidden=net.config.n_hidden, activation=net.config.activation, encoding_version=encoding_version
-    )
-    nets = ClassNets({name: cfg for name in CLASSES})
+    wide = widen(net, encoding_version)
+    nets = ClassNets({name: wide.config for name in CLASSES})
     with torch.no_grad():
         for sub in (nets.net(name) for name in CLASSES):
-            sub.hidden.weight.zero_()
-            sub.hidden.weight[:, : net.config.n_inputs] = net.hidden.weight
-            sub.hidden.bias.copy_(net.hidden.bias)
-            sub.out.weight.copy_(net.out.weight)
-            sub.out.bias.copy_(net.out.bias)
+            sub.load_state_dict(wide.state_dict())
     return nets
+
+
+def widen(net: ValueNet, encoding_version: str) -> ValueNet:
+    """A copy of ``net`` on the wider encoding ``encoding_version``: the inputs it shares with ``net`` (the first
+    ``net.config.n_inputs``) keep their weights, the new inputs start at weight 0, so it computes exactly what ``net``
+    does until trained. ``net`` itself is not changed.
+
+    Raises:
+        ClassNetsError: ``encoding_version`` is unknown, or ``net``'s encoding is not a prefix of its inputs.
+    """
+    src = net.config.encoding_version
+    if encoding_version not in ENCODERS or not _is_prefix(src, encoding_version):
+        raise ClassNetsError(
+            f"cannot widen a net on encoding {src!r} to {encoding_version!r}: its inputs are not a prefix of those"
+        )
+    cfg = NetConfig(
+        n_inputs=ENCODERS[encoding_version][1],
+        n_hidden=net.config.n_hidden,
+        activation=net.config.activation,
+        encoding_version=encoding_version,
+    )
+    wide = ValueNet(cfg)
+    with torch.no_grad():
+        wide.hidden.weight.zero_()
+        wide.hidden.weight[:, : net.config.n_inputs] = net.hidden.weight
+        wide.hidden.bias.copy_(net.hidden.bias)
+        wide.out.weight.copy_(net.out.weight)
+        wide.out.bias.copy_(net.out.bias)
+    return wide.train(net.training)
+
+
+def with_race_encoding(nets: ClassNets, encoding_version: str) -> ClassNets:
+    """Specialist nets equal to ``nets`` but for the race net, widened to ``encoding_version`` (:func:`widen`: the
+    new inputs at weight 0, so the result values every position exactly as ``nets`` does). The contact and crashed
+    nets are copies; ``nets`` is not changed. The race net's own encoding returns a plain copy.
+
+    Raises:
+        ClassNetsError: the race net's encoding is not a prefix of ``encoding_version``'s inputs.
+    """
+    race = nets.net("race")
+    if race.config.encoding_version == encoding_version:
+        wide = race
+    else:
+        wide = widen(race, encoding_version)
+    out = ClassNets({**nets.configs(), "race": wide.config})
+    with torch.no_grad():
+        for name in CLASSES:
+            out.net(name).load_state_dict((wide if name == "race" else nets.net(name)).state_dict())
+    return out.train(nets.training)
 
 
 def fresh(n_hidden: int = 128, activation: str = "sigmoid", encoding_version: str = ENCODING_V2) -> ClassNets:
@@ -212,6 +290,50 @@ class EvaluatorV2(Evaluator):
         return encoding.sparse_encode(positions, masks, off), f_t.T
 
 
+_R_SIDE = race_inputs.N_SIDE
+_V3_OFF = [[N_V2 + side * _R_SIDE + k for k in range(race_inputs.N_OFF)] for side in (0, 1)]
+_V3_CROSS = [N_V2 + side * _R_SIDE + race_inputs.N_OFF for side in (0, 1)]
+
+
+def _crossover_rows() -> tuple[np.ndarray, np.ndarray]:
+    """Each side's crossovers as a share of the sparse board rows: ``(encoding.N_SPARSE_ROWS,)`` float32 twice, the
+    side on roll's and the opponent's (row ``j * 31 + v + 15`` holds board index ``j`` with signed count ``v``)."""
+    mine = np.zeros(encoding.N_SPARSE_ROWS, dtype=np.float64)
+    theirs = np.zeros(encoding.N_SPARSE_ROWS, dtype=np.float64)
+    for j in range(1, 25):  # the points; neither bar counts
+        for v in range(1, 16):
+            mine[j * encoding._V + v + 15] = v * ((j - 1) // 6) / race_inputs.CROSSOVER_SCALE
+            theirs[j * encoding._V - v + 15] = v * ((24 - j) // 6) / race_inputs.CROSSOVER_SCALE
+    return mine.astype(np.float32), theirs.astype(np.float32)
+
+
+_CROSS_ROWS = _crossover_rows()
+
+
+class EvaluatorV3(EvaluatorV2):
+    """:class:`EvaluatorV2` for one net on encoding v3 (the race net's): the 30 race inputs
+    (:mod:`bgbot.evaluation.race_inputs`) all fold into the first layer's table, so it costs what v2 costs. Each
+    side's one-hot borne-off units go into that side's borne-off rows; each side's crossovers, a sum over board
+    indices of the count there times the quarters to cross, into the board rows. The dense inputs are v2's. Equal to
+    the dense product over :func:`encode_v3` within float32 rounding (``tests/test_race_inputs.py``)."""
+
+    encoding_version = ENCODING_V3
+
+    @property
+    def dense_key(self) -> type:
+        """The dense inputs are v2's: a batch computes them once for both."""
+        return EvaluatorV2
+
+    def _fold_rows(self, table: torch.Tensor, w1: torch.Tensor) -> None:
+        """v2's folding, then the borne-off units (row ``n`` of a side gets ``W1[:, off_eq<n>]``, n = 1..14) and the
+        crossovers (each board row gets its crossovers times ``W1[:, crossovers]``)."""
+        super()._fold_rows(table, w1)
+        for side in (0, 1):
+            lo = encoding._R_OFF + 16 * side
+            table[lo + 1 : lo + 1 + race_inputs.N_OFF] += w1[:, _V3_OFF[side]].T
+            table += torch.from_numpy(_CROSS_ROWS[side])[:, None] * w1[:, _V3_CROSS[side]][None, :]
+
+
 def _rows_view(x: np.ndarray) -> np.ndarray:
     """A C-contiguous 2-D array ``(M, K)`` as ``(M,)`` opaque rows: gathering and scattering whole rows is then one
     copy per row instead of one per element."""
@@ -223,7 +345,11 @@ def _rows(x: np.ndarray, index: np.ndarray) -> np.ndarray:
     return _rows_view(x)[index].view(x.dtype).reshape(len(index), x.shape[1])
 
 
-_EVALUATORS: dict[str, type[Evaluator]] = {encoding.ENCODING_VERSION: Evaluator, ENCODING_V2: EvaluatorV2}
+_EVALUATORS: dict[str, type[Evaluator]] = {
+    encoding.ENCODING_VERSION: Evaluator,
+    ENCODING_V2: EvaluatorV2,
+    ENCODING_V3: EvaluatorV3,
+}
 """Encoding version -> the sparse evaluator class for one net on it."""
 
 
@@ -263,7 +389,7 @@ class ClassEvaluator(Evaluator):
         evs = [self._evaluators[name] for name in CLASSES]
         first = next((ev for ev in evs if ev.dense_columns), evs[0])
         slots, d0 = first.inputs(positions)
-        dense: dict[type, np.ndarray] = {} if d0 is None else {type(first): d0}
+        dense: dict[type, np.ndarray] = {} if d0 is None else {first.dense_key: d0}
         sorted_out = np.empty((len(positions), 5), dtype=np.float32)
         n = self.batch_size
         with torch.inference_mode(), np.errstate(invalid="ignore", over="ignore"):  # damaged weights: reported below
@@ -272,9 +398,9 @@ class ClassEvaluator(Evaluator):
                 if lo == hi:
                     continue
                 ev = self._evaluators[name]
-                if ev.dense_columns and type(ev) not in dense:
-                    dense[type(ev)] = ev.dense_inputs(positions)
-                d = dense.get(type(ev))
+                if ev.dense_columns and ev.dense_key not in dense:
+                    dense[ev.dense_key] = ev.dense_inputs(positions)
+                d = dense.get(ev.dense_key)
                 table = ev._hidden_table()
                 for i in range(lo, hi, n):
                     j = min(i + n, hi)

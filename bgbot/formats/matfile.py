@@ -21,6 +21,10 @@ written by :func:`match_text` import with ``import mat FILE`` (tests/test_matfil
   point(s)`` follows in the doubler's column); ``N point match`` with N > 0 is a match, N = 0 a money session.
 * A turn is ``DD: `` (higher die first) and the single-die steps ``from/to`` in the mover's own point numbers, ``25``
   for the bar, ``0`` for off, ``*`` after a step that hits. A forfeited turn is the dice alone.
+* A resignation is the ``Wins N point(s)`` line alone, in the winner's column, before the game is over (GNU
+  Backgammon's export; its import reads the level from N and the cube: N up to the cube a single game, up to twice the
+  cube a gammon, more a backgammon). A side that resigns after rolling leaves its dice with no play, ``DD:``, as the
+  game's last turn (also GNU Backgammon's export); :func:`replay` reads such a turn as the roll before the resignation.
 """
 
 from __future__ import annotations
@@ -154,8 +158,9 @@ def game_text(number: int, names: tuple[str, str], scores: tuple[int, int], game
         rows[-1][turn.side] = turn.text()
     wins_text = _result_line(game.winner, game.points).strip()
     wins: str | None = wins_text
-    if game.winner == 1 and rows and rows[-1][1] is None:  # after a drop by the left player: on the same line
-        rows[-1][1] = " " + wins_text
+    if game.winner == 1 and rows and rows[-1][1] is None:  # after the left player's last action: on the same line
+        drop = isinstance(game.turns[-1], CubeAction)  # GNU Backgammon: " Drops" ... " Wins"; a roll, then "Wins"
+        rows[-1][1] = (" " if drop else "") + wins_text
         wins = None
     for i, (left, right) in enumerate(rows, 1):
         lines.append((f"{i:3d}) " + (left or "").ljust(LEFT_WIDTH - 1) + " " + (right or "")).rstrip())
@@ -425,6 +430,9 @@ def _owner(owner_side: int, viewer: int) -> str:
 
 def replay(game: MatchGame, length: int, jacoby: bool = True, source: str = "game") -> list[Decision]:
     """Replay a game from the starting position and list every decision, checking each play against the legal set.
+    The last turn of a finished game may be dice without a play where plays were legal: the roll of a side that then
+    resigned (its decision not to double is listed; the roll has no play to check, and the resignation is no
+    decision here).
 
     Raises:
         ReplayError: an illegal or unreadable play, a take or pass without a double, a double that is not allowed;
@@ -459,6 +467,9 @@ def replay(game: MatchGame, length: int, jacoby: bool = True, source: str = "gam
             )
             if may:
                 out.append(Decision("no_double", t.side, k, pos[t.side].copy(), None, None, cube, match, "roll"))
+            last = k == len(game.game.turns) - 1
+            if last and not t.play and game.game.winner >= 0 and legal_plays(pos[t.side], *t.dice):
+                break  # the roll of a side that then resigned (GNU Backgammon writes it so): no play to check
             try:
                 play = parse_play(pos[t.side], t.dice, t.play.replace("*", "") or "(no play)")
             except BgbotError as err:

@@ -15,7 +15,7 @@ Format: ``XGID=PPPPPPPPPPPPPPPPPPPPPPPPPP:C:O:T:D:S1:S2:J:M:X``, fields separate
 
 * P, 26 characters, from the view of player X (XG's "bottom" player): character p (1..24) is X's point p,
   character 25 X's bar, character 0 O's bar; "-" empty, "A".."O" = 1..15 of X's checkers, "a".."o" = O's.
-  This is bgbot's layout (bgbot/board.py) with X as "me": X's checkers positive at the same indices, O's negative.
+  This is bgbot's layout (bgbot/rules/board.py) with X as "me": X's checkers positive at the same indices, O's negative.
 * C: log2 of the cube value. O: cube owner, 1 = X, -1 = O, 0 = centred. T: 1 = X on roll, -1 = O.
 * D: "00" dice not rolled, "D" double offered, "B" beavered, "R" raccooned, else the two dice ("52"). A beaver or
   raccoon says beavers were played, so it is read in money play whatever the beaver bit of J says (eXtreme Gammon

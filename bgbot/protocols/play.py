@@ -46,7 +46,7 @@ from bgbot.rules import board
 from bgbot.rules.movegen_scalar import legal_plays
 from bgbot.rules.state import CubeState, MatchState
 
-__all__ = ["PlayError", "Session", "run"]
+__all__ = ["PlayError", "PlaySettings", "Session", "run"]
 
 HUMAN, BOT = 0, 1
 LEVELS = {"single": 1, "gammon": 2, "backgammon": 3}
@@ -115,24 +115,54 @@ def session_path(save: str) -> Path:
     return Path(save).with_suffix(".session.json")
 
 
+@dataclass(frozen=True)
+class PlaySettings:
+    """The options of a session (``bgbot play``'s), checked by :class:`Session`.
+
+    Attributes:
+        match_length: 0 money play (a session of games), else a match to that many points (Crawford rule).
+        ply: the bot's lookahead, 0 .. 2.
+        manual_dice: the person types the dice for both sides (``--dice manual``).
+        seed: the dice generator's seed, 0 .. 2**63 - 1 (``None``: fresh entropy).
+        save: the ``.mat`` file the finished games are saved to (its directory must exist).
+        position: the first game starts here (a POSITION as the command line reads it) instead of the opening.
+        bot_first: with ``position``, the bot is on roll first.
+        jacoby: the Jacoby rule in money play.
+        resume: a session file (``SAVE.session.json``) to continue; its match, score and game replace the above.
+    """
+
+    match_length: int = 0
+    ply: int = 0
+    manual_dice: bool = False
+    seed: int | None = None
+    save: str | None = None
+    position: str | None = None
+    bot_first: bool = False
+    jacoby: bool = True
+    resume: str | None = None
+
+
 class Session:
-    """One person against the bot. ``run()`` plays until the session or match ends, the person quits or input ends."""
+    """One person against the bot. ``run()`` plays until the session or match ends, the person quits or input ends.
+
+    Args:
+        bot: the bot.
+        settings: :class:`PlaySettings`.
+        stdin, stdout: where the person's lines come from and the game is shown (default: the terminal's).
+
+    Raises:
+        PlayError: a bad setting (match length, ply, seed, a save directory that does not exist, a damaged
+            session file).
+    """
 
     def __init__(
         self,
         bot: Bot,
-        match_length: int = 0,
-        ply: int = 0,
-        manual_dice: bool = False,
-        seed: int | None = None,
-        save: str | None = None,
-        position: str | None = None,
-        bot_first: bool = False,
-        jacoby: bool = True,
+        settings: PlaySettings = PlaySettings(),
         stdin: TextIO | None = None,
         stdout: TextIO | None = None,
-        resume: str | None = None,
     ) -> None:
+        match_length, ply, seed, save = settings.match_length, settings.ply, settings.seed, settings.save
         if match_length < 0:
             raise PlayError(f"--match-length must be >= 0, got {match_length}")
         if not 0 <= ply <= 2:
@@ -143,12 +173,12 @@ class Session:
             MatchState(match_length)  # refuses a match longer than the match equity table, before any game
         if save and not Path(save).parent.is_dir():
             raise PlayError(f"--save {save!r}: no directory {str(Path(save).parent)!r} to save the games in")
-        self.bot, self.length, self.ply, self.manual = bot, match_length, ply, manual_dice
+        self.bot, self.length, self.ply, self.manual = bot, match_length, ply, settings.manual_dice
         self.rng = np.random.default_rng(seed)
         self.save = save
-        self.start = context.parse_position(position).position if position else None
-        self.bot_first = bot_first
-        self.jacoby = jacoby
+        self.start = context.parse_position(settings.position).position if settings.position else None
+        self.bot_first = settings.bot_first
+        self.jacoby = settings.jacoby
         self.stdin, self.out = stdin or sys.stdin, stdout or sys.stdout
         self.score = [0, 0]
         self.games: list[matfile.Game] = []
@@ -157,8 +187,8 @@ class Session:
         self.current: _Game | None = None
         self.at: tuple[int, tuple[int, int] | None] = (HUMAN, None)  # who acts next in the current game, dice rolled
         self.resumed: tuple[_Game, int, tuple[int, int] | None] | None = None
-        if resume:
-            self._load(resume)
+        if settings.resume:
+            self._load(settings.resume)
 
     # -- saving and resuming ---------------------------------------------------------------------------------------
 
@@ -478,7 +508,8 @@ class Session:
                 after = board.flip(pos)
             else:
                 chosen = self.ask_play(g, pos, dice)
-                if isinstance(chosen, tuple):
+                if isinstance(chosen, tuple):  # a resignation after rolling: the roll is kept, as GNU Backgammon does
+                    g.turns.append(matfile.Turn(side, dice, ""))
                     return chosen
                 after = chosen
         g.turns.append(matfile.Turn(side, dice, matfile.play_steps(pos, dice, after)))
@@ -593,6 +624,6 @@ def _hang_up(signum, frame) -> None:
     raise _Quit
 
 
-def run(bot: Bot, **kwargs) -> int:
-    """Play a session (see :class:`Session` for the arguments). Raises PlayError on bad options."""
-    return Session(bot, **kwargs).run()
+def run(bot: Bot, settings: PlaySettings) -> int:
+    """Play a session in the terminal (:class:`Session`). Raises PlayError on bad settings."""
+    return Session(bot, settings).run()

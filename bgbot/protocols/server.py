@@ -11,6 +11,8 @@ Endpoints (OpenAPI documentation at ``/docs``, the schema at ``/openapi.json``):
 
 A bad position, dice or ply is HTTP 400 with ``{"detail": message}``, the message the CLI prints after ``error:``; a
 malformed request (a missing parameter, a ply that is not an integer, a batch body that is not the schema) is 422.
+Nothing is ignored: a query parameter an endpoint does not take (``p26``, a misspelt name), one given twice, or both a
+position and a board is 400 naming it (:func:`query_position`); a body field a schema does not have is 422 naming it.
 Position IDs contain ``+`` and ``/``: clients URL-encode them; a ``+`` that arrives decoded to a space is read back as
 ``+`` (positions never contain spaces).
 
@@ -24,6 +26,7 @@ through the evaluator rather than serialised one network call each.
 
 import asyncio
 import copy
+import dataclasses
 import ipaddress
 import json
 import re
@@ -47,7 +50,7 @@ from bgbot.formats import context, plays
 from bgbot.protocols import web
 from bgbot.rules.state import CubeState, MatchState
 
-__all__ = ["ServerError", "create_app", "serve", "answer"]
+__all__ = ["ServerError", "create_app", "serve", "answer", "query_position", "BOARD_FIELDS"]
 
 MAX_BATCH = 1000
 """Most requests one ``POST /v1/batch`` may carry."""
@@ -97,6 +100,48 @@ def points_position(points) -> str:
     points of the side on roll, positive its checkers and negative the opponent's, 25 its bar, 0 the opponent's bar,
     negative). Raises PositionError."""
     return web.context_from_points(points).position_id
+
+
+BOARD_FIELDS = tuple(f"p{i}" for i in range(26))
+"""The query parameters of a board given as signed checker counts (wildbg's ``p0`` .. ``p25``)."""
+
+
+def query_position(position: str | None, params: list[tuple[str, str]], known: set[str]) -> str:
+    """The position of a GET request: the text of ``position``, or the board of its ``p0`` .. ``p25`` parameters as a
+    Position ID.
+
+    Args:
+        position: the ``position`` parameter, or None.
+        params: every query parameter as ``(name, value)``, repeats included (Starlette's ``multi_items()``).
+        known: the endpoint's own parameter names (``position``, ``dice``, ...).
+
+    Raises:
+        ServerError: a parameter the endpoint does not take (``p26``, a misspelt name), one given twice, both a
+            position and a board, neither, or a count that is not an integer.
+        PositionError: the board is not a position (too many checkers, both sides on a point, ...).
+    """
+    names = [k for k, _ in params]
+    for k in names:
+        if k not in known and k not in BOARD_FIELDS:
+            if re.fullmatch(r"p[-+]?\d+", k):
+                raise ServerError(f"unknown field {k!r}: a board is p0 .. p25 (p25 the bar of the side on roll)")
+            raise ServerError(
+                f"unknown field {k!r}: this request takes {', '.join(sorted(known))} or a board p0 .. p25"
+            )
+        if names.count(k) > 1:
+            raise ServerError(f"{k!r} is given {names.count(k)} times: give it once")
+    board = {k: v for k, v in params if k in BOARD_FIELDS}
+    if position is not None and board:
+        raise ServerError("give one of position or a board (p0 .. p25), not both")
+    if position is not None:
+        return position
+    if not board:
+        raise ServerError("a request needs a position (Position ID, PositionID:MatchID or XGID=...) or a board")
+    try:
+        points = [int(board.get(f"p{i}", "0")) for i in range(26)]
+    except ValueError:
+        raise ServerError("a board's p0 .. p25 are integers (checker counts, the opponent's negative)") from None
+    return points_position(points)
 
 
 def answer(bot: "Bot", endpoint: str, request: dict[str, Any]) -> dict:
@@ -342,6 +387,8 @@ def _validation_message(errors: list) -> str:
     what = str(e.get("msg", "invalid"))
     if e.get("type") == "too_long" and where == "requests":
         what = f"at most {MAX_BATCH} requests in a batch"
+    elif e.get("type") == "extra_forbidden":
+        what = "unknown field"
     return api_message(ValueError(f"{where}: {what}" if where else what))
 
 
@@ -363,7 +410,7 @@ def create_app(
         runs_dir: a directory of training runs (``NAME/eval.jsonl``) for ``/v1/runs``.
     """
     fastapi, pydantic = _fastapi()
-    from fastapi import Body, Query, Request
+    from fastapi import Body, Depends, Query, Request
     from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, StreamingResponse
     from fastapi.staticfiles import StaticFiles
 
@@ -373,7 +420,8 @@ def create_app(
         description="Backgammon plays and cube actions by bgbot's value network. The JSON shapes are those of the "
         "command line's --json. Position IDs contain + and /: URL-encode them. A position is a Position ID, a GNUbg "
         "ID (PositionID:MatchID) or an XGID, or instead a board as 26 signed checker counts (query parameters p0 .. "
-        f'p25, as wildbg\'s; in a batch, "board"). Request bodies are limited to {max_body} bytes (413 beyond); a '
+        f'p25, as wildbg\'s; in a batch, "board"), never both. A parameter or field an endpoint does not take is '
+        f"refused (400 or 422), never ignored. Request bodies are limited to {max_body} bytes (413 beyond); a "
         f"batch carries at most {MAX_BATCH} requests.",
     )
     app.add_middleware(_BodyLimit, limit=max_body)
@@ -406,17 +454,10 @@ def create_app(
     DICE = Query(None, description="the roll: 31, 3-1 or '3 1' (optional when the position carries dice)")
 
     def position_of(position: str | None, request) -> str:
-        """The request's position: the text given, or the board of its p0 .. p25 parameters as a Position ID."""
-        if position is not None:
-            return position
-        q = request.query_params
-        if not any(f"p{i}" in q for i in range(26)):
-            raise ServerError("a request needs a position (Position ID, PositionID:MatchID or XGID=...) or a board")
-        try:
-            points = [int(q.get(f"p{i}", "0")) for i in range(26)]
-        except ValueError:
-            raise ServerError("a board's p0 .. p25 are integers (checker counts, the opponent's negative)") from None
-        return points_position(points)
+        """The request's position (:func:`query_position`), its endpoint's parameters read from the route."""
+        route = request.scope.get("route")
+        known = {f.alias for f in route.dependant.query_params} if route is not None else {"position", "dice"}
+        return query_position(position, list(request.query_params.multi_items()), known)
 
     @app.get("/v1/health")
     async def health() -> dict:
@@ -463,7 +504,10 @@ def create_app(
         req = {"position": pos, "jacoby": jacoby, "probabilities": probabilities, "ply": ply}
         return await batcher.submit("cube", req)
 
+    strict = pydantic.ConfigDict(extra="forbid")  # an unknown field is a 422 naming it, never ignored
+
     class BatchRequest(pydantic.BaseModel):  # type: ignore[name-defined]
+        model_config = strict
         endpoint: Literal["moves", "move", "cube"]
         position: str | None = None
         board: list[int] | None = pydantic.Field(
@@ -475,6 +519,7 @@ def create_app(
         probabilities: str | None = None
 
     class Batch(pydantic.BaseModel):  # type: ignore[name-defined]
+        model_config = strict
         requests: list[BatchRequest] = pydantic.Field(
             ..., max_length=MAX_BATCH, description=f"at most {MAX_BATCH} requests"
         )
@@ -487,7 +532,9 @@ def create_app(
         boards: dict[int, str] = {}
         for k, r in enumerate(body.requests):
             fields = r.model_dump(exclude={"endpoint", "board"})
-            if r.position is None and r.board is not None:
+            if r.position is not None and r.board is not None:
+                boards[k] = "give one of position or board, not both"
+            elif r.board is not None:
                 try:
                     fields["position"] = points_position(r.board)
                 except BgbotError as err:
@@ -505,6 +552,7 @@ def create_app(
     # -- the web page's own requests -------------------------------------------------------------------------------
 
     class StepsRequest(pydantic.BaseModel):  # type: ignore[name-defined]
+        model_config = strict
         position: str
         dice: str | None = None
         steps: list[tuple[int, int]] = pydantic.Field(default_factory=list, max_length=4)
@@ -518,6 +566,7 @@ def create_app(
         return web.steps(ctx, list(body.steps), body.move)
 
     class BoardRequest(pydantic.BaseModel):  # type: ignore[name-defined]
+        model_config = strict
         points: list[int] = pydantic.Field(..., min_length=26, max_length=26, description="26 signed checker counts")
         dice: str | None = None
         cube_value: int = 1
@@ -535,20 +584,38 @@ def create_app(
         return web.board_facts(web.context_from_points(body.points, dice, cube, match))
 
     class NewGame(pydantic.BaseModel):  # type: ignore[name-defined]
+        model_config = strict
         match_length: int = pydantic.Field(0, ge=0, le=64, description="0: money play")
         ply: int = pydantic.Field(0, ge=0, le=2, description="the bot's search depth")
         seed: int | None = pydantic.Field(None, ge=0, le=2**63 - 1)
+        position: str | None = pydantic.Field(
+            None, max_length=200, description="start the first game here (Position ID, GNUbg ID or XGID; you on roll)"
+        )
+        bgbot_first: bool = pydantic.Field(False, description="with position: bgbot is on roll in it")
 
     class GameLine(pydantic.BaseModel):  # type: ignore[name-defined]
+        model_config = strict
         line: str = pydantic.Field(
             ..., max_length=200, description="roll, double, take, pass, resign ..., a play, y, n"
+        )
+        tutor: float | None = pydantic.Field(
+            None,
+            ge=0,
+            le=1000,
+            description="judge the line against the bot's choice; flag it when it loses more than this (money "
+            "equity, or EMG in a match)",
         )
 
     @app.post("/v1/games")
     async def new_game(body: NewGame) -> dict:
-        """A game against the bot (money play, or a match of ``match_length``), kept under its game ID."""
+        """A game against the bot (money play, or a match of ``match_length``), kept under its game ID; from
+        ``position`` (bgbot on roll in it with ``bgbot_first``) as ``bgbot play --position P [--bgbot-first]``."""
         loop = asyncio.get_running_loop()
-        game = await loop.run_in_executor(work_pool, lambda: games.new(body.match_length, body.ply, body.seed))
+        position = None if body.position is None else _position_text(body.position)
+        game = await loop.run_in_executor(
+            work_pool,
+            lambda: games.new(body.match_length, body.ply, body.seed, position, body.bgbot_first),
+        )
         return game.state()
 
     @app.get("/v1/games/{game_id}")
@@ -558,10 +625,12 @@ def create_app(
 
     @app.post("/v1/games/{game_id}")
     async def game_send(game_id: str, body: GameLine) -> dict:
-        """Answer the game's question with a line as ``bgbot play`` reads it; the messages it gave in ``messages``."""
+        """Answer the game's question with a line as ``bgbot play`` reads it; the messages it gave in ``messages``.
+        With ``tutor`` (a threshold) the line is first judged against the bot's choice: ``verdict`` (None where the
+        line is no play or cube action), and the flagged verdicts of the game in ``tutor``."""
         game = games.get(game_id)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(work_pool, game.send, body.line)
+        return await loop.run_in_executor(work_pool, game.send, body.line, body.tutor)
 
     @app.get("/v1/games/{game_id}/mat")
     async def game_mat(game_id: str):
@@ -570,34 +639,41 @@ def create_app(
         headers = {"content-disposition": f'attachment; filename="bgbot-{game_id}.mat"'}
         return PlainTextResponse(text, headers=headers)
 
+    @dataclasses.dataclass
+    class RolloutQuery:
+        """The rollout settings of ``/v1/rollout``, each a query parameter (FastAPI reads the fields)."""
+
+        trials: int = Query(1296, description="trials per candidate")
+        truncate: int = Query(0, description="plies before a trial is valued (0: none)")
+        ply: int = Query(0, description="lookahead of the players inside")
+        seed: int = Query(0)
+        candidates: int | None = Query(None, description="at most this many of the best plays")
+        cube: bool = Query(False, description="cubeful money rollout")
+        variance_reduction: bool = Query(True)
+        quasi_random: bool = Query(True)
+        databases: bool = Query(True)
+
     @app.get("/v1/rollout")
     async def rollout(
         request: Request,
         position: str | None = POSITION,
         dice: str | None = DICE,
-        trials: int = Query(1296, description="trials per candidate"),
-        truncate: int = Query(0, description="plies before a trial is valued (0: none)"),
-        ply: int = Query(0, description="lookahead of the players inside"),
-        seed: int = Query(0),
-        candidates: int | None = Query(None, description="at most this many of the best plays"),
-        cube: bool = Query(False, description="cubeful money rollout"),
-        variance_reduction: bool = Query(True),
-        quasi_random: bool = Query(True),
-        databases: bool = Query(True),
+        query: RolloutQuery = Depends(),
     ):
         """A rollout as ``bgbot rollout --json``, streamed as server-sent events: ``progress`` events (trials done,
         running means and standard errors), then ``result`` or ``failed``. Closing the stream cancels the rollout."""
+        candidates = query.candidates
         try:
             ctx = context.resolve(_position_text(position_of(position, request)), dice)
             settings = web.ro.RolloutSettings(
-                trials=trials,
-                truncate=truncate,
-                plies=ply,
-                seed=seed,
-                variance_reduction=variance_reduction,
-                quasi_random=quasi_random,
-                databases=databases,
-                cube=cube,
+                trials=query.trials,
+                truncate=query.truncate,
+                plies=query.ply,
+                seed=query.seed,
+                variance_reduction=query.variance_reduction,
+                quasi_random=query.quasi_random,
+                databases=query.databases,
+                cube=query.cube,
                 jacoby=ctx.match.jacoby,
             )
             req = web.RolloutRequest(ctx, settings, candidates)

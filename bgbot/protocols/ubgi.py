@@ -1,10 +1,11 @@
 """``bgbot ubgi``: a UBGI engine on standard input and output.
 
-UBGI (Universal Backgammon Interface) is a UCI-like line protocol, specified as drafts in bungogood/bgci
-(``docs/ubgi-v0.1-spec.md``, ``docs/ubgi-v0.2-spec.md``). This engine implements v0.1 up to its Level 2 and v0.2's
-``set``/``get``/``keys`` as v0.2's compatibility section allows (both ``setoption`` and ``set`` are understood).
-Every response is one line, flushed; a command with no answer (``newgame``, ``position``, ``dice``, context commands)
-prints nothing unless it is bad, then one ``error <code> <message>`` line, and the engine goes on.
+UBGI (Universal Backgammon Interface) is a UCI-like line protocol, specified as drafts in the GitHub repository
+https://github.com/bungogood/bgci (its files ``docs/ubgi-v0.1-spec.md`` and ``docs/ubgi-v0.2-spec.md``; not part of
+bgbot). This engine implements v0.1 up to its Level 2 and v0.2's ``set``/``get``/``keys`` as v0.2's compatibility
+section allows (both ``setoption`` and ``set`` are understood). Every response is one line, flushed; a command with
+no answer (``newgame``, ``position``, ``dice``, context commands) prints nothing unless it is bad, then one
+``error <code> <message>`` line, and the engine goes on.
 
 Commands (controller -> engine)::
 
@@ -44,10 +45,11 @@ Conventions (where the drafts leave them open):
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Literal, TextIO, cast
 
 import numpy as np
 
@@ -72,6 +74,31 @@ class UbgiError(BgbotError):
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code
+
+
+@dataclass(frozen=True)
+class Session:
+    """The session a UBGI client set (``newsession``, ``set game.*``), as the protocol names it.
+
+    Attributes:
+        kind: ``"money"`` or ``"match"``.
+        length: the match length (0 for money).
+        jacoby: the Jacoby rule (money play).
+        crawford: the Crawford rule (match play).
+    """
+
+    kind: Literal["money", "match"] = "money"
+    length: int = 0
+    jacoby: bool = True
+    crawford: bool = False
+
+
+@dataclass(frozen=True)
+class CubeSetting:
+    """The cube a UBGI client set (``setcube``): its value and owner, ``"center"``, ``"p0"`` or ``"p1"``."""
+
+    value: int = 1
+    owner: Literal["center", "p0", "p1"] = "center"
 
 
 def _bad(message: str) -> UbgiError:
@@ -146,9 +173,9 @@ class Engine:
         self.bot = bot
         self.options = options or Options()
         self.done = False
-        self._session = ("money", 0, True, False)  # type, length, jacoby, crawford
-        self._score = (0, 0)
-        self._cube = (1, "center")
+        self._session = Session()
+        self._score = (0, 0)  # (p0, p1)
+        self._cube = CubeSetting()
         self._turn = 0
         self._position: context.Context | None = None
         self._own_context = False  # the position text carried its own cube/match
@@ -267,7 +294,7 @@ class Engine:
         return [f"value {args[0]} {self._get(args[0])}"]
 
     def _get(self, key: str) -> str:
-        o, (kind, length, jacoby, crawford) = self.options, self._session
+        o, s = self.options, self._session
         return {
             "engine.ply": str(o.ply + 1),
             "engine.threads": str(o.threads),
@@ -276,15 +303,14 @@ class Engine:
             "engine.evalmode": o.evalmode,
             "engine.model": o.model or "default",
             "game.variant": "backgammon",
-            "game.type": kind,
-            "game.length": str(length),
-            "game.jacoby": "true" if jacoby else "false",
-            "game.crawford": "true" if crawford else "false",
+            "game.type": s.kind,
+            "game.length": str(s.length),
+            "game.jacoby": "true" if s.jacoby else "false",
+            "game.crawford": "true" if s.crawford else "false",
         }[key]
 
     def _set(self, key: str, value: str) -> None:
-        o = self.options
-        kind, length, jacoby, crawford = self._session
+        o, s = self.options, self._session
         if key == "engine.ply":
             o.ply = _int(value, 1, MAX_PLY + 1, key) - 1
         elif key == "bgbot.ply":
@@ -314,18 +340,19 @@ class Engine:
         elif key == "game.type":
             if value not in ("money", "match"):
                 raise _bad(f"game.type is money or match, got {value!r}")
-            self._set_session((value, length if value == "match" else 0, jacoby, crawford))
+            kind: Literal["money", "match"] = "match" if value == "match" else "money"
+            self._set_session(dataclasses.replace(s, kind=kind, length=s.length if kind == "match" else 0))
         elif key == "game.length":
             n = _int(value, 0, 255, key)
-            self._set_session(("match" if n else "money", n, jacoby, crawford))
+            self._set_session(dataclasses.replace(s, kind="match" if n else "money", length=n))
         elif key == "game.jacoby":
-            self._set_session((kind, length, _bool(value), crawford))
+            self._set_session(dataclasses.replace(s, jacoby=_bool(value)))
         elif key == "game.crawford":
-            self._set_session((kind, length, jacoby, _bool(value)))
+            self._set_session(dataclasses.replace(s, crawford=_bool(value)))
 
     # -- session context --------------------------------------------------------------------------------------------
 
-    def _set_session(self, session) -> None:
+    def _set_session(self, session: Session) -> None:
         old = self._session
         self._session = session
         try:
@@ -336,7 +363,7 @@ class Engine:
 
     def _cmd_newgame(self, args):
         self._position, self._dice, self._own_context = None, None, False
-        self._cube, self._turn = (1, "center"), 0
+        self._cube, self._turn = CubeSetting(), 0
         return []
 
     def _cmd_newsession(self, args):
@@ -354,8 +381,9 @@ class Engine:
         old_score = self._score
         self._score = (0, 0)
         try:
+            kind: Literal["money", "match"] = "match" if args[1] == "match" else "money"
             self._set_session(
-                (args[1], length, _bool(fields.get("jacoby", "on")), _bool(fields.get("crawford", "off")))
+                Session(kind, length, _bool(fields.get("jacoby", "on")), _bool(fields.get("crawford", "off")))
             )
         except BgbotError:
             self._score = old_score
@@ -376,7 +404,8 @@ class Engine:
     def _cmd_setcube(self, args):
         if len(args) != 4 or args[0] != "value" or args[2] != "owner" or args[3] not in ("center", "p0", "p1"):
             raise _bad("expected: setcube value <N> owner <center|p0|p1>")
-        old, self._cube = self._cube, (_int(args[1], 1, None, "cube value"), args[3])
+        owner = cast(Literal["center", "p0", "p1"], args[3])
+        old, self._cube = self._cube, CubeSetting(_int(args[1], 1, None, "cube value"), owner)
         try:
             self._states()
         except BgbotError:
@@ -392,13 +421,12 @@ class Engine:
 
     def _states(self) -> tuple[CubeState, MatchState]:
         """The session's cube and match seen from the side on roll. Raises CubeStateError."""
-        kind, length, jacoby, crawford = self._session
-        me = self._turn
-        score = (self._score[me], self._score[1 - me]) if kind == "match" else (0, 0)
-        match = MatchState(length=length, score=score, crawford=crawford and kind == "match", jacoby=jacoby)
-        value, owner = self._cube
+        s, me = self._session, self._turn
+        score = (self._score[me], self._score[1 - me]) if s.kind == "match" else (0, 0)
+        match = MatchState(length=s.length, score=score, crawford=s.crawford and s.kind == "match", jacoby=s.jacoby)
+        owner = self._cube.owner
         who: Owner = "centre" if owner == "center" else ("me" if int(owner[1]) == me else "opponent")
-        return CubeState(value, who), match
+        return CubeState(self._cube.value, who), match
 
     def _cmd_position(self, args):
         if len(args) != 2 or args[0] not in ("gnubgid", "xgid"):

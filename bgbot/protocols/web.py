@@ -7,7 +7,8 @@ Public API (used by :mod:`bgbot.protocols.server`, which maps it to HTTP)::
     context_from_points(points, dice=None) -> Context
     steps(ctx, steps, move) -> dict               # a click-by-click play: the board so far, what is still legal
     Games(bot, limit)                             # .new(...) -> WebGame; .get(game_id)
-    WebGame.state() -> dict; WebGame.send(line) -> dict; WebGame.mat() -> str
+    WebGame.state() -> dict; WebGame.send(line, tutor=None) -> dict; WebGame.mat() -> str
+    WebGame.judge(line) -> TutorVerdict | None    # the tutor: a decision of the player's against the bot's choice
     RolloutRequest(...); run_rollout(bot, request, progress, cancelled) -> dict     # the CLI's rollout --json shape
     analyse(bot, text, ply) -> dict               # bgbot analyse --json + each decision's position
     models(models_dir) -> list[dict]; runs(runs_dir, models_dir) -> list[dict]; run_records(...) -> list[dict]
@@ -15,6 +16,12 @@ Public API (used by :mod:`bgbot.protocols.server`, which maps it to HTTP)::
 A game is :class:`bgbot.protocols.play.Session` (the terminal game) run in its own thread: its questions ("your
 turn", "your play", "take or pass?", "another game?") wait for the line the page sends, its messages are the game's
 log; the game, its dice and its match score are the session's own.
+
+The tutor judges the player's decisions before they are played, against what the bot would do in the same place
+(:class:`TutorVerdict`): a play against the bot's ranking at the bot's ply, a double or a roll against the bot's cube
+analysis of the player's position, a take or a pass against the bot's analysis of its own double. Errors are in
+money equity (points per game, in units of the cube: cubeless for plays, cubeful for the cube) in money play, and
+in GNU Backgammon's normalised equity (EMG) at a match score, with the match winning chance lost beside it.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
@@ -40,14 +48,23 @@ from bgbot.formats import context, diagram, matfile, notation, positionid
 from bgbot.formats.matchid import MatchID
 from bgbot.formats.xgid import XGID
 from bgbot.protocols import analysis
-from bgbot.protocols.play import BOT, HUMAN, Session, _Quit
+from bgbot.protocols.play import BOT, HUMAN, PlaySettings, Session, _Quit
 from bgbot.rules import board
 from bgbot.rules.board import play_step
 from bgbot.rules.movegen_scalar import legal_plays
 from bgbot.rules.outcomes import equity
 from bgbot.rules.state import CubeState, MatchState
 
-__all__ = ["WebError", "board_facts", "context_from_points", "steps", "Games", "WebGame", "RolloutRequest"]
+__all__ = [
+    "WebError",
+    "board_facts",
+    "context_from_points",
+    "steps",
+    "Games",
+    "WebGame",
+    "TutorVerdict",
+    "RolloutRequest",
+]
 
 
 class WebError(BgbotError):
@@ -231,6 +248,78 @@ def _paths(b: list[int], left: tuple[int, ...], src: int, dst: int, depth: int =
                 yield [(src, r[0], d), *rest]
 
 
+# -- the tutor ------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TutorVerdict:
+    """One decision of the player's judged against the bot's choice in the same place.
+
+    Attributes:
+        decision: "play" (a checker play), "cube" (double or roll, before the roll) or "take" (the answer to the
+            bot's double).
+        played: what the player did: the play in GNU Backgammon's notation, "double", "no double", "take" or "pass".
+        best: the bot's choice, in the same terms.
+        error: what ``played`` loses against ``best``, >= 0: money play, equity in points per game in units of the
+            cube (cubeless for a play, cubeful for a cube action); a match, GNU Backgammon's normalised equity (EMG).
+        unit: "equity" (money) or "emg" (a match).
+        mwc_error: a match, the match winning chance lost (0..1); None in money play.
+        action: the bot's cube analysis in GNU Backgammon's words ("Double, take", "No double, take", ...) for a cube
+            decision or a take; None for a play.
+        threshold: the error above which the decision is flagged (in ``unit``).
+        game: the game of the session or match it was made in (1, 2, ...).
+    """
+
+    decision: Literal["play", "cube", "take"]
+    played: str
+    best: str
+    error: float
+    unit: Literal["equity", "emg"]
+    mwc_error: float | None
+    action: str | None
+    threshold: float
+    game: int
+
+    @property
+    def flagged(self) -> bool:
+        """The decision loses more than the threshold."""
+        return self.error > self.threshold
+
+    def text(self) -> str:
+        """The verdict in words, e.g. ``take loses 0.420 equity (420 mp) against pass (bgbot: Double, pass)``."""
+        if self.unit == "equity":
+            size = f"{self.error:.3f} equity ({1000 * self.error:.0f} mp)"
+        else:
+            size = f"{self.error:.3f} EMG ({100 * (self.mwc_error or 0.0):.1f}% MWC)"
+        tail = f" (bgbot: {self.action})" if self.action else ""
+        return f"{self.played} loses {size} against {self.best}{tail}"
+
+    def to_json(self) -> dict:
+        """``{"decision", "played", "best", "error", "unit", "mwc_error", "action", "threshold", "game",
+        "flagged", "text"}``, errors to 6 decimals."""
+        return {
+            "decision": self.decision,
+            "played": self.played,
+            "best": self.best,
+            "error": round(self.error, 6),
+            "unit": self.unit,
+            "mwc_error": None if self.mwc_error is None else round(self.mwc_error, 6),
+            "action": self.action,
+            "threshold": self.threshold,
+            "game": self.game,
+            "flagged": self.flagged,
+            "text": self.text(),
+        }
+
+
+def _cube_errors(nd: float, dt: float, dp: float) -> dict[str, float]:
+    """What each cube action costs against the best one, >= 0, from the values No double, Double/Take and Double/Pass
+    of the doubler (any unit that grows with the doubler's gain): "no_double" and "double" the doubler's costs,
+    "take" and "pass" the taker's (:func:`bgbot.cube.decision.decision_from_values`' errors)."""
+    best = max(nd, min(dt, dp))
+    return {"no_double": best - nd, "double": best - min(dt, dp), "take": max(dt - dp, 0.0), "pass": max(dp - dt, 0.0)}
+
+
 # -- games ----------------------------------------------------------------------------------------------------------
 
 PROMPTS = (
@@ -246,8 +335,8 @@ PROMPTS = (
 class WebGame(Session):
     """A :class:`bgbot.protocols.play.Session` in its own thread, answered line by line by :meth:`send`."""
 
-    def __init__(self, bot: Bot, game_id: str, **kwargs) -> None:
-        super().__init__(bot, stdin=io.StringIO(), stdout=io.StringIO(), **kwargs)
+    def __init__(self, bot: Bot, game_id: str, settings: PlaySettings) -> None:
+        super().__init__(bot, settings, stdin=io.StringIO(), stdout=io.StringIO())
         self.game_id = game_id
         self.names = ("you", "bgbot")
         self.lines: queue.Queue[str | None] = queue.Queue()
@@ -259,6 +348,7 @@ class WebGame(Session):
         self.dice_shown: tuple[int, int] | None = None
         self.finished = False
         self.error: str | None = None
+        self.notes: list[TutorVerdict] = []  # the tutor's flagged verdicts, oldest first
         self.touched = time.monotonic()
         self.thread = threading.Thread(target=self._main, name=f"bgbot-game-{game_id}", daemon=True)
 
@@ -278,10 +368,11 @@ class WebGame(Session):
             self.question = None
             self.cond.notify_all()
 
-    # Session's i/o: messages go to the log, questions wait for the page.
+    # Session's i/o: messages go to the log (not the board diagrams: the page draws the board), questions wait for
+    # the page.
     def say(self, text: str = "") -> None:
         with self.cond:
-            if text:
+            if text and "\n" not in text:
                 self.log.append(text)
 
     def show(self, g, dice=None) -> None:
@@ -303,27 +394,91 @@ class WebGame(Session):
         with self.cond:
             self.cond.wait_for(lambda: self.finished or (self.asked > asked and self.question is not None), timeout)
 
-    def send(self, line: str) -> dict:
-        """Answer the waiting question with ``line`` (what a person types in ``bgbot play``) -> :meth:`state`.
+    def send(self, line: str, tutor: float | None = None) -> dict:
+        """Answer the waiting question with ``line`` (what a person types in ``bgbot play``) -> :meth:`state`, with
+        ``"messages"`` (what the game said meanwhile) and ``"verdict"``: with ``tutor`` (a threshold, >= 0, in money
+        equity or EMG) the tutor's :class:`TutorVerdict` of the line as JSON (None where the line is no decision the
+        tutor judges); a flagged verdict is also kept in the state's ``"tutor"``.
 
         Raises:
-            WebError: the game is over.
+            WebError: the game is over; a line that is not one short line; a threshold that is not a number >= 0.
         """
         line = line.strip()
         if "\n" in line or len(line) > 200:
             raise WebError("a command is one short line")
+        if tutor is not None and not (isinstance(tutor, (int, float)) and 0.0 <= tutor < float("inf")):
+            raise WebError(f"the tutor's threshold is a number >= 0, got {tutor!r}")
         with self.lock:
             self.touched = time.monotonic()
+            verdict = None if tutor is None else self.judge(line, float(tutor))
             with self.cond:
                 if self.finished:
                     raise WebError("the game is over")
                 asked, start = self.asked, len(self.log)
                 self.question = None
+                if verdict is not None and verdict.flagged:
+                    self.notes.append(verdict)
             self.lines.put(line)
             self._wait(asked)
             state = self.state()
             state["messages"] = self.log[start:]
+            state["verdict"] = None if verdict is None else verdict.to_json()
             return state
+
+    def judge(self, line: str, threshold: float = 0.0) -> TutorVerdict | None:
+        """The tutor's verdict of ``line`` as the answer to the waiting question, before it is played: a play
+        against the bot's ranking at the bot's ply (:meth:`bgbot.api.Bot.rank_plays` with the game's cube and
+        score); ``roll`` or ``double`` (where the player may double) against the bot's cube analysis of the player's
+        position; ``take`` or ``pass`` against the bot's cube analysis of the double it offers
+        (:meth:`bgbot.api.Bot.cube_action`, as the bot decides its own cube actions). None for any other line (an
+        illegal play, a forced one, ``hint``, ``resign``, ...) or when no question waits."""
+        with self.cond:
+            question, finished = self.question, self.finished
+        g = self.current
+        if finished or g is None or question is None:
+            return None
+        kind = next((k for p, k in PROMPTS if question.startswith(p)), None)
+        word = line.lower()
+        number = len(self.games) + 1
+        if kind == "roll" and word in ("", "roll", "r", "double"):
+            if not self.may_double(g, HUMAN):
+                return None
+            cube, match = self.states(g, HUMAN)
+            d = self.bot.cube_action(g.pos[HUMAN], cube, match)
+            played = "double" if word == "double" else "no double"
+            best = "double" if d.kind.doubles else "no double"
+            return _cube_verdict("cube", d, cube, match, played, best, threshold, number)
+        if kind == "take" and word in ("take", "t", "pass", "p", "drop"):
+            cube, match = self.states(g, BOT)
+            d = self.bot.cube_action(g.pos[BOT], cube, match)
+            played = "take" if word in ("take", "t") else "pass"
+            best = "take" if d.answer.takes else "pass"
+            return _cube_verdict("take", d, cube, match, played, best, threshold, number)
+        if kind == "play" and self.dice_shown is not None:
+            pos, dice = g.pos[HUMAN], self.dice_shown
+            try:
+                play = notation.parse_play(pos, dice, line)
+            except BgbotError:
+                return None  # not a play: the game says why
+            cube, match = self.states(g, HUMAN)
+            ranked = self.bot.rank_plays(pos, dice, cube, match, ply=self.ply)
+            if len(ranked) < 2:
+                return None  # a forced play (or none)
+            target = bytes(board.flip(np.asarray(play.afterstate, dtype=np.int8)))  # as the opponent sees it
+            mine = next(i for i, r in enumerate(ranked) if bytes(np.asarray(r.afterstate, dtype=np.int8)) == target)
+            played = notation.format_play(pos, play)
+            unit: Literal["equity", "emg"] = "equity" if match.is_money else "emg"
+            mwc_error: float | None = None
+            if match.is_money:
+                error = ranked[0].equity - ranked[mine].equity
+            else:
+                mwc = [float(ranked[0].mwc or 0.0), float(ranked[mine].mwc or 0.0)]  # set at a match score
+                emg = cube_lib.normalised_equity(mwc, cube, match)
+                error, mwc_error = float(emg[0] - emg[1]), max(mwc[0] - mwc[1], 0.0)
+            return TutorVerdict(
+                "play", played, ranked[0].play, max(error, 0.0), unit, mwc_error, None, threshold, number
+            )
+        return None
 
     def stop(self) -> None:
         self.lines.put(None)
@@ -331,7 +486,8 @@ class WebGame(Session):
     def state(self) -> dict:
         """``{"game_id", "match_length", "score": [you, bgbot], "question", "prompt": roll|play|take|another|over,
         "points" (26 counts from your side), "position_id", "gnubg_id", "dice", "cube", "crawford", "games",
-        "log", "plays" (with dice: the legal plays), "match_over"}``."""
+        "log", "tutor" (the tutor's flagged verdicts, :class:`TutorVerdict` as JSON, the last 40), "plays" (with dice:
+        the legal plays), "match_over"}``."""
         with self.cond:
             question, finished, log = self.question, self.finished, list(self.log)
         g = getattr(self, "current", None)
@@ -345,6 +501,7 @@ class WebGame(Session):
             "games": len(self.games),
             "log": log[-40:],
             "error": self.error,
+            "tutor": [v.to_json() for v in self.notes[-40:]],
         }
         if g is not None:
             pos = g.pos[HUMAN]
@@ -372,6 +529,31 @@ class WebGame(Session):
         return matfile.match_text(self.names, self.games, self.length, jacoby=None if self.length else self.jacoby)
 
 
+def _cube_verdict(
+    decision: Literal["cube", "take"],
+    d: cube_lib.CubeDecision,
+    cube: CubeState,
+    match: MatchState,
+    played: str,
+    best: str,
+    threshold: float,
+    game: int,
+) -> TutorVerdict:
+    """The verdict of a cube action ``played`` against ``best`` (the bot's), from the doubler's cube analysis ``d``
+    (``cube``, ``match`` seen from the doubler): the difference of their errors, in equity or (a match) EMG."""
+    key = {"no double": "no_double", "double": "double", "take": "take", "pass": "pass"}
+    nd, dt, dp = (d.equities[k] for k in ("no_double", "double_take", "double_pass"))
+    errors = _cube_errors(nd, dt, dp)
+    mwc_error = None
+    if d.unit == "mwc":
+        emg = cube_lib.normalised_equity([nd, dt, dp], cube, match)
+        mwc_error = max(errors[key[played]] - errors[key[best]], 0.0)
+        errors = _cube_errors(*(float(v) for v in emg))
+    error = max(errors[key[played]] - errors[key[best]], 0.0)
+    unit: Literal["equity", "emg"] = "emg" if d.unit == "mwc" else "equity"
+    return TutorVerdict(decision, played, best, error, unit, mwc_error, d.action, threshold, game)
+
+
 class Games:
     """The games in progress, by game ID; at most ``limit`` (the least recently used one ends for a new one)."""
 
@@ -380,9 +562,30 @@ class Games:
         self.games: dict[str, WebGame] = {}
         self.lock = threading.Lock()
 
-    def new(self, match_length: int = 0, ply: int = 0, seed: int | None = None) -> WebGame:
-        """A new game (started: the opening roll played, the first question asked). Raises PlayError."""
-        game = WebGame(self.bot, secrets.token_hex(8), match_length=match_length, ply=ply, seed=seed)
+    def new(
+        self,
+        match_length: int = 0,
+        ply: int = 0,
+        seed: int | None = None,
+        position: str | None = None,
+        bgbot_first: bool = False,
+    ) -> WebGame:
+        """A new game (started: the opening roll played, the first question asked), as ``bgbot play
+        [--match-length N] [--ply N] [--seed S] [--position P [--bgbot-first]]`` starts it: from ``position`` (the
+        first game only; seen from the side on roll, the player unless ``bgbot_first``; the bot on roll in it moves
+        first without an opening roll).
+
+        Raises:
+            PlayError: bad options. bgbot.formats.context.ContextError, bgbot.rules.board.PositionError: a position
+                that cannot be read.
+        """
+        if bgbot_first and not position:
+            raise WebError("bgbot_first needs a position")
+        game = WebGame(
+            self.bot,
+            secrets.token_hex(8),
+            PlaySettings(match_length=match_length, ply=ply, seed=seed, position=position, bot_first=bgbot_first),
+        )
         with self.lock:
             if len(self.games) >= self.limit:
                 oldest = min(self.games.values(), key=lambda x: x.touched)

@@ -230,7 +230,13 @@ function gameUrl(id) {
 
 async function newGame() {
   const length = Number($("play-length").value), ply = Number($("play-ply").value);
-  const state = await post("/v1/games", { match_length: length, ply });
+  const body = { match_length: length, ply };
+  if ($("play-from-position").checked) {
+    if (!current) throw new Error("show a position in the Position view first");
+    body.position = current.position_id;
+    body.bgbot_first = $("play-bgbot-first").checked;
+  }
+  const state = await post("/v1/games", body);
   made = null; selected = null;
   $("game-log").textContent = "";
   setGame(state);
@@ -288,48 +294,33 @@ function renderGame() {
   log.textContent = "";
   (s.log || []).forEach((line) => log.appendChild(el("li", line)));
   log.scrollTop = log.scrollHeight;
+  // the tutor's flagged decisions of this game, as the server judged them
+  const notes = $("tutor-log");
+  notes.textContent = "";
+  (s.tutor || []).forEach((v) => notes.appendChild(el("li", `tutor: ${v.text}`,
+    { "data-decision": v.decision, "data-played": v.played, "data-best": v.best, "data-error": v.error, "data-unit": v.unit })));
   if (s.error) say(s.error);
   if (!s.points) return;
   const facts = { points: made ? made.points : s.points, pips: s.pips, off: s.off, cube: s.cube,
     match: { length: s.match_length, score: s.score }, dice: s.dice };
+  const playing = p === "play" && !(made && made.complete);
   drawBoard($("game-board"), facts, { flip: $("flip-input").checked, onClick: p === "play" ? boardClick : null,
-    selected, sources: p === "play" ? (made ? made.sources : null) : [] });
+    onDrag: playing ? dragMove : null, selected, sources: p === "play" ? (made ? made.sources : null) : [] });
 }
 
-// The tutor: the player's play against the bot's ranking at the bot's ply (cubeless equity in money play,
-// normalised equity (EMG) at a match score), and in money play the double or roll before a roll against the cube
-// analysis; flagged when it loses more than the threshold.
-async function tutor(line) {
-  if (!$("tutor-input").checked || !game || !game.gnubg_id) return;
-  const threshold = Number($("tutor-threshold").value || 0);
-  const ply = $("play-ply").value;
-  let note = null;
-  if (game.prompt === "play") {
-    const ans = await api("/v1/move?" + q({ position: game.gnubg_id, ply }));
-    const value = (p) => ("emg" in p ? p.emg : p.equity);
-    const mine = ans.plays.find((p) => p.play === line);
-    const best = ans.plays[0];
-    if (mine && value(best) - value(mine) > threshold) {
-      note = `${line} loses ${(value(best) - value(mine)).toFixed(3)} against ${best.play}`;
-    }
-  } else if (game.prompt === "roll" && (line === "roll" || line === "double")) {
-    const ans = await api("/v1/cube?" + q({ position: game.gnubg_id, ply }));
-    const err = ans.errors[line === "roll" ? "no_double" : "double"];
-    if (ans.unit === "equity" && err > threshold) note = `${line}: loses ${err.toFixed(3)} (${ans.action})`;
-  }
-  if (note) $("tutor-log").appendChild(el("li", `tutor: ${note}`));
-}
-
+// The tutor (when ticked): the server judges each play, double or roll, take or pass against the bot's own choice
+// before playing it, and keeps the ones that lose more than the threshold (money equity, or EMG in a match) in the
+// game's "tutor" list, which renderGame shows.
 async function send(line) {
-  await tutor(line);
+  const tutor = $("tutor-input").checked ? Number($("tutor-threshold").value || 0) : null;
   $("game-status").dataset.prompt = "wait";
-  const state = await post(`/v1/games/${game.game_id}`, { line });
+  const state = await post(`/v1/games/${game.game_id}`, { line, tutor });
   const errors = (state.messages || []).filter((m) => /^\s/.test(m));
   game = state;
   made = null; selected = null;
   renderGame();
   if (errors.length) say(errors.map((m) => m.trim()).join(" "));
-  else say("");
+  else { say(""); $("play-text").value = ""; }
 }
 
 async function boardClick(idx) {
@@ -347,9 +338,20 @@ async function boardClick(idx) {
   if (idx === selected) { selected = null; renderGame(); return; }
   const from = selected;
   selected = null;
+  await step(from, idx);
+}
+
+// A checker dragged from one point to another (or off): the same step as two clicks.
+async function dragMove(from, to) {
+  if (!game || game.prompt !== "play" || (made && made.complete)) return;
+  selected = null;
+  await step(from, to);
+}
+
+async function step(from, to) {
   try {
     made = await post("/v1/steps", { position: game.position_id, dice: game.dice.join(""),
-      steps: made ? made.steps : [], move: [from, idx] });
+      steps: made ? made.steps : [], move: [from, to] });
     say("");
   } catch (e) {
     say(e.message);

@@ -44,10 +44,14 @@ function stack(g, cx, count, fromTop, colour, max) {
 }
 
 // facts: {points: 26 signed counts, pips: [x, o], off: [x, o], cube: {value, owner}, match: {length, score},
-// dice}; opts: {flip, onClick(index: 1..24 point, 25 bar, 0 off), selected, sources: [indices]}.
+// dice}; opts: {flip, onClick(index: 1..24 point, 25 bar, 0 off), onDrag(from, to): X's checker dragged from a
+// point (or the bar) to a point (or off), selected, sources: [indices]}.
 function drawBoard(svg, facts, opts) {
   opts = opts || {};
   while (svg.firstChild) svg.removeChild(svg.firstChild);
+  svg._board = { facts, opts };
+  svg.classList.toggle("draggable", Boolean(opts.onDrag));
+  if (opts.onDrag && !svg._dragging) enableDrag(svg);
   const pts = facts.points;
   const m = facts.match || { length: 0, score: [0, 0] };
   const attrs = {
@@ -103,7 +107,9 @@ function drawBoard(svg, facts, opts) {
   const ho = click(0);
   if (ho) { tx.addEventListener("click", ho); tx.style.cursor = "pointer"; }
   const cubeY = facts.cube.owner === "me" ? 300 : (facts.cube.owner === "opponent" ? 70 : 185);
-  const cg = svgEl("g", { class: "cube", "data-value": facts.cube.value, "data-owner": facts.cube.owner }, svg);
+  // the cube only shows: a click or a drop on it is one on the tray beneath
+  const cg = svgEl("g", { class: "cube", "data-value": facts.cube.value, "data-owner": facts.cube.owner,
+    "pointer-events": "none" }, svg);
   svgEl("rect", { x: trayX + 15, y: cubeY, width: 36, height: 36, rx: 5, fill: "#fff", stroke: "#000" }, cg);
   svgText(trayX + 33, cubeY + 24, String(facts.cube.owner === "centre" && facts.cube.value === 1 ? 64 : facts.cube.value),
     { "font-size": 17, "font-weight": 700 }, cg);
@@ -122,6 +128,82 @@ function drawBoard(svg, facts, opts) {
       svgText(x0 + 17, 206, String(d), { "font-size": 18, "font-weight": 700 }, g);
     });
   }
+}
+
+// The index under a point of the board's own coordinates (viewBox units): 1..24 a point of X's (the side on roll),
+// 25 the bar, 0 the trays (off), null elsewhere.
+function indexAt(x, y, flip) {
+  const barX = LEFT + 6 * PW;
+  if (x >= 480) return 0;
+  if (x >= barX && x < barX + BARW) return 25;
+  let col;
+  if (x >= LEFT && x < barX) col = Math.floor((x - LEFT) / PW);
+  else if (x >= barX + BARW && x < barX + BARW + 6 * PW) col = 6 + Math.floor((x - barX - BARW) / PW);
+  else return null;
+  if (flip) col = 11 - col;
+  return y < (TOP + BOTTOM) / 2 ? 13 + col : 12 - col;
+}
+
+// Dragging checkers with a mouse, a pen or a finger (pointer events): a press on one of X's checkers that moves
+// further than a few pixels lifts it, the checker follows the pointer, and releasing it calls opts.onDrag(from, to)
+// of the board as last drawn. A press that does not move stays a click. Set up once per svg.
+function enableDrag(svg) {
+  svg._dragging = true;
+  let drag = null; // {from, id, x, y, lifted, ghost}
+  let swallow = false; // the click that ends a drag is not a click on a point
+  const local = (ev) => {
+    const pt = svg.createSVGPoint();
+    pt.x = ev.clientX; pt.y = ev.clientY;
+    return pt.matrixTransform(svg.getScreenCTM().inverse());
+  };
+  const stop = () => {
+    if (drag && drag.ghost) {
+      drag.ghost.remove();
+      svg.querySelectorAll("circle.checker[opacity]").forEach((c) => c.removeAttribute("opacity"));
+    }
+    if (drag && drag.lifted && svg.hasPointerCapture(drag.id)) svg.releasePointerCapture(drag.id);
+    drag = null;
+  };
+  svg.addEventListener("pointerdown", (ev) => {
+    const b = svg._board;
+    if (!b || !b.opts.onDrag || (ev.pointerType === "mouse" && ev.button !== 0)) return;
+    const p = local(ev);
+    const from = indexAt(p.x, p.y, b.opts.flip);
+    stop();
+    if (!from || b.facts.points[from] <= 0) return;
+    drag = { from, id: ev.pointerId, x: ev.clientX, y: ev.clientY, lifted: false, ghost: null };
+  });
+  svg.addEventListener("pointermove", (ev) => {
+    if (!drag || ev.pointerId !== drag.id) return;
+    if (!drag.lifted) {
+      if (Math.hypot(ev.clientX - drag.x, ev.clientY - drag.y) < 6) return;
+      drag.lifted = true;
+      svg.setPointerCapture(drag.id);
+      const stackOf = svg.querySelector(`[data-point='${drag.from}']`);
+      const top = stackOf ? stackOf.querySelectorAll("circle.checker") : [];
+      if (top.length) top[top.length - 1].setAttribute("opacity", 0.35); // the lifted checker's place
+      drag.ghost = svgEl("circle", { r: R - 1, class: "drag-checker", fill: "#f2efe6", stroke: "#1b6fd1",
+        "stroke-width": 2.5, opacity: 0.9, "data-from": drag.from }, svg);
+    }
+    ev.preventDefault();
+    const p = local(ev);
+    drag.ghost.setAttribute("cx", p.x);
+    drag.ghost.setAttribute("cy", p.y);
+  });
+  svg.addEventListener("pointerup", (ev) => {
+    if (!drag || ev.pointerId !== drag.id) return;
+    const { from, lifted } = drag;
+    stop();
+    if (!lifted) return; // a click
+    swallow = true;
+    setTimeout(() => { swallow = false; }, 0);
+    const b = svg._board;
+    const p = local(ev);
+    const to = indexAt(p.x, p.y, b.opts.flip);
+    if (to !== null && to !== from && b.opts.onDrag) b.opts.onDrag(from, to);
+  });
+  svg.addEventListener("pointercancel", stop);
+  svg.addEventListener("click", (ev) => { if (swallow) { ev.stopPropagation(); swallow = false; } }, true);
 }
 
 // The same position seen by the other side: reversed and negated (bgbot.rules.board.flip).

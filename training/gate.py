@@ -1,0 +1,100 @@
+"""The ``gate`` stage: duplicate games of a candidate against the previous generation (and more opponents, recorded).
+
+``python -m training gate --candidate C --against P --games N [--opponent pubeval ...] [--cube-reference STORE]
+--out FILE.json`` writes one JSON record: ppg with 95% CI of the candidate against the previous generation and each
+``--opponent`` (:func:`bgbot.arena.benchmark.benchmark`); with ``--cube-reference``, also both models' money cube
+errors on held-out long rollouts, paired (:mod:`training.cubegate`). Accepted: by the gate's rule
+(:func:`bgbot.arena.benchmark.accepts`: the lower 95% end of the ppg against the previous generation above 0), and
+the cube decisions not worse. Unlike ``bgbot gate`` it promotes nothing into ``models/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from bgbot import files
+
+from .parts import StageError, now
+
+__all__ = ["GateConfig", "run_gate"]
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    """The settings of ``gate``.
+
+    Attributes:
+        candidate: the candidate checkpoint (.pt).
+        against: the previous generation (.pt) or a player spec (``gnubg:0``, ...).
+        games: games against each opponent (even).
+        opponents: more opponents to record (player specs).
+        seed: the dice.
+        workers: worker processes.
+        ply: the candidate's lookahead.
+        out: the JSON record file (None: printed only).
+        cube_reference: campaign stores of held-out long rollouts for the cube check (None: no check).
+    """
+
+    candidate: str
+    against: str
+    games: int
+    opponents: tuple[str, ...] = ()
+    seed: int = 0
+    workers: int = 1
+    ply: int = 0
+    out: str | None = None
+    cube_reference: tuple[str, ...] | None = None
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> GateConfig:
+        """The config of ``gate``'s parsed command line (checked by :func:`run_gate`)."""
+        return cls(
+            candidate=args.candidate,
+            against=args.against,
+            games=args.games,
+            opponents=tuple(args.opponent or ()),
+            seed=args.seed,
+            workers=args.workers,
+            ply=args.ply,
+            out=args.out,
+            cube_reference=None if args.cube_reference is None else tuple(args.cube_reference),
+        )
+
+
+def run_gate(cfg: GateConfig) -> dict:
+    """Play the gate's games -> the record (also written to ``cfg.out``): stage, candidate, against, created,
+    results (by opponent: :func:`bgbot.arena.benchmark.benchmark`'s fields and seconds), accepted, and ``cube``
+    (:func:`training.cubegate.cube_check`) with a cube reference.
+
+    Raises:
+        StageError: a missing candidate or ``against`` checkpoint; a cube reference with ``against`` not a checkpoint.
+        bgbot.errors.BgbotError: a bad player spec or game count (the tournament's errors).
+    """
+    from bgbot.arena.benchmark import accepts, benchmark
+
+    for p in (cfg.candidate, cfg.against):
+        if p.endswith(".pt") and not Path(p).is_file() or p is cfg.candidate and not p.endswith(".pt"):
+            raise StageError(f"no checkpoint file at {p!r}")
+    record = {"stage": "gate", "candidate": cfg.candidate, "against": cfg.against, "created": now(), "results": {}}
+    for opp in [cfg.against, *cfg.opponents]:
+        t0 = time.perf_counter()
+        r = benchmark(cfg.candidate, opp, games=cfg.games, seed=cfg.seed, workers=cfg.workers, plies=cfg.ply)
+        r["seconds"] = time.perf_counter() - t0
+        record["results"][opp] = r
+    record["accepted"] = accepts(record["results"][cfg.against])
+    if cfg.cube_reference:
+        from .cubegate import cube_check
+
+        if not cfg.against.endswith(".pt"):
+            raise StageError("--cube-reference compares two checkpoints: --against must be a .pt file")
+        record["cube"] = cube_check(cfg.candidate, cfg.against, list(cfg.cube_reference))
+        record["accepted"] = record["accepted"] and record["cube"]["not_worse"]
+    if cfg.out:
+        out = Path(cfg.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        files.write_atomic(out, json.dumps(record, indent=2))
+    return record
