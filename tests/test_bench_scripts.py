@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import random
 import re
 import subprocess
@@ -169,10 +170,12 @@ SCRIPT_USAGE = [
     "fit_prune",
     "heldout_loss",
     "referee_loss",
+    "reference_error",
 ]
 _NEEDS = {
     "heldout_loss": ["--targets", "d", "--model", "x.pt"],
     "referee_loss": ["--model", "x.pt"],
+    "reference_error": ["--model", "x.pt"],
     "add_checksum": ["x.pt"],
     "plot_progress": ["dir", "--out", "x.png"],
     "bench_prune": ["--filter", "x.pt"],
@@ -335,3 +338,18 @@ def test_is_int_takes_python_and_numpy_integers_never_bools_or_floats():
 
     assert all(is_int(v) for v in (0, -3, 2**70, np.int8(1), np.int64(7), np.uint16(3)))
     assert not any(is_int(v) for v in (True, False, np.bool_(True), 1.0, np.float64(2.0), "1", None))
+
+
+def test_reference_error_scores_bgbot5_against_the_held_out_rollouts(capsys, monkeypatch):
+    """bgbot-5's 0-ply against the 200 held-out 5,184-trial rollouts: its figures as measured on 2026-12-02
+    (`python scripts/reference_error.py --model models/bgbot-5.pt`): win rmse 0.046, equity rmse 0.105."""
+    module = _load("reference_error")
+    model = str(SCRIPTS.parent / "models" / "bgbot-5.pt")
+    monkeypatch.chdir(SCRIPTS.parent)
+    monkeypatch.setattr(sys, "argv", ["reference_error.py", "--model", model])
+    module.main()
+    out = json.loads(capsys.readouterr().out)["models"][model]
+    assert out["positions"] == 200
+    assert out["win_rmse"] == pytest.approx(0.0462, abs=5e-4)
+    assert out["equity_rmse"] == pytest.approx(0.1050, abs=5e-4)
+    assert sum(c["positions"] for c in out["by_class"].values()) == 200
