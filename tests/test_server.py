@@ -418,3 +418,33 @@ def test_batched_move_at_one_ply_is_the_cli_answer_bit_for_bit():
     assert out[1] == expected
     late = next(p for p in expected["plays"] if p["play"] == "12/6 4/2*")
     assert late["ply"] == 0 and late["equity"] == -0.113833
+
+
+def test_rollout_stream_takes_its_settings_and_names_a_misspelt_one(server, capsys):
+    """``/v1/rollout`` reads its settings (trials, candidates, truncate, ...: a record of query parameters) and gives the
+    result ``bgbot rollout --json`` gives for the same settings; a misspelt setting is refused naming it."""
+    params = {"position": "4HPwATDgc/ABMA", "dice": "31", "trials": 36, "candidates": 2, "truncate": 4}
+    with httpx.stream("GET", f"{server}/v1/rollout?{urlencode(params)}", timeout=120) as r:
+        text = "".join(r.iter_text())
+    events = [line[len("data: ") :] for line in text.splitlines() if line.startswith("data: ")]
+    result = json.loads(events[-1])
+    assert "event: result" in text, text[-300:]
+    cli_out = cli_json(
+        capsys,
+        "rollout",
+        "4HPwATDgc/ABMA",
+        "3",
+        "1",
+        "--trials",
+        "36",
+        "--candidates",
+        "2",
+        "--truncate",
+        "4",
+        "--no-progress",
+    )
+    assert [p["play"] for p in result["plays"]] == [p["play"] for p in cli_out["plays"]] == ["8/5 6/5", "24/23 13/10"]
+    assert result["plays"][0]["equity"] == pytest.approx(cli_out["plays"][0]["equity"], abs=1e-9)
+    with httpx.stream("GET", f"{server}/v1/rollout?position=4HPwATDgc/ABMA&trails=36", timeout=60) as r:
+        text = "".join(r.iter_text())
+    assert "unknown field 'trails'" in text and "trials" in text

@@ -102,6 +102,15 @@ def points_position(points) -> str:
     return web.context_from_points(points).position_id
 
 
+def _query_names(dependant) -> set[str]:
+    """The query parameter names a FastAPI route's ``dependant`` takes: its own and those of its dependencies (a
+    settings record given as ``Depends()``), recursively."""
+    names = {f.alias for f in dependant.query_params}
+    for sub in dependant.dependencies:
+        names |= _query_names(sub)
+    return names
+
+
 BOARD_FIELDS = tuple(f"p{i}" for i in range(26))
 """The query parameters of a board given as signed checker counts (wildbg's ``p0`` .. ``p25``)."""
 
@@ -456,7 +465,7 @@ def create_app(
     def position_of(position: str | None, request) -> str:
         """The request's position (:func:`query_position`), its endpoint's parameters read from the route."""
         route = request.scope.get("route")
-        known = {f.alias for f in route.dependant.query_params} if route is not None else {"position", "dice"}
+        known = _query_names(route.dependant) if route is not None else {"position", "dice"}
         return query_position(position, list(request.query_params.multi_items()), known)
 
     @app.get("/v1/health")
