@@ -77,8 +77,12 @@ def _position_text(text: str) -> str:
 
 
 def _resolve(position: str, dice: str | None, need_dice: bool) -> context.Context:
-    """POSITION and DICE as the CLI reads them; with ``need_dice`` the context has dice."""
-    ctx = context.resolve(_position_text(position), dice)
+    """POSITION and DICE as the CLI reads them; with ``need_dice`` the context has dice, and a position whose double
+    awaits an answer is refused as the CLI refuses it (:func:`bgbot.formats.context.double_pending`)."""
+    text = _position_text(position)
+    if need_dice and context.parse_position(text).double_offered:
+        raise context.double_pending(text)
+    ctx = context.resolve(text, dice)
     if need_dice and ctx.dice is None:
         raise context.DiceSyntaxError("no dice: give dice (e.g. 31), or a position that carries dice")
     return ctx
