@@ -331,7 +331,11 @@ class ProbabilitiesSyntaxError(ContextError):
 
 
 def parse_probabilities(text: str) -> list[float]:
-    """``"0.6,0.2,0.01,0.1,0.005"`` -> five floats (checked for consistency later by bgbot.cube.decision)."""
+    """``"0.6,0.2,0.01,0.1,0.005"`` -> five floats (checked for consistency later by bgbot.cube.decision).
+
+    Raises:
+        ProbabilitiesSyntaxError: not five comma-separated numbers, or one of them not finite (``nan``, ``inf``).
+    """
     try:
         values = [float(v) for v in text.replace(" ", "").split(",")]
     except ValueError:
@@ -340,4 +344,6 @@ def parse_probabilities(text: str) -> list[float]:
         raise ProbabilitiesSyntaxError(
             f"--probabilities takes five comma-separated numbers W,WG,WBG,LG,LBG, got {text!r}"
         )
+    if not np.isfinite(values).all():
+        raise ProbabilitiesSyntaxError(f"--probabilities takes finite numbers from 0 to 1, got {text!r}")
     return values
