@@ -109,6 +109,12 @@ def test_batch(server, capsys):
             {"endpoint": "move", "position": START, "dice": "71"},
             {"endpoint": "move", "position": START, "dice": "44", "ply": 1},
             {"endpoint": "move", "position": DOUBLED},
+            # settings an endpoint does not take: refused as GET /v1/cube?dice=... is, never ignored
+            {"endpoint": "cube", "position": START, "dice": "31"},
+            {"endpoint": "moves", "position": START, "dice": "31", "ply": 1},
+            {"endpoint": "move", "position": START, "dice": "31", "jacoby": "off"},
+            {"endpoint": "move", "position": START, "dice": "31", "probabilities": "0.5,0.1,0,0.1,0"},
+            {"endpoint": "moves", "position": START, "dice": "31", "ply": 0},  # the default: taken
         ]
     }
     answers = httpx.post(server + "/v1/batch", json=body, timeout=60).json()["answers"]
@@ -120,6 +126,13 @@ def test_batch(server, capsys):
     assert cli.main(["move", DOUBLED, "--json"]) == 2
     assert answers[5] == {"error": capsys.readouterr().err.strip().removeprefix("error: ")}
     assert answers[5]["error"].startswith("a double awaits an answer in '4HPwATDgc/ABUA:MBkAAAAAAAAA'")
+    assert answers[6:10] == [
+        {"error": "unknown field 'dice': a cube request takes position, jacoby, ply, probabilities or a board"},
+        {"error": "unknown field 'ply': a moves request takes position, dice or a board"},
+        {"error": "unknown field 'jacoby': a move request takes position, dice, ply or a board"},
+        {"error": "unknown field 'probabilities': a move request takes position, dice, ply or a board"},
+    ]
+    assert answers[10] == cli_json(capsys, "moves", START, "31") and len(answers[10]["plays"]) == 16
 
 
 def test_bad_input_400_and_422_server_stays_up(server, capsys):
