@@ -22,7 +22,7 @@ from bgbot.rules.board import starting_position
 from training import campaign, stages
 from training.campaign import Reason
 from training.fit import EncodedTargets, SingleFit, load_targets, stderr_weights
-from training.parts import load_npz, save_npz
+from training.parts import StageError, load_npz, save_npz
 from training.targets import ply_targets
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -367,3 +367,15 @@ def test_each_reason_carries_its_rule():
     assert [r.rule for r in Reason] == list(campaign.RULES.values())
     assert Reason(3) is Reason.PRIME and Reason.PRIME.rule.startswith("A side has four or more consecutive")
     assert "0.058 in win probability" in Reason.BACKGAME.rule
+
+
+def test_a_reference_store_given_twice_is_refused(monkeypatch):
+    from training import cubegate
+
+    monkeypatch.chdir(ROOT)
+    holdout = "models/candidates/campaign-1-holdout"
+    pos, ref = cubegate.reference_positions([holdout])
+    assert pos.shape == (200, 26) and ref.shape == (200, 5)
+    for twice in ([holdout, holdout], [holdout, f"./{holdout}/"], [holdout, str(ROOT / holdout)]):
+        with pytest.raises(StageError, match=r"the reference store .* is given twice .*: give it once"):
+            cubegate.reference_positions(twice)

@@ -178,6 +178,8 @@ def test_batch_stdin_moves_and_cube(capsys, monkeypatch):
         (["move", START, "31", "--ply", "-1"], "-1"),
         (["cube", START, "--probabilities", "0.5,0.1"], "'0.5,0.1'"),
         (["cube", START, "--probabilities", "0.5,0.6,0,0,0"], "inconsistent"),
+        (["cube", START, "--probabilities", "nan,0,0,0,0"], "finite numbers from 0 to 1, got 'nan,0,0,0,0'"),
+        (["cube", START, "--probabilities", "0.5,0,0,0,inf"], "finite numbers from 0 to 1, got '0.5,0,0,0,inf'"),
         (["cube", START + ":cAngADAAIAAE", "--jacoby", "on"], "money play only"),
         (["move", START, "31", "--batch", "-"], "not both"),
         (["move"], "POSITION"),

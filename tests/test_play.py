@@ -80,6 +80,22 @@ def test_a_short_money_game(tmp_path):
     assert kinds.count("move") == 4 and "double" in kinds and "take" in kinds
 
 
+def test_another_answer_to_the_confirmation_is_explained(tmp_path):
+    child = spawn("--dice", "manual", "--save", str(tmp_path / "game.mat"), cwd=tmp_path)
+    child.expect("opening roll")
+    child.sendline("31")
+    child.expect("your play with 3-1")
+    child.sendline("8/5 6/5")
+    child.expect(r"play 8/5 6/5\? \(Enter confirms, undo takes it back\)")
+    child.sendline("24/23 13/10")  # a second play before answering: said so, the first one still awaits
+    child.expect("'24/23 13/10' is not an answer here: Enter confirms 8/5 6/5, undo takes it back")
+    child.expect(r"play 8/5 6/5\? \(Enter confirms")
+    child.sendline("")
+    child.expect("dice for bgbot's roll")
+    child.sendeof()
+    child.expect(pexpect.EOF)
+
+
 def test_bgbot_doubles_and_you_take(tmp_path):
     # bgbot on roll in a race it leads by far: it doubles at once
     race = "d7cNAAB3twEAAA"  # bgbot 13 checkers on its 1-5 points, you 15 on your 1-6: Double, pass

@@ -22,6 +22,7 @@ START = "4HPwATDgc/ABMA"
 PLUS = "4GvwASHgc+QBUA"  # a Position ID with a '+'
 MATCH = "4HPwATDgc/ABMA:cAkAAAAAAAAA"
 XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:3:0:10"
+DOUBLED = "4HPwATDgc/ABUA:MBkAAAAAAAAA"  # a double awaits the answer
 XGID_BEFORE_ROLL = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:3:0:10"
 
 
@@ -107,6 +108,13 @@ def test_batch(server, capsys):
             {"endpoint": "cube", "position": MATCH},
             {"endpoint": "move", "position": START, "dice": "71"},
             {"endpoint": "move", "position": START, "dice": "44", "ply": 1},
+            {"endpoint": "move", "position": DOUBLED},
+            # settings an endpoint does not take: refused as GET /v1/cube?dice=... is, never ignored
+            {"endpoint": "cube", "position": START, "dice": "31"},
+            {"endpoint": "moves", "position": START, "dice": "31", "ply": 1},
+            {"endpoint": "move", "position": START, "dice": "31", "jacoby": "off"},
+            {"endpoint": "move", "position": START, "dice": "31", "probabilities": "0.5,0.1,0,0.1,0"},
+            {"endpoint": "moves", "position": START, "dice": "31", "ply": 0},  # the default: taken
         ]
     }
     answers = httpx.post(server + "/v1/batch", json=body, timeout=60).json()["answers"]
@@ -115,6 +123,16 @@ def test_batch(server, capsys):
     assert close(answers[2], cli_json(capsys, "cube", MATCH))
     assert answers[3] == {"error": "impossible dice '71': each die is 1 to 6"}
     assert close(answers[4], cli_json(capsys, "move", START, "44", "--ply", "1"))
+    assert cli.main(["move", DOUBLED, "--json"]) == 2
+    assert answers[5] == {"error": capsys.readouterr().err.strip().removeprefix("error: ")}
+    assert answers[5]["error"].startswith("a double awaits an answer in '4HPwATDgc/ABUA:MBkAAAAAAAAA'")
+    assert answers[6:10] == [
+        {"error": "unknown field 'dice': a cube request takes position, jacoby, ply, probabilities or a board"},
+        {"error": "unknown field 'ply': a moves request takes position, dice or a board"},
+        {"error": "unknown field 'jacoby': a move request takes position, dice, ply or a board"},
+        {"error": "unknown field 'probabilities': a move request takes position, dice, ply or a board"},
+    ]
+    assert answers[10] == cli_json(capsys, "moves", START, "31") and len(answers[10]["plays"]) == 16
 
 
 def test_bad_input_400_and_422_server_stays_up(server, capsys):
@@ -125,12 +143,18 @@ def test_bad_input_400_and_422_server_stays_up(server, capsys):
         ("/v1/moves", {"position": "4HPwATDgc/ABMA:zzzz", "dice": "31"}, ["moves", "4HPwATDgc/ABMA:zzzz", "31"]),
         ("/v1/cube", {"position": START, "probabilities": "1,2"}, ["cube", START, "--probabilities", "1,2"]),
         ("/v1/move", {"position": START, "dice": "31", "ply": 7}, ["move", START, "31", "--ply", "7"]),
+        # a double awaits the answer: no roll to play, with or without dice, as the CLI says
+        ("/v1/move", {"position": DOUBLED}, ["move", DOUBLED]),
+        ("/v1/move", {"position": DOUBLED, "dice": "31"}, ["move", DOUBLED, "31"]),
+        ("/v1/moves", {"position": DOUBLED}, ["moves", DOUBLED]),
     ]
     for path, params, argv in cases:
         got = get(server, path, **params)
         assert cli.main(argv) == 2
         message = capsys.readouterr().err.strip().removeprefix("error: ")
-        if path == "/v1/move" and "dice" not in params:  # the CLI asks for DICE after POSITION; the API for dice
+        if (
+            path == "/v1/move" and "dice" not in params and params["position"] != DOUBLED
+        ):  # the CLI asks for DICE after POSITION; the API for dice
             message = "no dice: give dice (e.g. 31), or a position that carries dice"
         message = re.sub(r"--([a-z]+)", r"\1", message)  # the API names its fields, not the CLI's flags
         assert got.status_code == 400 and got.json() == {"detail": message}, (params, got.text)

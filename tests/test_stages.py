@@ -441,3 +441,30 @@ def test_one_numbering_of_classes_reads_the_committed_parts_as_they_were_written
     codes = classify_batch(pos)
     np.testing.assert_array_equal(specialists.classify(pos), [PositionClass(c).stored for c in codes])
     assert [CLASS_NAMES[c] for c in codes] == [PositionClass(c).label for c in codes]
+
+
+def test_sample_refuses_keep_rates_that_are_not_probabilities_or_keep_nothing(tmp_path, capsys):
+    argv = ["sample", "--model", MODEL, "--out", str(tmp_path / "s"), "--positions", "10", "--quiet"]
+    for keep, message in (
+        (["contact=abc"], "RATE a probability from 0 to 1, got 'contact=abc'"),
+        (["race=-1"], "RATE a probability from 0 to 1, got 'race=-1'"),
+        (["crashed=nan"], "RATE a probability from 0 to 1, got 'crashed=nan'"),
+        (["contact=1.5"], "RATE a probability from 0 to 1, got 'contact=1.5'"),
+        ([f"{name}=0" for name in SAMPLE_CLASSES.values()], "keep no position"),
+    ):
+        assert cli.main([*argv, *(a for k in keep for a in ("--keep", k))]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: --keep") and message in err and err.count("\n") == 1, err
+    assert not (tmp_path / "s").exists()
+
+
+def test_fit_refuses_a_targets_directory_given_twice(ply0_targets, tmp_path, capsys):
+    once, _, _, _ = load_targets([str(ply0_targets)])
+    assert len(once) == 20  # --limit 1: the first part of 20 positions
+    run = tmp_path / "fit"
+    for twice in ([ply0_targets, ply0_targets], [ply0_targets, ply0_targets / ".." / ply0_targets.name]):
+        argv = ["fit", "--init", MODEL, "--run-dir", str(run), "--targets", *map(str, twice), "--quiet"]
+        assert cli.main([*argv, "--arch", "single", "--epochs", "1"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: the targets ") and "are given twice" in err and err.count("\n") == 1, err
+    assert not (run / "latest.pt").exists()

@@ -43,8 +43,15 @@ def reference_positions(stores: list[str]) -> tuple[np.ndarray, np.ndarray]:
     campaign ``stores``.
 
     Raises:
-        StageError: a store is not a campaign store, holds a torn or foreign part, or none holds a finished part.
+        StageError: a store is not a campaign store, holds a torn or foreign part, or none holds a finished part; a
+            store given twice (its positions would count twice, narrowing the gate's interval).
     """
+    seen: dict[Path, str] = {}
+    for store in stores:
+        key = Path(store).resolve()
+        if key in seen:
+            raise StageError(f"the reference store {store!r} is given twice (also as {seen[key]!r}): give it once")
+        seen[key] = store
     pos, tg = [], []
     for store in stores:
         settings = campaign.load_settings(Path(store))

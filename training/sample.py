@@ -9,6 +9,7 @@ played with the dice of seed ``(seed, p)``, so the parts are the same whichever 
 from __future__ import annotations
 
 import argparse
+import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,14 +69,23 @@ class SampleConfig:
         """The config of ``sample``'s parsed command line.
 
         Raises:
-            StageError: a ``--keep`` that is not ``CLASS=RATE`` with a class of :data:`DEFAULT_KEEP`.
+            StageError: a ``--keep`` that is not ``CLASS=RATE`` with a class of :data:`DEFAULT_KEEP` and a RATE
+                from 0 to 1, or rates that keep nothing (every rate 0: self-play would never end).
         """
         keep = dict(DEFAULT_KEEP)
         for item in args.keep or []:
             name, _, val = item.partition("=")
             if name not in keep:
                 raise StageError(f"--keep takes CLASS=RATE with CLASS one of {list(keep)}, got {item!r}")
-            keep[name] = float(val)
+            try:
+                rate = float(val)
+            except ValueError:
+                rate = math.nan
+            if not 0.0 <= rate <= 1.0:  # NaN fails too
+                raise StageError(f"--keep takes CLASS=RATE with RATE a probability from 0 to 1, got {item!r}")
+            keep[name] = rate
+        if not any(keep.values()):
+            raise StageError(f"--keep rates {keep} keep no position: give at least one class a rate above 0")
         return cls(
             model=args.model,
             out=Path(args.out),

@@ -106,10 +106,7 @@ def resolve(position: str, dice: str | None, need_dice: bool) -> context.Context
     them and no double may be pending (:class:`bgbot.formats.context.DoublePendingError`)."""
     ctx = context.parse_position(position)
     if need_dice and ctx.double_offered:
-        raise context.DoublePendingError(
-            f"a double awaits an answer in {position!r}: there is no roll to play yet "
-            "(ask 'bgbot cube' for the take/pass decision)"
-        )
+        raise context.double_pending(position)
     ctx = ctx if dice is None else ctx.with_dice(dice)
     if need_dice and ctx.dice is None:
         raise context.DiceSyntaxError(

@@ -7,6 +7,7 @@ Public API::
     parse_position(text) -> Context      # "4HPwATDgc/ABMA", "4HPwATDgc/ABMA:cAkAAAAAAAAA", "XGID=..."
     parse_dice(text) -> (d1, d2)         # "31", "3-1", "3 1", "3,1", or a pair of ints
     resolve(position_text, dice_text=None) -> Context                  # both together, checked against each other
+    double_pending(position_text) -> DoublePendingError                # no roll to play while a double awaits
     ContextError(ValueError): PositionSyntaxError, DiceSyntaxError, DiceMismatchError
 
 POSITION is one of
@@ -47,6 +48,7 @@ __all__ = [
     "parse_position",
     "parse_dice",
     "resolve",
+    "double_pending",
 ]
 from bgbot.errors import BgbotError, is_int
 
@@ -67,6 +69,15 @@ class NotAnalysableError(ContextError):
 
 class DoublePendingError(ContextError):
     """A checker play asked for while a double awaits an answer (there is no roll to play yet)."""
+
+
+def double_pending(position_text: str) -> DoublePendingError:
+    """The error of a checker play asked for in ``position_text`` while a double awaits an answer (the CLI's and the
+    server's message)."""
+    return DoublePendingError(
+        f"a double awaits an answer in {position_text!r}: there is no roll to play yet "
+        "(ask 'bgbot cube' for the take/pass decision)"
+    )
 
 
 class PositionSyntaxError(ContextError):
@@ -320,7 +331,11 @@ class ProbabilitiesSyntaxError(ContextError):
 
 
 def parse_probabilities(text: str) -> list[float]:
-    """``"0.6,0.2,0.01,0.1,0.005"`` -> five floats (checked for consistency later by bgbot.cube.decision)."""
+    """``"0.6,0.2,0.01,0.1,0.005"`` -> five floats (checked for consistency later by bgbot.cube.decision).
+
+    Raises:
+        ProbabilitiesSyntaxError: not five comma-separated numbers, or one of them not finite (``nan``, ``inf``).
+    """
     try:
         values = [float(v) for v in text.replace(" ", "").split(",")]
     except ValueError:
@@ -329,4 +344,6 @@ def parse_probabilities(text: str) -> list[float]:
         raise ProbabilitiesSyntaxError(
             f"--probabilities takes five comma-separated numbers W,WG,WBG,LG,LBG, got {text!r}"
         )
+    if not np.isfinite(values).all():
+        raise ProbabilitiesSyntaxError(f"--probabilities takes finite numbers from 0 to 1, got {text!r}")
     return values

@@ -554,6 +554,7 @@ class Session:
                 if answer in ("undo", "u", "n", "no"):
                     self.show(g, dice)
                     break
+                self.say(f"  {answer!r} is not an answer here: Enter confirms {written}, undo takes it back")
 
     # -- the session ------------------------------------------------------------------------------------------------
 

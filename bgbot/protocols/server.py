@@ -77,8 +77,12 @@ def _position_text(text: str) -> str:
 
 
 def _resolve(position: str, dice: str | None, need_dice: bool) -> context.Context:
-    """POSITION and DICE as the CLI reads them; with ``need_dice`` the context has dice."""
-    ctx = context.resolve(_position_text(position), dice)
+    """POSITION and DICE as the CLI reads them; with ``need_dice`` the context has dice, and a position whose double
+    awaits an answer is refused as the CLI refuses it (:func:`bgbot.formats.context.double_pending`)."""
+    text = _position_text(position)
+    if need_dice and context.parse_position(text).double_offered:
+        raise context.double_pending(text)
+    ctx = context.resolve(text, dice)
     if need_dice and ctx.dice is None:
         raise context.DiceSyntaxError("no dice: give dice (e.g. 31), or a position that carries dice")
     return ctx
@@ -153,12 +157,30 @@ def query_position(position: str | None, params: list[tuple[str, str]], known: s
     return points_position(points)
 
 
+ENDPOINT_FIELDS = {"moves": ("dice",), "move": ("dice", "ply"), "cube": ("jacoby", "ply", "probabilities")}
+"""The settings each endpoint takes besides its position (a batch request's others must be left out)."""
+
+
+def check_fields(endpoint: str, request: dict[str, Any]) -> None:
+    """Refuse a setting ``endpoint`` does not take (a batch request's ``dice`` for ``cube``, ``ply`` for ``moves``,
+    ...), as the GET endpoints and the CLI refuse it, instead of ignoring it. A setting left out or at its default
+    (None, or ``ply`` 0) passes. Raises ServerError."""
+    takes = ENDPOINT_FIELDS.get(endpoint, ())
+    for name in ("dice", "ply", "jacoby", "probabilities"):
+        value = request.get(name)
+        if name not in takes and value is not None and not (name == "ply" and value == 0):
+            raise ServerError(
+                f"unknown field {name!r}: a {endpoint} request takes {', '.join(('position', *takes))} or a board"
+            )
+
+
 def answer(bot: "Bot", endpoint: str, request: dict[str, Any]) -> dict:
     """One answer: ``endpoint`` "moves", "move" or "cube" with the request's fields, the CLI's ``--json`` shape.
 
     Raises:
         BgbotError: bad input (the CLI's message).
     """
+    check_fields(endpoint, request)
     position, dice = request.get("position"), request.get("dice")
     if not isinstance(position, str):
         raise ServerError("a request needs a position (Position ID, PositionID:MatchID or XGID=...)")
@@ -226,6 +248,7 @@ def answer_many(bot: "Bot", requests: list[tuple[str, dict]]) -> list[dict | Bgb
     singles = []
     for k, (endpoint, req) in enumerate(requests):
         try:
+            check_fields(endpoint, req)
             ply = req.get("ply", 0)
             if endpoint == "move" and type(ply) is int and ply == 0:
                 ctx = _resolve(req["position"], req.get("dice"), need_dice=True)
