@@ -334,6 +334,7 @@ def main() -> None:
     ids, pos, dice = load_set(set_path, args.positions)
     classes = specialists.classify(pos)
     if args.classes:
+        read = len(pos)
         chosen_rows = np.flatnonzero(np.isin(classes, [c for c, n in CLASS_NAMES.items() if n in args.classes]))
         ids, pos, dice, classes = (
             [ids[i] for i in chosen_rows],
@@ -341,6 +342,11 @@ def main() -> None:
             dice[chosen_rows],
             classes[chosen_rows],
         )
+        if not len(pos):
+            raise BgbotError(
+                f"no {' or '.join(args.classes)} position among the first {read} of {_shown(set_path)}: "
+                "nothing to measure (raise --positions or drop --classes)"
+            )
     t0 = time.perf_counter()
     play_err: dict[str, dict[str, list[float]]] = {"bgbot": {"all": []}, "gnubg0": {"all": []}}
     pruned = None

@@ -353,3 +353,17 @@ def test_reference_error_scores_bgbot5_against_the_held_out_rollouts(capsys, mon
     assert out["win_rmse"] == pytest.approx(0.0462, abs=5e-4)
     assert out["equity_rmse"] == pytest.approx(0.1050, abs=5e-4)
     assert sum(c["positions"] for c in out["by_class"].values()) == 200
+
+
+def test_bench_decisions_refuses_classes_with_no_position_among_those_asked():
+    """``--positions 20 --classes race``: the set's first 20 positions hold no race, so there is nothing to measure: one
+    error line naming the classes and the count, status 2, before the referee is asked anything."""
+    done = subprocess.run(
+        [sys.executable, str(SCRIPTS / "bench_decisions.py"), "--positions", "20", "--classes", "race", "--cache", ""],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert "no race position among the first 20" in done.stderr
+    assert "Traceback" not in done.stderr
