@@ -456,15 +456,3 @@ def test_sample_refuses_keep_rates_that_are_not_probabilities_or_keep_nothing(tm
         err = capsys.readouterr().err
         assert err.startswith("error: --keep") and message in err and err.count("\n") == 1, err
     assert not (tmp_path / "s").exists()
-
-
-def test_fit_refuses_a_targets_directory_given_twice(ply0_targets, tmp_path, capsys):
-    once, _, _, _ = load_targets([str(ply0_targets)])
-    assert len(once) == 20  # --limit 1: the first part of 20 positions
-    run = tmp_path / "fit"
-    for twice in ([ply0_targets, ply0_targets], [ply0_targets, ply0_targets / ".." / ply0_targets.name]):
-        argv = ["fit", "--init", MODEL, "--run-dir", str(run), "--targets", *map(str, twice), "--quiet"]
-        assert cli.main([*argv, "--arch", "single", "--epochs", "1"]) == 2
-        err = capsys.readouterr().err
-        assert err.startswith("error: the targets ") and "are given twice" in err and err.count("\n") == 1, err
-    assert not (run / "latest.pt").exists()
