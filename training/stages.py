@@ -132,7 +132,13 @@ def build_parser(prog: str = "python -m training") -> argparse.ArgumentParser:
     )
     f = sub.add_parser("fit", help="fit the next generation's nets to targets")
     f.add_argument("--init", required=True, help="checkpoint to start from (v1 single net or specialists)")
-    f.add_argument("--targets", required=True, nargs="+", help="target directories")
+    f.add_argument(
+        "--targets",
+        required=True,
+        nargs="+",
+        help="target directories, read in order; one given k times weighs its positions k times (each copy is a row of "
+        "its own, so copies may fall on both sides of the validation split)",
+    )
     f.add_argument(
         "--last-wins",
         action="store_true",
