@@ -119,8 +119,8 @@ def load_targets(
     records none: search targets) and each part's file, kind and model, from the ``part-*.npz`` of ``dirs`` in order
     (each directory's parts sorted by name); a directory given k times is read k times, which weighs its positions k
     times (the rollouts of ``models/candidates/gen6/``; the held-out rows may then hold copies of trained ones).
-    ``last_wins``: a position held by several parts is kept once, with the target of the last part that holds it (rollout targets of some positions, listed after the 2-ply targets of them
-    all, replace those)."""
+    ``last_wins``: a position held by several parts is kept once, with the target of the last part that holds it
+    (rollout targets of some positions, listed after the 2-ply targets of them all, replace those)."""
     pos, tg, se, metas = [], [], [], []
     for d in dirs:
         parts = sorted(Path(d).glob("part-*.npz"))
