@@ -37,7 +37,6 @@ from bgbot.rules.outcomes import equity  # noqa: E402
 from training.cubegate import reference_positions  # noqa: E402
 
 DEFAULT_REFERENCE = "models/candidates/campaign-1-holdout"
-CLASS_NAMES = {1: "contact", 2: "crashed", 3: "race"}
 
 
 def errors(probabilities: np.ndarray, reference: np.ndarray, classes: np.ndarray) -> dict:
@@ -59,7 +58,7 @@ def errors(probabilities: np.ndarray, reference: np.ndarray, classes: np.ndarray
         "equity_bias": float(de.mean()),
         "by_class": {},
     }
-    for code, name in CLASS_NAMES.items():
+    for code, name in enumerate(specialists.CLASSES, start=1):
         rows = classes == code
         if rows.any():
             out["by_class"][name] = {
