@@ -8,8 +8,10 @@ Public API::
     Bot.legal_plays(position, dice=None) -> list[LegalPlay]
     Bot.rank_plays(position, dice=None, cube=None, match=None, ply=0) -> list[RankedPlay]   # best first
     Bot.rank_contexts(contexts, ply=0) -> bgbot.arena.ranking.Ranking     # many requests at once, named
-    Bot.evaluate(position) -> Probabilities                       # side on roll
-    Bot.evaluate_with_class(position) -> (Probabilities, str)     # ... and the evaluator that answered
+    Bot.evaluate(position, ply=0) -> Probabilities                # side on roll, the play nets
+    Bot.evaluate_with_class(position, cube=False) -> (Probabilities, str)   # ... and the evaluator that answered
+    Bot.cube_probabilities(position, ply=0) -> Probabilities      # what the cube decisions read (cube nets if any)
+    Bot.has_cube_nets -> bool                                     # separate nets answer the cube (checkpoint format 3)
     Bot.cube_action(position_or_probabilities, cube=None, match=None, *, probabilities=None, efficiency=None)
         -> bgbot.cube.decision.CubeDecision
     Probabilities(win, win_gammon, win_backgammon, lose_gammon, lose_backgammon)
@@ -201,20 +203,25 @@ class Bot:
         Raises:
             ApiError: ``ply`` not an integer >= 0. bgbot.evaluation.search.SearchError: deeper than it serves.
         """
-        if not is_int(ply) or ply < 0:
-            raise ApiError(f"ply is a search depth 0, 1, 2, ..., got {ply!r}")
-        pos = as_position(position)
-        if ply == 0:
-            return self.evaluate_with_class(pos)[0]
-        from bgbot.evaluation import search
+        return _probabilities(self.evaluator, position, ply)
 
-        theirs = search.afterstate_values(self.evaluator, pos[None, :], int(ply))  # (1, 5) opponent's view
-        return Probabilities.from_array(flip_probabilities(theirs)[0])
+    def cube_probabilities(self, position, ply: int = 0) -> Probabilities:
+        """:meth:`evaluate` by the model's cube nets where it has them (:func:`bgbot.evaluation.evaluator.for_cube`,
+        a checkpoint of format 3): the probabilities its cube decisions read. Equal to :meth:`evaluate` for a model
+        without cube nets. Raises as :meth:`evaluate`."""
+        return _probabilities(evaluator.for_cube(self.evaluator), position, ply)
 
-    def evaluate_with_class(self, position) -> tuple[Probabilities, str]:
-        """The 0-ply :meth:`evaluate` and the evaluator that answered, one of :data:`EVALUATORS`."""
+    @property
+    def has_cube_nets(self) -> bool:
+        """Whether separate nets answer this model's cube decisions (:meth:`cube_probabilities`)."""
+        return evaluator.for_cube(self.evaluator) is not self.evaluator
+
+    def evaluate_with_class(self, position, cube: bool = False) -> tuple[Probabilities, str]:
+        """The 0-ply :meth:`evaluate` (:meth:`cube_probabilities` with ``cube``) and the evaluator that answered, one
+        of :data:`EVALUATORS`."""
         pos = as_position(position)
-        probs, codes = evaluator.classified_probabilities(self.evaluator, pos[None, :])
+        ev = evaluator.for_cube(self.evaluator) if cube else self.evaluator
+        probs, codes = evaluator.classified_probabilities(ev, pos[None, :])
         return Probabilities.from_array(probs[0]), CLASS_NAMES[int(codes[0])]
 
     def rank_plays(
@@ -313,13 +320,27 @@ class Bot:
         source = "given"
         if probabilities is None:
             assert pos is not None
-            probs, source = self.evaluate_with_class(pos)
+            probs, source = self.evaluate_with_class(pos, cube=True)
             probabilities = probs.to_array()
         if isinstance(probabilities, Probabilities):
             probabilities = probabilities.to_array()
         if efficiency is None:
             efficiency = 0.68 if pos is None else cube_efficiency(pos)
         return replace(cube_lib.decide(probabilities, cube, match, efficiency), evaluator=source)
+
+
+def _probabilities(ev: evaluator.PositionEvaluator, position, ply) -> Probabilities:
+    """:meth:`Bot.evaluate` with the evaluator ``ev``."""
+    if not is_int(ply) or ply < 0:
+        raise ApiError(f"ply is a search depth 0, 1, 2, ..., got {ply!r}")
+    pos = as_position(position)
+    if ply == 0:
+        probs, _ = evaluator.classified_probabilities(ev, pos[None, :])
+        return Probabilities.from_array(probs[0])
+    from bgbot.evaluation import search
+
+    theirs = search.afterstate_values(ev, pos[None, :], int(ply))  # (1, 5) opponent's view
+    return Probabilities.from_array(flip_probabilities(theirs)[0])
 
 
 def ranked_plays(found: ranking.Ranking, i: int, money: bool) -> list[RankedPlay]:
@@ -429,7 +450,8 @@ def cube_json(bot: Bot | None, ctx, probabilities=None, ply: int = 0, cube_searc
     ``"double_offered": true``, ``"action"`` the taker's answer (Take, Pass or Beaver), ``"doubler_action"`` the
     doubler's proper action and ``"taker"`` the taker's values. ``"evaluator"`` says what answered (:data:`EVALUATORS`:
     the position's class, or ``given`` for given probabilities); in the two-sided bear-off class, money play, the
-    action comes from the database's exact cubeful equities at any ``ply``.
+    action comes from the database's exact cubeful equities at any ``ply``. A model with separate cube nets
+    (:meth:`Bot.has_cube_nets`) decides, and reports the probabilities of, its cube nets, with ``"cube_nets": true``.
 
     Args:
         bot: the model; may be None when ``probabilities`` are given.
@@ -456,7 +478,7 @@ def cube_json(bot: Bot | None, ctx, probabilities=None, ply: int = 0, cube_searc
         if cube_search and not exact:
             from bgbot.arena import cubesearch
 
-            probabilities = bot.evaluate(ctx.position, ply=ply).to_array()
+            probabilities = bot.cube_probabilities(ctx.position, ply=ply).to_array()
             decision = cubesearch.decide_searched(bot.evaluator, ctx.position, ctx.cube, ctx.match, ply)[0]
             decision = replace(decision, evaluator=source)
         else:
@@ -473,6 +495,8 @@ def cube_json(bot: Bot | None, ctx, probabilities=None, ply: int = 0, cube_searc
     out["ply"] = ply
     if cube_search:
         out["cube_search"] = True
+    if bot is not None and bot.has_cube_nets and decision.evaluator != "given":
+        out["cube_nets"] = True
     if ctx.double_offered:
         taker = cube_lib.take_answer(decision, ctx.match)
         out["double_offered"] = True

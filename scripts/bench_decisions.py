@@ -24,7 +24,8 @@ tests/data/decision_set_2000.txt`` reproduces the figures measured on it.
   referee says double; a contestant takes when its ``decide`` has double/take below double/pass; error = the referee's
   take or pass error. Figures in millipoints (1/1000 of the cube value) per decision. The model's decision: its
   ``--cube-ply`` probabilities through ``decide`` (Janowski at the root), or with ``--cube-search`` the cubeful search
-  at ``--cube-ply`` (:func:`bgbot.arena.cubesearch.decide_searched`: Janowski at the leaves, averaged over the rolls).
+  at ``--cube-ply`` (:func:`bgbot.arena.cubesearch.decide_searched`: Janowski at the leaves, averaged over the rolls);
+  from the model's cube nets where it has them (:func:`bgbot.evaluation.evaluator.for_cube`).
   Reported overall (``double``, ``take``) and by class (``double_contact``, ``take_race``, ...).
 * Split by position class (:func:`bgbot.evaluation.specialists.classify`: contact, crashed, race).
 * ``checker_play_ratio_vs_gnubg0``: per class and overall, the candidate's mean checker-play error over GNU
@@ -64,7 +65,7 @@ from bgbot.cube.decision import decide
 from bgbot.errors import BgbotError, int_at_least, run_script
 from bgbot.evaluation import checkpoint, search, specialists
 from bgbot.evaluation.classes import efficiency_for
-from bgbot.evaluation.evaluator import position_probabilities
+from bgbot.evaluation.evaluator import for_cube, position_probabilities
 from bgbot.evaluation.specialists import evaluator_for
 from bgbot.files import write_atomic
 from bgbot.formats import positionid
@@ -330,6 +331,7 @@ def main() -> None:
     model = args.model or str(DEFAULT_MODEL)
     net, meta = checkpoint.load(model)
     ev = evaluator_for(net)
+    cube_ev = for_cube(ev)  # the model's cube nets where it has them
     ref = Referee(gnubg_nn, Path(args.cache) if args.cache else None)
     ids, pos, dice = load_set(set_path, args.positions)
     classes = specialists.classify(pos)
@@ -400,9 +402,9 @@ def main() -> None:
             if args.cube_search:
                 ours = cubesearch.decide_searched(ev, pos[i : i + 1], CubeState(), MONEY, args.cube_ply)[0]
             elif args.cube_ply == 0:
-                ours = decide(position_probabilities(ev, pos[i : i + 1]).astype(np.float64), CubeState(), MONEY, x)
+                ours = decide(position_probabilities(cube_ev, pos[i : i + 1]).astype(np.float64), CubeState(), MONEY, x)
             else:
-                ours_p = flip_probabilities(search.afterstate_values(ev, pos[i : i + 1], args.cube_ply))
+                ours_p = flip_probabilities(search.afterstate_values(cube_ev, pos[i : i + 1], args.cube_ply))
                 ours = decide(ours_p.astype(np.float64), CubeState(), MONEY, x)
             for who, c in (("bgbot", ours), ("gnubg0", decide(g0p, CubeState(), MONEY, x))):
                 doubles = min(c.equities["double_take"], c.equities["double_pass"]) > c.equities["no_double"]

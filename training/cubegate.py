@@ -24,7 +24,7 @@ import numpy as np
 
 from bgbot.cube.decision import decide
 from bgbot.evaluation.classes import efficiency_for
-from bgbot.evaluation.evaluator import position_probabilities
+from bgbot.evaluation.evaluator import for_cube, position_probabilities
 from bgbot.evaluation.specialists import classify
 from bgbot.rules.board import pip_counts
 from bgbot.rules.state import CubeState, MatchState
@@ -132,7 +132,7 @@ def cube_check(candidate: str, against: str, stores: list[str]) -> dict:
     errors = {}
     for who, path in (("candidate", candidate), ("against", against)):
         _, evaluator, _ = load_model(path)
-        p = position_probabilities(evaluator, pos).astype(np.float64)
+        p = position_probabilities(for_cube(evaluator), pos).astype(np.float64)
         errors[who] = decision_errors(p, pos, ref)
     for kind in ("double", "take"):
         n = int((~np.isnan(errors["candidate"][kind])).sum())

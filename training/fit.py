@@ -364,7 +364,8 @@ def run_fit(cfg: FitConfig) -> dict:
         net = _fit_model(base, arch, encoding_version, resumed=False)
         if race_encoding is not None:
             try:
-                net = specialists.with_race_encoding(cast(specialists.ClassNets, net), race_encoding)
+                wider = specialists.with_race_encoding(cast(specialists.ClassNets, net), race_encoding)
+                net = specialists.attach_cube_nets(wider, getattr(net, "cube_nets", None))  # cube nets carried
             except specialists.ClassNetsError as e:
                 raise StageError(f"--race-encoding: {e}") from None
         epoch0, best, meta = 0, float("inf"), None

@@ -7,10 +7,11 @@
     python -m training gate    --candidate C --against P --games N [--opponent pubeval ...] [--cube-reference STORE]
                                --out FILE.json
     python -m training campaign plan|run|status --store DIR ...   (training.campaign: the rollout campaign)
+    python -m training combine --model PLAY --cube CUBE --out M   (training.combine: separate cube nets)
 
 This module is their command line: the parser, and each stage's typed config built from it once
 (``Config.from_args``). The stages themselves: :mod:`training.sample`, :mod:`training.selection`,
-:mod:`training.targets`, :mod:`training.fit`, :mod:`training.gate` and :mod:`training.campaign`; their files and
+:mod:`training.targets`, :mod:`training.fit`, :mod:`training.gate`, :mod:`training.combine` and :mod:`training.campaign`; their files and
 the checks that keep a rerun from mixing settings: :mod:`training.parts`.
 
 Files (every one written atomically, temp file + ``os.replace``; a stage killed at any moment loses at most the part
@@ -32,6 +33,7 @@ from typing import Any
 from bgbot.errors import BgbotError, int_at_least
 from bgbot.evaluation import specialists
 
+from .combine import CombineConfig, run_combine
 from .fit import FIT_ARCHS, FIT_ENCODINGS, FitConfig, run_fit
 from .gate import GateConfig, run_gate
 from .sample import DEFAULT_KEEP, SAMPLE_CLASSES, SampleConfig, run_sample
@@ -67,6 +69,7 @@ STAGES = {
     "targets": Stage(TargetsConfig.from_args, run_targets),
     "fit": Stage(FitConfig.from_args, run_fit),
     "gate": Stage(GateConfig.from_args, run_gate),
+    "combine": Stage(CombineConfig.from_args, run_combine),
     "campaign": Stage(_campaign_args, _run_campaign),
 }
 """Each stage's name and how it runs (``python -m training STAGE``; ``bgbot train STAGE`` forwards here)."""
@@ -131,7 +134,11 @@ def build_parser(prog: str = "python -m training") -> argparse.ArgumentParser:
         help="rollout: plain trials (no luck estimation; cheaper per unit of accuracy for full rollouts)",
     )
     f = sub.add_parser("fit", help="fit the next generation's nets to targets")
-    f.add_argument("--init", required=True, help="checkpoint to start from (v1 single net or specialists)")
+    f.add_argument(
+        "--init",
+        required=True,
+        help="checkpoint to start from (v1 single net or specialists; cube nets, if any, are carried as they are)",
+    )
     f.add_argument(
         "--targets",
         required=True,
@@ -202,10 +209,14 @@ def build_parser(prog: str = "python -m training") -> argparse.ArgumentParser:
         help="campaign stores of held-out long rollouts: accept only if the candidate's money cube decisions on them "
         "are not worse than --against's (training.cubegate)",
     )
+    m = sub.add_parser("combine", help="one model: a checkpoint's nets for the plays, another's for the cube")
+    m.add_argument("--model", required=True, help="the checkpoint whose nets choose the checker plays")
+    m.add_argument("--cube", required=True, help="the checkpoint whose nets answer the cube decisions")
+    m.add_argument("--out", required=True, help="the combined checkpoint to write")
     from .campaign import add_parser as add_campaign
 
     add_campaign(sub)
-    for sp in (s, c, t, f, g, sub.choices["campaign"]):
+    for sp in (s, c, t, f, g, m, sub.choices["campaign"]):
         sp.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 

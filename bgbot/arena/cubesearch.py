@@ -29,7 +29,7 @@ from bgbot.cube.met import MatchEquityTable
 from bgbot.cube.tree import choose, decide_from_values, double_pass_value, double_states, leaf_values, opponent_view
 from bgbot.errors import BgbotError, is_int
 from bgbot.evaluation.classes import cube_efficiencies
-from bgbot.evaluation.evaluator import PositionEvaluator, afterstate_probabilities, position_probabilities
+from bgbot.evaluation.evaluator import PositionEvaluator, afterstate_probabilities, for_cube, position_probabilities
 from bgbot.evaluation.search import MAX_PLIES
 from bgbot.evaluation.selection import segment_argmax
 from bgbot.rules.board import game_result
@@ -117,7 +117,8 @@ def searched_values(
     """Cubeful n-ply values of No double and Double/Take for the side on roll of each position (before rolling).
 
     Args:
-        evaluator: a :class:`bgbot.evaluation.evaluator.PositionEvaluator`.
+        evaluator: a :class:`bgbot.evaluation.evaluator.PositionEvaluator`; the search reads its cube nets where it
+            has them (:func:`bgbot.evaluation.evaluator.for_cube`), at the leaves and for the plays inside.
         positions: ``(N, 26)`` int8, side on roll, games not finished.
         cube, match: the cube and the match, seen from the side on roll, the same for every position.
         plies: 0 .. :data:`bgbot.evaluation.search.MAX_PLIES`.
@@ -138,7 +139,7 @@ def searched_values(
     if (game_result(positions) != 0).any():
         raise CubeSearchError("a cube decision needs a game in progress; a position given is finished")
     doubled = CubeState(2 * cube.value, "opponent")
-    return _state_values(evaluator, positions, None, [cube, doubled], match, int(plies), met)
+    return _state_values(for_cube(evaluator), positions, None, [cube, doubled], match, int(plies), met)
 
 
 def decide_searched(
@@ -154,7 +155,7 @@ def decide_searched(
     (the leaves use their own). Raises as :func:`searched_values`."""
     positions = np.asarray(positions, dtype=np.int8).reshape(-1, 26)
     values = searched_values(evaluator, positions, cube, match, plies, met)
-    probs = position_probabilities(evaluator, positions)
+    probs = position_probabilities(for_cube(evaluator), positions)
     x = cube_efficiencies(positions)
     return [
         decide_from_values(values[i, 0], values[i, 1], cube, match, bool(probs[i, 1] > 0.0), float(x[i]), met)

@@ -33,7 +33,7 @@ import numpy as np
 from bgbot.arena import ranking
 from bgbot.errors import BgbotError
 from bgbot.evaluation import pubeval, search
-from bgbot.evaluation.evaluator import best_plays, position_probabilities
+from bgbot.evaluation.evaluator import best_plays, for_cube, position_probabilities
 from bgbot.rules.board import apply_steps, flip
 from bgbot.rules.dice import hash_words
 from bgbot.rules.movegen import Plays, generate_plays, position_keys
@@ -106,8 +106,9 @@ class NetPlayer(Player):
         return _pick(found.plays, found.best)
 
     def probabilities(self, positions):
-        """0-ply probabilities (:func:`bgbot.evaluation.evaluator.position_probabilities`), ``(N, 5)`` float32."""
-        return position_probabilities(self.evaluator, np.asarray(positions, dtype=np.int8))
+        """0-ply probabilities (:func:`bgbot.evaluation.evaluator.position_probabilities`), ``(N, 5)`` float32, of the
+        model's cube nets where it has them (:func:`bgbot.evaluation.evaluator.for_cube`)."""
+        return position_probabilities(for_cube(self.evaluator), np.asarray(positions, dtype=np.int8))
 
 
 class PubevalPlayer(Player):

@@ -25,7 +25,7 @@ import numpy as np
 from bgbot.cube import decision as cube_lib
 from bgbot.evaluation import bearoff, search
 from bgbot.evaluation.classes import BEAROFF_TS, CLASS_NAMES, classify_batch, cube_efficiencies, cube_efficiency
-from bgbot.evaluation.evaluator import PositionEvaluator, class_dispatch, classified_probabilities
+from bgbot.evaluation.evaluator import PositionEvaluator, class_dispatch, classified_probabilities, for_cube
 from bgbot.evaluation.selection import segment_argmax
 from bgbot.formats.plays import name_plays
 from bgbot.rules.movegen import Plays, generate_plays
@@ -186,7 +186,8 @@ def decide_cubes(
     lookahead (:func:`bgbot.evaluation.search.afterstate_values`: the position as the opponent's afterstate).
 
     Args:
-        evaluator: a :class:`bgbot.evaluation.evaluator.PositionEvaluator`.
+        evaluator: a :class:`bgbot.evaluation.evaluator.PositionEvaluator`; its cube nets answer where it has them
+            (:func:`bgbot.evaluation.evaluator.for_cube`), the lookahead's plays included.
         positions: ``(N, 26)`` int8, side on roll; ``states``: one ``(CubeState, MatchState)`` per position.
         ply: lookahead of the cubeless probabilities, 0 .. :data:`bgbot.evaluation.search.MAX_PLIES`.
 
@@ -195,6 +196,7 @@ def decide_cubes(
     """
     ply = search._check_plies(ply)
     positions = np.asarray(positions, dtype=np.int8)
+    evaluator = for_cube(evaluator)
     if ply == 0:
         probs, codes = classified_probabilities(evaluator, positions)
     else:  # the two-sided bear-off class keeps its exact 0-ply values

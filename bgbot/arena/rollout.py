@@ -70,7 +70,13 @@ from bgbot.arena.engine import CubePhase, CubeRules, Table, efficiencies, play_p
 from bgbot.cube.janowski import money_cubeful
 from bgbot.errors import BgbotError, is_int
 from bgbot.evaluation import search
-from bgbot.evaluation.evaluator import PositionEvaluator, afterstate_probabilities, best_plays, position_probabilities
+from bgbot.evaluation.evaluator import (
+    PositionEvaluator,
+    afterstate_probabilities,
+    best_plays,
+    for_cube,
+    position_probabilities,
+)
 from bgbot.evaluation.selection import segment_argmax
 from bgbot.formats import notation, positionid
 from bgbot.formats.plays import legal_plays
@@ -230,13 +236,15 @@ class _RolloutPlayer:
         """Probabilities ``(N, 5)`` of the side on roll in ``positions`` ``(N, 26)`` at the rollout's ply, for the cube
         phase of cubeful trials: what ``bgbot cube --ply N`` decides from (:meth:`bgbot.api.Bot.evaluate`; 0-ply the
         evaluator's own, N-ply the mean over the 21 rolls of the best play valued at N - 1 ply). The doubler's and the
-        taker's questions about the same positions (one player plays both sides) are answered by one search."""
+        taker's questions about the same positions (one player plays both sides) are answered by one search. The
+        model's cube nets answer where it has them (:func:`bgbot.evaluation.evaluator.for_cube`)."""
         positions = np.asarray(positions, dtype=np.int8)
+        cube_evaluator = for_cube(self.evaluator)
         if self.plies == 0:
-            return position_probabilities(self.evaluator, positions)
+            return position_probabilities(cube_evaluator, positions)
         if self._cube_cache is not None and np.array_equal(self._cube_cache[0], positions):
             return self._cube_cache[1]
-        p = flip_probabilities(search.afterstate_values(self.evaluator, positions, self.plies))
+        p = flip_probabilities(search.afterstate_values(cube_evaluator, positions, self.plies))
         self._cube_cache = (positions.copy(), p)
         return p
 

@@ -10,6 +10,11 @@ the same layout, ``state_dict`` being the whole module's (``nets.contact.hidden.
 {"network": config}}`` and ``meta["classes"]``; ``meta["network"]`` is the contact net's config. A single net is still
 saved as version 1, and version 1 files load as before.
 
+Format version 3 is format 2 with separate nets for the cube decisions
+(:func:`bgbot.evaluation.specialists.attach_cube_nets`): ``"cube_nets": {class: {"network": config}}`` beside
+``"nets"``, and their weights in ``state_dict`` under the prefix ``cube_nets.`` (so the one checksum covers both).
+Code that reads versions 1 and 2 only refuses it by its version number.
+
 ``checksum`` is the SHA-256 of the weights (:func:`weights_checksum`): :func:`load` recomputes it and refuses a
 file whose weights differ (bits flipped on disk). Checkpoints saved before checksums existed have none: they load,
 with :attr:`CheckpointMeta.checksum_verified` False (the command line says so on stderr). After loading, a sanity
@@ -44,7 +49,7 @@ import bgbot
 from bgbot.errors import BgbotError
 from bgbot.evaluation import encoding
 from bgbot.evaluation.network import NetConfig, ValueNet
-from bgbot.evaluation.specialists import ClassNets, evaluator_for
+from bgbot.evaluation.specialists import ClassNets, attach_cube_nets, evaluator_for
 from bgbot.formats import positionid
 from bgbot.rules.outcomes import ProbabilityError, check_probabilities
 
@@ -53,7 +58,11 @@ FORMAT_VERSION = 1
 """Format of a one-net checkpoint."""
 FORMAT_VERSION_CLASS_NETS = 2
 """Format of a specialist-nets checkpoint."""
-READABLE_VERSIONS = (FORMAT_VERSION, FORMAT_VERSION_CLASS_NETS)
+FORMAT_VERSION_CUBE_NETS = 3
+"""Format of specialist nets with separate cube nets."""
+READABLE_VERSIONS = (FORMAT_VERSION, FORMAT_VERSION_CLASS_NETS, FORMAT_VERSION_CUBE_NETS)
+CUBE_PREFIX = "cube_nets."
+"""The prefix of the cube nets' weights in a format-3 ``state_dict``."""
 
 
 class CheckpointError(BgbotError):
@@ -117,6 +126,9 @@ def sanity_check(net: ValueNet | ClassNets, origin: str = "the network") -> None
     Raises:
         CheckpointError: naming ``origin`` and what is wrong.
     """
+    cube = getattr(net, "cube_nets", None)
+    if cube is not None:
+        sanity_check(cube, f"{origin} (its cube nets)")
     for name, t in net.state_dict().items():
         if not torch.isfinite(t).all():
             bad = int((~torch.isfinite(t)).sum())
@@ -165,7 +177,8 @@ def save(
     except (TypeError, ValueError) as e:
         raise CheckpointError(f"training_config must be JSON-able plain data: {e}; got {training_config!r}") from e
     multi = getattr(net, "is_class_nets", False)
-    version = FORMAT_VERSION_CLASS_NETS if multi else FORMAT_VERSION
+    cube = getattr(net, "cube_nets", None) if multi else None
+    version = FORMAT_VERSION_CUBE_NETS if cube is not None else FORMAT_VERSION_CLASS_NETS if multi else FORMAT_VERSION
     meta = {
         "network": net.config.to_dict(),
         "encoding_version": net.config.encoding_version,
@@ -177,6 +190,8 @@ def save(
         "format_version": version,
     }
     state_dict = {k: v.detach().cpu() for k, v in net.state_dict().items()}
+    if cube is not None:
+        state_dict.update({CUBE_PREFIX + k: v.detach().cpu() for k, v in cube.state_dict().items()})
     payload = {
         "format": FORMAT,
         "format_version": version,
@@ -189,6 +204,8 @@ def save(
         nets: Any = net
         meta["classes"] = list(nets.nets)
         payload["nets"] = {name: {"network": sub.config.to_dict()} for name, sub in nets.nets.items()}
+    if cube is not None:
+        payload["cube_nets"] = {name: {"network": sub.config.to_dict()} for name, sub in cube.nets.items()}
     write_atomic(path, payload)
     return path
 
@@ -254,12 +271,13 @@ def load(
     """Rebuild the net saved at ``path`` on CPU (in eval mode) and return it with its metadata.
 
     The net is a :class:`ValueNet` (format 1) or :class:`bgbot.evaluation.specialists.ClassNets` (format 2, specialist
-    nets, what the default model may be): evaluate either through :func:`bgbot.evaluation.specialists.evaluator_for`
-    (:class:`bgbot.evaluation.network.Evaluator` takes one net only).
+    nets, what the default model may be; format 3, the same with separate cube nets as its ``cube_nets``): evaluate
+    either through :func:`bgbot.evaluation.specialists.evaluator_for` (:class:`bgbot.evaluation.network.Evaluator`
+    takes one net only).
 
     Raises:
         CheckpointError: no file at ``path``; a corrupt or truncated file; a file that is not a bgbot checkpoint; a
-            format version other than ``FORMAT_VERSION``; an encoding version other than ``expected_encoding``; weights
+            format version not in ``READABLE_VERSIONS``; an encoding version other than ``expected_encoding``; weights
             that do not fit the stored network config; weights that differ from the stored checksum; weights or
             outputs that fail :func:`sanity_check`.
     """
@@ -284,7 +302,7 @@ def load(
     m = data.get("meta")
     if not isinstance(m, dict) or not {"encoding_version", "network", "games_trained"} <= set(m):
         raise CheckpointError(f"{str(path)!r} is a damaged bgbot checkpoint: its description ('meta') is incomplete")
-    if data["format_version"] == FORMAT_VERSION_CLASS_NETS:
+    if data["format_version"] in (FORMAT_VERSION_CLASS_NETS, FORMAT_VERSION_CUBE_NETS):
         net, config = _class_nets(path, data)
     elif m["encoding_version"] != expected_encoding:
         raise CheckpointError(
@@ -345,16 +363,34 @@ def add_checksum(path: str | Path) -> bool:
 
 
 def _class_nets(path: Path, data: dict):
-    """Rebuild a version-2 checkpoint's :class:`bgbot.evaluation.specialists.ClassNets` and its contact config."""
-    nets = data.get("nets")
-    if not isinstance(nets, dict):
-        raise CheckpointError(f"{str(path)!r} is a damaged bgbot checkpoint: format 2 without its 'nets' entry")
-    net = None
-    try:
-        net = ClassNets({name: NetConfig.from_dict(entry["network"]) for name, entry in nets.items()})
-        net.load_state_dict(data["state_dict"])
-    except (ValueError, RuntimeError, KeyError, TypeError) as e:  # ClassNetsError is a ValueError
-        raise CheckpointError(
-            f"{str(path)!r}: specialist nets do not fit their stored configs: {_misfit(net, data['state_dict'], e)}"
-        ) from e
-    return net, net.config
+    """Rebuild a version-2 or version-3 checkpoint's :class:`bgbot.evaluation.specialists.ClassNets` (with its cube
+    nets, version 3) and its contact config."""
+    version = data["format_version"]
+    state = data.get("state_dict")
+    if not isinstance(state, dict):
+        raise CheckpointError(f"{str(path)!r} is a damaged bgbot checkpoint: no 'state_dict' entry")
+    entries = {"nets": {k: v for k, v in state.items() if not k.startswith(CUBE_PREFIX)}}
+    if version == FORMAT_VERSION_CUBE_NETS:
+        n = len(CUBE_PREFIX)
+        entries["cube_nets"] = {k[n:]: v for k, v in state.items() if k.startswith(CUBE_PREFIX)}
+    built = {}
+    for key, weights in entries.items():
+        what = "specialist nets" if key == "nets" else "cube nets"
+        configs = data.get(key)
+        if not isinstance(configs, dict):
+            raise CheckpointError(
+                f"{str(path)!r} is a damaged bgbot checkpoint: format {version} without its {key!r} entry"
+            )
+        net = None
+        try:
+            net = ClassNets({name: NetConfig.from_dict(entry["network"]) for name, entry in configs.items()})
+            net.load_state_dict(weights)
+        except (ValueError, RuntimeError, KeyError, TypeError) as e:  # ClassNetsError is a ValueError
+            raise CheckpointError(
+                f"{str(path)!r}: {what} do not fit their stored configs: {_misfit(net, weights, e)}"
+            ) from e
+        built[key] = net
+    nets = built["nets"]
+    if "cube_nets" in built:
+        attach_cube_nets(nets, built["cube_nets"])
+    return nets, nets.config

@@ -49,6 +49,17 @@ class PositionEvaluator(Protocol):
     def evaluate(self, positions: np.ndarray) -> np.ndarray: ...
 
 
+def for_cube(evaluator: PositionEvaluator) -> PositionEvaluator:
+    """The evaluator whose values the cube decisions read: the model's separate cube nets where it has them
+    (``evaluator.cube_evaluator``, :func:`bgbot.evaluation.specialists.attach_cube_nets`), else ``evaluator`` itself.
+
+    Every cube decision (doubling, taking, at any ply, in cubeful games, rollout trials, analysis, the engines and
+    servers) reads its cubeless probabilities through this; checker plays and the values reported by ``bgbot eval``
+    use ``evaluator``. Wrappers that delegate their attributes (the move filter's ``PrunedEvaluator``) pass it through.
+    """
+    return getattr(evaluator, "cube_evaluator", None) or evaluator
+
+
 def terminal_probabilities(result: np.ndarray) -> np.ndarray:
     """Exact probabilities of finished games for the side on roll: ``(M,)`` int8 results -> ``(M, 5)`` float32.
 

@@ -123,6 +123,10 @@ class ClassNets(nn.Module):
                     f"{ENCODERS[cfg.encoding_version][1]}"
                 )
         self.nets = nn.ModuleDict({name: ValueNet(configs[name]) for name in CLASSES})
+        object.__setattr__(self, "cube_nets", None)  # a plain attribute: not a submodule (see attach_cube_nets)
+
+    cube_nets: ClassNets | None
+    """Separate nets that answer the cube decisions (:func:`attach_cube_nets`), or None: these nets answer both."""
 
     def net(self, name: str) -> ValueNet:
         """The net of class ``name`` (one of :data:`CLASSES`)."""
@@ -165,6 +169,29 @@ class ClassNets(nn.Module):
             out = net(x)
             total = total + ((out - torch.from_numpy(targets[rows])) ** 2).sum()
         return total / (5 * max(len(positions), 1))
+
+
+def attach_cube_nets(nets: ClassNets, cube: ClassNets | None) -> ClassNets:
+    """Give ``nets`` (the play nets) separate nets ``cube`` for cube decisions, or take them away (None); returns
+    ``nets``.
+
+    The cube nets are a plain attribute, not a submodule: they are not in ``nets.parameters()`` or
+    ``nets.state_dict()``, so training fits the play nets and carries the cube nets as they are;
+    :func:`bgbot.evaluation.checkpoint.save` stores them (checkpoint format 3) and
+    :func:`evaluator_for` gives them their own evaluator (:attr:`ClassEvaluator.cube_evaluator`), which every cube
+    decision reads through :func:`bgbot.evaluation.evaluator.for_cube`.
+
+    Raises:
+        ClassNetsError: ``cube`` is not :class:`ClassNets` or itself has cube nets.
+    """
+    if cube is not None:
+        if not isinstance(cube, ClassNets):
+            raise ClassNetsError(f"cube nets must be specialist nets (ClassNets), got {type(cube).__name__}")
+        if cube.cube_nets is not None:
+            raise ClassNetsError("cube nets cannot have cube nets of their own")
+        cube.eval()
+    object.__setattr__(nets, "cube_nets", cube)
+    return nets
 
 
 def from_single(net: ValueNet, encoding_version: str = ENCODING_V2) -> ClassNets:
@@ -368,6 +395,9 @@ class ClassEvaluator(Evaluator):
             name: _EVALUATORS[net.net(name).config.encoding_version](net.net(name), batch_size, check=False)
             for name in CLASSES
         }
+        self.cube_evaluator = None if net.cube_nets is None else ClassEvaluator(net.cube_nets, batch_size, check)
+        """The cube nets' evaluator (:func:`attach_cube_nets`), or None: cube decisions read this evaluator's values
+        (:func:`bgbot.evaluation.evaluator.for_cube`)."""
 
     def evaluate(self, positions: np.ndarray) -> np.ndarray:
         """Probabilities ``(M, 5)`` float32 (win, wg, wbg, lg, lbg) for positions ``(M, 26)`` int8 (side on roll)."""

@@ -234,7 +234,7 @@ def _cube(bot: Bot, d: matfile.Decision, ply: int) -> tuple[str, str, float, boo
     if ply == 0 or bot.evaluate_with_class(d.position)[1] == "bearoff-two-sided":  # exact where the class allows
         decision = bot.cube_action(d.position, d.cube, d.match)
     else:  # the N-ply cubeless probabilities through the same formula, as `bgbot cube --ply N`
-        probabilities = bot.evaluate(d.position, ply=ply).to_array()
+        probabilities = bot.cube_probabilities(d.position, ply=ply).to_array()
         decision = bot.cube_action(d.position, d.cube, d.match, probabilities=probabilities)
     scale = 1.0 if decision.unit == "equity" else _emg_scale(d.cube, d.match)
     errors = {k: v * scale for k, v in decision.errors.items()}

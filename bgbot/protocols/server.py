@@ -44,7 +44,7 @@ import bgbot
 from bgbot.api import Bot, cube_json, moves_json
 from bgbot.errors import BgbotError, is_int
 from bgbot.evaluation import bearoff
-from bgbot.evaluation.evaluator import class_dispatch, position_probabilities
+from bgbot.evaluation.evaluator import class_dispatch, for_cube, position_probabilities
 from bgbot.evaluation.network import set_threads
 from bgbot.formats import context, plays
 from bgbot.protocols import web
@@ -239,6 +239,23 @@ class _Prefetched:
         return np.stack([self.rows[k] for k in keys]) if keys else np.zeros((0, 5), dtype=np.float32)
 
 
+class _CubePrefetched:
+    """A model's evaluator whose cube nets answer from a :class:`_Prefetched` batch (models with separate cube nets,
+    :func:`bgbot.evaluation.evaluator.for_cube`); every other attribute is the model's evaluator's."""
+
+    def __init__(self, inner, cube_evaluator: _Prefetched) -> None:
+        self.inner = inner
+        self.cube_evaluator = cube_evaluator
+
+    def evaluate(self, positions: np.ndarray) -> np.ndarray:
+        return self.inner.evaluate(positions)
+
+    def __getattr__(self, name: str):
+        if name in ("inner", "cube_evaluator"):  # not set yet (unpickling): no recursion
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+
 def answer_many(bot: "Bot", requests: list[tuple[str, dict]]) -> list[dict | BgbotError]:
     """Answers to many requests, their evaluations batched: each an answer dict, or the BgbotError it raised.
 
@@ -264,7 +281,9 @@ def answer_many(bot: "Bot", requests: list[tuple[str, dict]]) -> list[dict | Bgb
             out[k] = result
     if len(fast) == len(requests):
         return out
-    evaluator = _Prefetched(bot.evaluator, np.stack(singles) if singles else np.zeros((0, 26), dtype=np.int8))
+    cube_inner = for_cube(bot.evaluator)  # cube requests are what the batch prefetches
+    prefetched = _Prefetched(cube_inner, np.stack(singles) if singles else np.zeros((0, 26), dtype=np.int8))
+    evaluator = prefetched if cube_inner is bot.evaluator else _CubePrefetched(bot.evaluator, prefetched)
     slow = copy.copy(bot)
     slow.evaluator = evaluator  # type: ignore[assignment]
     for k, (endpoint, req) in enumerate(requests):

@@ -519,7 +519,7 @@ class Engine:
     def _decision(self):
         ctx = self._context(need_dice=False)
         bot = self._bot()
-        p = bot.evaluate(ctx.position)
+        p = bot.cube_probabilities(ctx.position)
         return ctx, p, bot.cube_action(ctx.position, ctx.cube, ctx.match, probabilities=p)
 
     def _cube_info(self, start, p, decision, role) -> str:
