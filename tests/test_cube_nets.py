@@ -4,6 +4,7 @@ nets answer every cube decision, and each is exactly the model it came from.
 The combined model here: bgbot-5's nets for the plays, generation 6's fit F (``models/candidates/gen6``) for the cube.
 Every check compares the combined model with the two source models, bit for bit where the same code path runs."""
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -157,3 +158,18 @@ def test_bad_combinations_are_refused(combined, tmp_path):
     torch.save(data, tmp_path / "nocfg.pt")
     with pytest.raises(checkpoint.CheckpointError, match="format 3 without its 'cube_nets' entry"):
         checkpoint.load(tmp_path / "nocfg.pt")
+
+
+def test_the_cube_gate_plays_cubeful_games(combined, capsys):
+    from bgbot.arena import tournament
+    from training import stages
+
+    argv = ["gate", "--candidate", combined, "--against", PLAY, "--games", "40", "--seed", "5", "--cube", "--quiet"]
+    assert stages.main(argv) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["cube_games"] is True
+    direct = tournament.run([combined, PLAY], tournament.TournamentSettings(40, seed=5, cube=True))["pairings"][0]
+    assert record["results"][PLAY]["ppg"] == direct["ppg"]
+    cubeless = tournament.run([combined, PLAY], tournament.TournamentSettings(40, seed=5))["pairings"][0]
+    assert cubeless["ppg"] == 0.0  # the same play nets: cubeless duplicate games are all even
+    assert direct["ppg"] != 0.0  # the cube decisions differ, and only cubeful games see it

@@ -37,6 +37,8 @@ class GateConfig:
         ply: the candidate's lookahead.
         out: the JSON record file (None: printed only).
         cube_reference: campaign stores of held-out long rollouts for the cube check (None: no check).
+        cube: the games are cubeful money games (Jacoby on): the ppg that sees the cube decisions, the gate of a
+            candidate that changes only them (separate cube nets, :mod:`training.combine`).
     """
 
     candidate: str
@@ -48,6 +50,7 @@ class GateConfig:
     ply: int = 0
     out: str | None = None
     cube_reference: tuple[str, ...] | None = None
+    cube: bool = False
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> GateConfig:
@@ -62,6 +65,7 @@ class GateConfig:
             ply=args.ply,
             out=args.out,
             cube_reference=None if args.cube_reference is None else tuple(args.cube_reference),
+            cube=args.cube,
         )
 
 
@@ -79,10 +83,19 @@ def run_gate(cfg: GateConfig) -> dict:
     for p in (cfg.candidate, cfg.against):
         if p.endswith(".pt") and not Path(p).is_file() or p is cfg.candidate and not p.endswith(".pt"):
             raise StageError(f"no checkpoint file at {p!r}")
-    record = {"stage": "gate", "candidate": cfg.candidate, "against": cfg.against, "created": now(), "results": {}}
+    record = {
+        "stage": "gate",
+        "candidate": cfg.candidate,
+        "against": cfg.against,
+        "created": now(),
+        "cube_games": cfg.cube,
+        "results": {},
+    }
     for opp in [cfg.against, *cfg.opponents]:
         t0 = time.perf_counter()
-        r = benchmark(cfg.candidate, opp, games=cfg.games, seed=cfg.seed, workers=cfg.workers, plies=cfg.ply)
+        r = benchmark(
+            cfg.candidate, opp, games=cfg.games, seed=cfg.seed, workers=cfg.workers, plies=cfg.ply, cube=cfg.cube
+        )
         r["seconds"] = time.perf_counter() - t0
         record["results"][opp] = r
     record["accepted"] = accepts(record["results"][cfg.against])

@@ -4,7 +4,7 @@
     python -m training select  --model M --positions DIR [DIR ...] --out DIR [--classes C,...] [--win LO HI]
     python -m training targets --model M --positions DIR --out DIR --kind ply2|ply1|ply0|rollout
     python -m training fit     --init M --targets DIR [DIR ...] --run-dir DIR [--epochs E] [--resume]
-    python -m training gate    --candidate C --against P --games N [--opponent pubeval ...] [--cube-reference STORE]
+    python -m training gate    --candidate C --against P --games N [--opponent pubeval ...] [--cube-reference STORE] [--cube]
                                --out FILE.json
     python -m training campaign plan|run|status --store DIR ...   (training.campaign: the rollout campaign)
     python -m training combine --model PLAY --cube CUBE --out M   (training.combine: separate cube nets)
@@ -202,6 +202,12 @@ def build_parser(prog: str = "python -m training") -> argparse.ArgumentParser:
     g.add_argument("--workers", type=int, default=1)
     g.add_argument("--ply", type=int, default=0)
     g.add_argument("--out", help="JSON record file")
+    g.add_argument(
+        "--cube",
+        action="store_true",
+        help="cubeful money games (Jacoby on), each side doubling and taking from its own probabilities: the gate of "
+        "a candidate whose cube decisions change (training combine)",
+    )
     g.add_argument(
         "--cube-reference",
         nargs="+",

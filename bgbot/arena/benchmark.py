@@ -40,7 +40,13 @@ def _player_spec(candidate, plies: int):
 
 
 def benchmark(
-    candidate, opponent: str = "pubeval", games: int = 2000, seed: int = 0, workers: int = 1, plies: int = 0
+    candidate,
+    opponent: str = "pubeval",
+    games: int = 2000,
+    seed: int = 0,
+    workers: int = 1,
+    plies: int = 0,
+    cube: bool = False,
 ) -> dict:
     """Benchmark a checkpoint (path) or a position evaluator against ``opponent`` with duplicate dice.
 
@@ -50,14 +56,17 @@ def benchmark(
             :class:`Player`.
         opponent: a player spec (``pubeval``, ``gnubg:0``, ``models/x.pt``, ...).
         games: even, >= 2. seed: the dice. workers: processes. plies: the candidate's lookahead.
+        cube: cubeful money games (Jacoby on; each side's cube decisions from its own probabilities,
+            :mod:`bgbot.arena.cubeful`) instead of cubeless ones.
 
     Returns:
         ``{"ppg", "ci_low", "ci_high", "ci_half_width", "stderr", "games", "pairs", "win_rate", "gammon_rate",
         "backgammon_rate", "opponent_gammon_rate", "opponent_backgammon_rate", "opponent", "seed", "games_per_s"}``
-        -- points per game of the candidate (cubeless money), rates as fractions of all games.
+        -- points per game of the candidate (money, cubeless unless ``cube``), rates as fractions of all games.
     """
     r = tournament.run(
-        [_player_spec(candidate, plies), opponent], tournament.TournamentSettings(games, seed=seed, workers=workers)
+        [_player_spec(candidate, plies), opponent],
+        tournament.TournamentSettings(games, seed=seed, workers=workers, cube=cube),
     )
     row = r["pairings"][0]
     return {k: row[k] for k in ("ppg", "ci_low", "ci_high", "ci_half_width", "stderr", "games", "pairs")} | {
