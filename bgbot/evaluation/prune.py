@@ -22,6 +22,11 @@ one position at a time).
 and :func:`bgbot.evaluation.evaluator.best_plays` (0-ply checker play in tournaments, self-play and plain rollout
 trials) then evaluates only the candidates. n-ply search and variance-reduced rollouts' luck (all plays of all 21
 rolls) evaluate every play as before.
+
+:func:`filter_for` finds a model file's own filter (``prune/<name>.pt`` beside it, fitted to that very file): the
+self-play benchmark and profile (``scripts/bench_selfplay.py``, ``scripts/profile_selfplay.py``) play the shipped
+model through it by default (``--no-filter``: every play evaluated), and :func:`bgbot_training.train.train` takes one
+as ``move_filter`` (off by default: a filter fits fixed weights, and a run's net moves away from them).
 """
 
 from __future__ import annotations
