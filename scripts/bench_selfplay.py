@@ -7,8 +7,8 @@ on a shared machine disturb the ratios as little as possible; the reference and 
 
 * ``bare_gnubg_games_per_s``: the reference, GNU Backgammon 0-ply (``gnubg_nn.best_move``) playing pubeval
   (``gnubg_nn.pub_best_move``) in a bare single-process Python loop over gnubg-nn boards: no harness, no numpy;
-* ``selfplay_games_per_s``: the model (default: the shipped one) playing itself at 0-ply with no learning, batched as
-  in training (the preset's ``games_in_flight`` games advance together), timed in the steady state (after
+* ``selfplay_games_per_s``: the model (default: the shipped one) playing itself at 0-ply with no learning (through
+  its move filter, below), batched as in training (the preset's ``games_in_flight`` games advance together), timed in the steady state (after
   :data:`WARMUP_PLIES` plies, as in a long run); ``selfplay_ratio`` = ours / the bare loop's;
 * ``harness_gnubg_vs_pubeval_games_per_s``: GNU Backgammon 0-ply against pubeval through the tournament harness in
   this process (the figure this script reported before), and ``harness_ratio``;
@@ -20,14 +20,19 @@ on a shared machine disturb the ratios as little as possible; the reference and 
 * ``selfplay_no_dispatch_games_per_s`` and ``dispatch_ratio``: the same self-play with the evaluator's dispatch by
   position class off (:func:`bgbot.evaluation.evaluator.set_class_dispatch`: only finished games exact, no bear-off
   databases, no outcome constraints), in the same rounds, and on / off (``--dispatch both``, the default);
-* ``filtered_selfplay_games_per_s`` and ``filter_speedup`` (with ``--filter``): the same self-play with a move filter
-  (:mod:`bgbot.evaluation.prune`, ``--keep``/``--extra``/``--margin``), measured in the same rounds right after the
-  unfiltered one; the speed-up is the median of the rounds' paired ratios (filtered / unfiltered);
+* the move filter (:mod:`bgbot.evaluation.prune`): by default the model plays through the filter fitted to it
+  (:func:`bgbot.evaluation.prune.filter_for`: ``models/prune/bgbot-5.pt`` for the shipped model; none for a model
+  without one), in self-play and in training alike, as self-play and training of the shipped model do;
+  ``--filter PATH`` names another filter's net (``--keep``/``--extra``/``--margin``), ``--no-filter`` turns it off.
+  With a filter, ``exact_selfplay_games_per_s`` and ``exact_training_games_per_s`` are the same measurements
+  evaluating every play, in the same rounds, with ``exact_selfplay_ratio``/``exact_training_ratio`` against the bare
+  loop; ``filter_speedup`` and ``filter_training_speedup`` are the medians of the rounds' paired ratios (filtered /
+  exact); ``filter`` says which filter played (null: none);
 * ``peak_rss_mib``: the process's peak resident memory.
 
 Usage: ``python scripts/bench_selfplay.py [--model PATH] [--baseline PATH] [--games 3000] [--gnubg-games 1000]
 [--train-games 3000] [--config full] [--rounds 3] [--dispatch both|on|off] [--no-gnubg] [--no-2core]
-[--filter PATH [--keep 4] [--extra 10] [--margin 0.3]]`` (``gnubg-nn``
+[--no-filter | --filter PATH [--keep 4] [--extra 10] [--margin 0.3]]`` (``gnubg-nn``
 needed for the references; ``--train-games 0`` skips training).
 """
 
@@ -136,18 +141,23 @@ def harness_gnubg_speed(games: int, seed: int = 1) -> float:
     return len(result.points_a) / (time.process_time() - t0)
 
 
-def training_speed(model: str, config: TrainConfig, games: int, seed: int = 1) -> float:
+def training_speed(
+    model: str, config: TrainConfig, games: int, seed: int = 1, move_filter: prune.MoveFilter | None = None
+) -> float:
     """Games per CPU second of self-play with learning on, in the steady state, starting from ``model``'s weights.
 
     The loop of :func:`training.train.train` (one :class:`training.selfplay.SelfPlay` step, then one Adam step on the
     positions whose TD(lambda) targets it completed), with the preset's games in flight, lambda, horizon and learning
     rate, but from the shipped model rather than from random weights: an untrained net plays games of another length,
     and the speed of interest is that of a net like the ones trained and shipped. Timed after
-    :data:`WARMUP_PLIES` plies, without checkpoints or benchmarks.
+    :data:`WARMUP_PLIES` plies, without checkpoints or benchmarks. With ``move_filter``, the plays through it
+    (:func:`training.train.train`'s ``move_filter``).
     """
     net, _ = checkpoint.load(model)
     opt = adam(net.parameters(), config.lr)
     evaluator = evaluator_for(net)
+    if move_filter is not None:
+        evaluator = prune.PrunedEvaluator(evaluator, move_filter)
     sp = SelfPlay(
         config.games_in_flight, np.random.default_rng(seed), config.td_lambda, config.lambda_horizon, encoder_for(net)
     )
@@ -167,18 +177,18 @@ def training_speed(model: str, config: TrainConfig, games: int, seed: int = 1) -
 
 def _selfplay_worker(args: tuple) -> float:
     """Steady-state wall-clock games per second of one self-play process (one thread)."""
-    model, games, games_in_flight, seed = args
+    model, games, games_in_flight, seed, move_filter = args
     set_threads()
     with threadpool_limits(1):
-        return selfplay_speed(model, games, games_in_flight, seed, clock=time.perf_counter)
+        return selfplay_speed(model, games, games_in_flight, seed, clock=time.perf_counter, move_filter=move_filter)
 
 
-def two_core_speed(model: str, games: int, games_in_flight: int) -> float:
-    """Wall-clock games per second of two self-play processes running side by side: the sum of their steady-state
-    rates (each warmed up as :func:`selfplay_speed`)."""
+def two_core_speed(model: str, games: int, games_in_flight: int, move_filter: prune.MoveFilter | None = None) -> float:
+    """Wall-clock games per second of two self-play processes running side by side (through ``move_filter`` if
+    given): the sum of their steady-state rates (each warmed up as :func:`selfplay_speed`)."""
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(2) as pool:
-        return sum(pool.map(_selfplay_worker, [(model, games, games_in_flight, s) for s in (1, 2)]))
+        return sum(pool.map(_selfplay_worker, [(model, games, games_in_flight, s, move_filter) for s in (1, 2)]))
 
 
 def _median_ratio(a: list[float], b: list[float]) -> float | None:
@@ -220,21 +230,28 @@ def main() -> None:
     p.add_argument(
         "--filter",
         default=None,
-        help="a move filter's net (scripts/fit_prune.py): self-play through it is measured in the same rounds as "
-        "without (dispatch on), adds filtered_selfplay_games_per_s and filter_speedup (the median of the rounds' "
-        "paired ratios)",
+        help="a move filter's net (scripts/fit_prune.py) to play through, in self-play and training (default: the "
+        "model's own filter, bgbot.evaluation.prune.filter_for, if it has one); exact play (every play evaluated) is "
+        "measured in the same rounds: exact_selfplay_games_per_s, exact_training_games_per_s, filter_speedup",
     )
+    p.add_argument("--no-filter", action="store_true", help="no move filter: every play evaluated")
     p.add_argument("--keep", type=int_at_least(1), default=4, help="the filter's plays always kept")
     p.add_argument("--extra", type=int_at_least(0), default=10, help="the filter's further plays within --margin")
     p.add_argument("--margin", type=float, default=0.3, help="equity margin of the --extra plays")
     args = p.parse_args()
+    if args.no_filter and args.filter:
+        p.error("--filter and --no-filter exclude each other")
+    model = args.model or str(DEFAULT_MODEL)
     move_filter = (
-        None if args.filter is None else prune.MoveFilter(prune.load(args.filter), args.keep, args.extra, args.margin)
+        None
+        if args.no_filter
+        else prune.filter_for(model)
+        if args.filter is None
+        else prune.MoveFilter(prune.load(args.filter), args.keep, args.extra, args.margin)
     )
     set_threads()
     bearoff.load()  # built or read before timing
     config = TrainConfig.load(args.config)
-    model = args.model or str(DEFAULT_MODEL)
     for path in (model, args.baseline):  # a missing or damaged checkpoint is reported now, not after the first timings
         if path:
             checkpoint.load(path)
@@ -245,7 +262,8 @@ def main() -> None:
         "harness": [],
         "training": [],
         "baseline": [],
-        "filtered": [],
+        "exact": [],
+        "exact_training": [],
     }
     with threadpool_limits(1):
         for r in range(args.rounds):
@@ -254,19 +272,23 @@ def main() -> None:
             for mode in ("on", "off") if args.dispatch == "both" else (args.dispatch,):
                 set_class_dispatch(mode == "on")
                 key = "selfplay" if mode == "on" or args.dispatch == "off" else "no_dispatch"
-                runs[key].append(selfplay_speed(model, args.games, config.games_in_flight, seed=r))
-            set_class_dispatch(True)
-            if move_filter is not None:
-                runs["filtered"].append(
+                runs[key].append(
                     selfplay_speed(model, args.games, config.games_in_flight, seed=r, move_filter=move_filter)
                 )
+            set_class_dispatch(True)
+            if move_filter is not None:
+                runs["exact"].append(selfplay_speed(model, args.games, config.games_in_flight, seed=r))
             if args.baseline:
                 runs["baseline"].append(selfplay_speed(args.baseline, args.games, config.games_in_flight, seed=r))
             if not args.no_gnubg:
                 runs["harness"].append(harness_gnubg_speed(args.gnubg_games, seed=r))
             if args.train_games > 0:
-                runs["training"].append(training_speed(model, config, args.train_games, seed=r))
-    two_core = None if args.no_2core else two_core_speed(model, args.games, config.games_in_flight)
+                runs["training"].append(
+                    training_speed(model, config, args.train_games, seed=r, move_filter=move_filter)
+                )
+                if move_filter is not None:
+                    runs["exact_training"].append(training_speed(model, config, args.train_games, seed=r))
+    two_core = None if args.no_2core else two_core_speed(model, args.games, config.games_in_flight, move_filter)
     best = {k: max(v) if v else None for k, v in runs.items()}
 
     def ratio(a: str, b: str) -> float | None:
@@ -298,9 +320,18 @@ def main() -> None:
                 "speed_vs_baseline": ratio("selfplay", "baseline"),
                 "filter": None
                 if move_filter is None
-                else {"net": args.filter, "keep": args.keep, "extra": args.extra, "margin": args.margin},
-                "filtered_selfplay_games_per_s": rounded("filtered"),
-                "filter_speedup": _median_ratio(runs["filtered"], runs["selfplay"]),
+                else {
+                    "net": args.filter or "the model's own (prune.filter_for)",
+                    "keep": move_filter.keep,
+                    "extra": move_filter.extra,
+                    "margin": move_filter.margin,
+                },
+                "exact_selfplay_games_per_s": rounded("exact"),
+                "exact_selfplay_ratio": ratio("exact", "bare"),
+                "filter_speedup": _median_ratio(runs["selfplay"], runs["exact"]),
+                "exact_training_games_per_s": rounded("exact_training"),
+                "exact_training_ratio": ratio("exact_training", "bare"),
+                "filter_training_speedup": _median_ratio(runs["training"], runs["exact_training"]),
                 "selfplay_2core_games_per_s": None if two_core is None else round(two_core, 1),
                 "per_round": runs,
                 "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),

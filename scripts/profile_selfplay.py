@@ -6,16 +6,18 @@ profiles ``--plies`` plies and prints one JSON object:
 
 * ``games_finished`` and ``profiled_games_per_s``: games finished under the profiler, and per CPU second (it slows the
   loop: compare shares, not this rate, with the benchmark's; null when no game finished: too few ``--plies``);
-* ``total_s``: the profiled CPU seconds; ``share``: for each stage of the loop, its cumulative time over ``total_s``
+* ``total_s``: the profiled CPU seconds (the profiler's clock is this process's CPU time, so other processes on a
+  shared machine do not enter the shares); ``share``: for each stage of the loop, its cumulative time over ``total_s``
   (a stage's callees included; stages nest, so shares do not add up to 1). The stages: ``evaluate`` (the evaluator's
   classified probabilities of every afterstate), inside it ``inputs`` (the networks' inputs: ``features`` and
   ``sparse_encode``) and ``forward`` (the networks), ``generate_plays`` (the move generator), and with ``--learn``
-  ``td_loss``, ``backward`` and ``adam``; with ``--filter`` (a move filter, :mod:`bgbot.evaluation.prune`)
-  ``filter`` (choosing the candidates);
+  ``td_loss``, ``backward`` and ``adam``; with a move filter (:mod:`bgbot.evaluation.prune`: by default the model's
+  own, :func:`bgbot.evaluation.prune.filter_for`, as self-play and training of the shipped model use it; ``--filter
+  PATH`` another, ``--no-filter`` none) ``filter`` (choosing the candidates), and ``filter`` in the JSON says which;
 * ``top``: the ``--top`` functions by their own time (``tottime``): name -> ``[seconds, share]``.
 
 Usage: ``python scripts/profile_selfplay.py [--model PATH] [--plies 300] [--games-in-flight 512] [--learn]
-[--config full] [--top 15] [--filter PATH [--keep 4] [--extra 10] [--margin 0.3]]``.
+[--config full] [--top 15] [--no-filter | --filter PATH [--keep 4] [--extra 10] [--margin 0.3]]``.
 """
 
 from __future__ import annotations
@@ -91,7 +93,7 @@ def profile(
 
     for _ in range(warmup):
         ply()
-    prof = cProfile.Profile()
+    prof = cProfile.Profile(time.process_time)
     start, t0 = sp.games_finished, time.process_time()
     prof.enable()
     for _ in range(plies):
@@ -108,6 +110,9 @@ def profile(
     by_own = sorted(stats.items(), key=lambda kv: -kv[1][2])[:top]
     return {
         "model": model,
+        "filter": None
+        if move_filter is None
+        else {"keep": move_filter.keep, "extra": move_filter.extra, "margin": move_filter.margin},
         "learn": learn,
         "plies": plies,
         "games_in_flight": games_in_flight,
@@ -128,18 +133,30 @@ def main() -> None:
     p.add_argument("--learn", action="store_true", help="learning on: a TD(lambda) and Adam step after each ply")
     p.add_argument("--config", default="full", help="training preset for --learn")
     p.add_argument("--top", type=int_at_least(0), default=15, help="functions listed by their own time")
-    p.add_argument("--filter", default=None, help="a move filter's net (scripts/fit_prune.py): profile filtered play")
+    p.add_argument(
+        "--filter",
+        default=None,
+        help="a move filter's net (scripts/fit_prune.py) to play through (default: the model's own, if it has one)",
+    )
+    p.add_argument("--no-filter", action="store_true", help="no move filter: every play evaluated")
     p.add_argument("--keep", type=int_at_least(1), default=4, help="the filter's plays always kept")
     p.add_argument("--extra", type=int_at_least(0), default=10, help="the filter's further plays within --margin")
     p.add_argument("--margin", type=float, default=0.3, help="equity margin of the --extra plays")
     args = p.parse_args()
+    if args.no_filter and args.filter:
+        p.error("--filter and --no-filter exclude each other")
+    model = args.model or str(DEFAULT_MODEL)
     move_filter = (
-        None if args.filter is None else prune.MoveFilter(prune.load(args.filter), args.keep, args.extra, args.margin)
+        None
+        if args.no_filter
+        else prune.filter_for(model)
+        if args.filter is None
+        else prune.MoveFilter(prune.load(args.filter), args.keep, args.extra, args.margin)
     )
     set_threads(1)
     with threadpool_limits(1):
         out = profile(
-            args.model or str(DEFAULT_MODEL),
+            model,
             args.plies,
             args.games_in_flight,
             args.learn,

@@ -155,6 +155,33 @@ def test_one_sided_bearoff_probabilities_against_gnubg(db):
     assert err[:, 0].mean() < 0.01 and err.max() < 1e-3
 
 
+def test_one_sided_probabilities_are_the_formula_bit_for_bit(db):
+    """The one-sided values equal the formula written out on whole rows (``w = sum a * P(b >= k)``, the gammons
+    where a side has 15 checkers left, else 0), bit for bit, on positions with and without 15 checkers a side."""
+    rng = np.random.default_rng(9)
+    positions = np.stack(
+        [
+            _bearoff_position(rng, rng.choice([rng.integers(1, 16), 15]), rng.choice([rng.integers(7, 16), 15]))
+            for _ in range(2000)
+        ]
+    )
+    mine, theirs = bearoff.split_sides(positions)
+    i, j = bearoff.os_index(mine), bearoff.os_index(theirs)
+    checkers = bearoff.os_positions().astype(np.int64).sum(axis=1)
+    assert (checkers[i] == 15).any() and (checkers[j] == 15).any() and (checkers[j] < 15).any()
+    a, b = db.off[i], db.off[j]
+    zero = np.zeros((len(i), 1))
+    ge_b = 1.0 - np.concatenate([zero, db.off_cdf[j][:, :-1]], axis=1)
+    ge_fb = 1.0 - np.concatenate([zero, db.first_cdf[j][:, :-1]], axis=1)
+    expected = np.zeros((len(i), 5), dtype=np.float32)
+    expected[:, 0] = (a * ge_b).sum(axis=1)
+    expected[:, 1] = np.where(checkers[j] == 15, (a * ge_fb).sum(axis=1), 0.0)
+    expected[:, 3] = np.where(checkers[i] == 15, (b * (1.0 - db.first_cdf[i])).sum(axis=1), 0.0)
+    np.clip(expected, 0.0, 1.0, out=expected)
+    ours = bearoff.bearoff_probabilities(positions, np.zeros(len(positions), dtype=bool), db)
+    assert np.array_equal(ours, expected)
+
+
 def test_tiny_two_sided_by_hand(db):
     p = np.zeros(26, dtype=np.int8)
     p[1], p[24] = 1, -1  # each side one checker on its 1-point: I win on my roll

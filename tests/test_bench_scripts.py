@@ -367,3 +367,35 @@ def test_bench_decisions_refuses_classes_with_no_position_among_those_asked():
     assert done.returncode == 2
     assert "no race position among the first 20" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("flag", [[], ["--no-filter"]])
+def test_bench_selfplay_plays_the_models_own_filter_by_default(monkeypatch, capsys, flag):
+    """Self-play and training are measured through the model's own move filter (and exact play in the same rounds)
+    unless ``--no-filter``; the ratios come from the measured rates."""
+    bench = _load("bench_selfplay")
+    seen: list = []
+
+    def selfplay(model, games, gif, seed=1, clock=None, move_filter=None):
+        seen.append(("selfplay", move_filter is not None))
+        return 300.0 if move_filter is not None else 200.0
+
+    def training(model, config, games, seed=1, move_filter=None):
+        seen.append(("training", move_filter is not None))
+        return 150.0 if move_filter is not None else 100.0
+
+    monkeypatch.setattr(bench, "selfplay_speed", selfplay)
+    monkeypatch.setattr(bench, "training_speed", training)
+    monkeypatch.setattr(bench, "bare_gnubg_speed", lambda games, seed=1: 100.0)
+    monkeypatch.setattr(bench, "harness_gnubg_speed", lambda games, seed=1: 50.0)
+    monkeypatch.setattr(sys, "argv", ["bench_selfplay.py", "--rounds", "1", "--no-2core", "--dispatch", "on", *flag])
+    bench.main()
+    out = json.loads(capsys.readouterr().out)
+    if flag:
+        assert seen == [("selfplay", False), ("training", False)] and out["filter"] is None
+        assert out["selfplay_ratio"] == 2.0 and out["training_ratio"] == 1.0 and out["filter_speedup"] is None
+    else:
+        assert seen == [("selfplay", True), ("selfplay", False), ("training", True), ("training", False)]
+        assert out["filter"]["keep"] == 4 and out["selfplay_ratio"] == 3.0 and out["exact_selfplay_ratio"] == 2.0
+        assert out["training_ratio"] == 1.5 and out["exact_training_ratio"] == 1.0
+        assert out["filter_speedup"] == out["filter_training_speedup"] == 1.5

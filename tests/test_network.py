@@ -158,3 +158,15 @@ def test_dense_columns_hook(monkeypatch):
     with torch.no_grad():
         dense = net(torch.from_numpy(encoding.encode(x))).numpy()
     np.testing.assert_allclose(Evaluator(net, batch_size=97).evaluate(x), dense, rtol=0, atol=2e-6)
+
+
+def test_a_non_finite_first_layer_is_refused_when_the_table_is_built():
+    """The folded table is checked (as the dense product would show NaN): an infinite weight raises."""
+    torch.manual_seed(0)
+    net = ValueNet(NetConfig(n_hidden=8))
+    ev = Evaluator(net)
+    ev.evaluate(board.starting_position()[None])
+    with torch.no_grad():
+        net.hidden.weight[2, 7] = float("inf")
+    with pytest.raises(network.EvaluationError, match="first layer has NaN or infinite weights"):
+        ev.evaluate(board.starting_position()[None])

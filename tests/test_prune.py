@@ -151,3 +151,45 @@ def test_the_shipped_filter_belongs_to_the_shipped_model_and_keeps_its_best_play
     _, chosen, _ = best_plays(pruned, pos, dice)
     assert keep.mean() < 0.4  # it drops most plays (keeps 0.375 here)
     assert (chosen == exact).mean() >= 0.98  # 0.99 here: the random positions include odd ones
+
+
+def test_scores_are_the_nets_forward_pass_bit_for_bit(net):
+    after = generate_plays(make_positions(200), np.full((200, 2), (6, 1))).afterstates
+    with torch.inference_mode():
+        forward = net(torch.from_numpy(prune.filter_indices(after))).numpy()
+    assert net.scores(after).dtype == np.float32 and np.array_equal(net.scores(after), forward)
+
+
+def test_best_plays_through_the_filter_is_the_best_kept_row_bit_for_bit(evaluator, net):
+    """The chosen row is the first row of the highest equity among each position's candidates (the others at -inf),
+    and the candidates' probabilities are those of evaluating them alone."""
+    from bgbot.evaluation.selection import segment_argmax
+
+    pos, dice, _ = _plays(200, seed=8)
+    pruned = prune.PrunedEvaluator(evaluator, prune.MoveFilter(net, keep=3, extra=2, margin=0.1))
+    plays, chosen, probs = best_plays(pruned, pos, dice)
+    keep = pruned.move_filter.candidates(pos, plays)
+    alone = afterstate_probabilities(evaluator, plays.afterstates[keep])
+    assert np.array_equal(probs[keep], alone) and np.isnan(probs[~keep]).all()
+    values = np.full(len(keep), -np.inf, dtype=np.float32)
+    values[keep] = equity(alone)
+    assert np.array_equal(chosen, segment_argmax(values, plays.parent))
+
+
+def test_filter_for_finds_the_models_own_filter_only(tmp_path: Path, net):
+    shipped = prune.filter_for(DEFAULT_MODEL)  # bgbot/data/default_model.pt -> models/bgbot-5.pt
+    assert shipped is not None and (shipped.keep, shipped.extra, shipped.margin) == (4, 10, 0.3)
+    assert shipped.net.model_sha256 == prune.file_sha256(DEFAULT_MODEL)
+    assert prune.filter_for(SHIPPED.parents[1] / "bgbot-1.pt") is None  # no models/prune/bgbot-1.pt
+    model = tmp_path / "m.pt"
+    model.write_bytes(Path(DEFAULT_MODEL).read_bytes())
+    assert prune.filter_for(model) is None  # no prune/ beside it
+    (tmp_path / "prune").mkdir()
+    prune.save(prune.PruneNet(4, model_sha256="0" * 64), tmp_path / "prune" / "m.pt")
+    assert prune.filter_for(model) is None  # fitted to another model
+    prune.save(prune.PruneNet(4, model_sha256=prune.file_sha256(model)), tmp_path / "prune" / "m.pt")
+    found = prune.filter_for(model)
+    assert found is not None and found.net.n_hidden == 4
+    (tmp_path / "prune" / "m.pt").write_bytes(b"damaged")
+    with pytest.raises(prune.PruneError, match="cannot read"):
+        prune.filter_for(model)

@@ -337,3 +337,22 @@ def test_td_update_steps_on_a_finite_loss_and_leaves_the_weights_on_a_nan():
     targets[0, 0] = np.nan
     assert np.isnan(td_update(net, opt, positions, targets))
     assert all(torch.equal(p, a) for p, a in zip(net.parameters(), after, strict=True))
+
+
+def test_train_plays_through_a_move_filter(tmp_path):
+    """``train(..., move_filter=...)``: self-play's checker play asks the filter for its candidates at every ply."""
+    from bgbot.evaluation import prune
+
+    calls = []
+
+    class Counting(prune.MoveFilter):
+        def candidates(self, positions, plays):
+            calls.append(len(positions))
+            return super().candidates(positions, plays)
+
+    torch.manual_seed(0)
+    config = dataclasses.replace(
+        TrainConfig.load("tiny"), games=16, games_in_flight=8, checkpoint_every=16, eval_every=0
+    )
+    state = train(config, tmp_path / "run", progress=False, move_filter=Counting(prune.PruneNet(4), keep=1, extra=0))
+    assert state.games_trained == 16 and len(calls) > 16 and set(calls) == {8}

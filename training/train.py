@@ -34,6 +34,7 @@ import torch
 from bgbot.errors import BgbotError
 from bgbot.evaluation import checkpoint, encoding
 from bgbot.evaluation.network import EvaluationError, NetConfig, ValueNet, set_threads
+from bgbot.evaluation.prune import MoveFilter, PrunedEvaluator
 from bgbot.evaluation.specialists import ENCODERS, ClassNets, evaluator_for
 from bgbot.progress import progress_bar
 
@@ -188,7 +189,8 @@ def td_update(
     lambda-return ``targets`` ``(K, 5)`` float32 (``inputs`` as :func:`td_loss` takes them), then, if the loss is
     finite, one step of ``opt``. Returns the loss (mean squared error, a float); a NaN or infinite loss leaves the
     weights as they were, for the caller to report."""
-    net.train()
+    if not net.training:  # the mode is only hygiene (the nets have no dropout or batch norm); setting it costs
+        net.train()
     loss = td_loss(net, positions, targets, inputs)
     value = loss.item()
     if math.isfinite(value):
@@ -206,6 +208,7 @@ def train(
     evaluate: EvaluateFn | None = None,
     progress: bool = True,
     force: bool = False,
+    move_filter: MoveFilter | None = None,
 ) -> RunState:
     """Train a value network by self-play until ``config.games`` games have been played.
 
@@ -216,6 +219,10 @@ def train(
         evaluate: benchmark called every ``config.eval_every`` games and at the end (``None``: no benchmarks).
         progress: show a tqdm bar (games, games/s, loss, latest ppg against pubeval).
         force: start a new run in a directory that holds another run's files, deleting them.
+        move_filter: self-play's checker play through this move filter (:class:`bgbot.evaluation.prune.MoveFilter`:
+            only its candidates evaluated; the TD targets are the chosen plays' values as before). A filter is fitted
+            to one model's equities (:func:`bgbot.evaluation.prune.filter_for`) and stays fixed while the net learns:
+            meant for runs that start from that model's weights. ``None`` (the default): every play evaluated.
 
     Raises:
         RunError: ``run_dir`` holds a run and neither ``resume`` nor ``force``, ``resume`` without
@@ -235,6 +242,8 @@ def train(
     if resume and games >= config.games:  # a finished run: nothing to do, nothing written
         return RunState(games, 0.0, 0.0, None)
     evaluator = evaluator_for(net)
+    if move_filter is not None:
+        evaluator = PrunedEvaluator(evaluator, move_filter)
     rng = np.random.default_rng([config.seed, games])
     selfplay = SelfPlay(config.games_in_flight, rng, config.td_lambda, config.lambda_horizon, encoder_for(net))
     start_games, t0 = games, time.perf_counter()

@@ -375,6 +375,15 @@ def split_sides(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return p[:, 1:7], -p[:, 24:18:-1]
 
 
+def _at_least(cdf: np.ndarray) -> np.ndarray:
+    """Cumulative distributions ``(M, K)`` float64 (column ``k``: ``P(rolls <= k)``, :func:`_cdf`) -> ``(M, K)``
+    float64 ``P(rolls >= k)``: 1 for ``k = 0``, else ``1 - cdf[:, k - 1]``."""
+    out = np.empty_like(cdf)
+    out[:, 0] = 1.0
+    np.subtract(1.0, cdf[:, :-1], out=out[:, 1:])
+    return out
+
+
 def bearoff_probabilities(positions: np.ndarray, two_sided: np.ndarray, db: Databases | None = None) -> np.ndarray:
     """Exact 0-ply probabilities of bear-off positions (both sides only on their home points, none off the board
     elsewhere): ``(M, 26)`` int8 -> ``(M, 5)`` float32 for the side on roll.
@@ -394,14 +403,17 @@ def bearoff_probabilities(positions: np.ndarray, two_sided: np.ndarray, db: Data
     os_rows = ~ts
     if os_rows.any():
         i, j = os_index(mine[os_rows]), os_index(theirs[os_rows])
-        a, b = db.off[i], db.off[j]
-        b_cdf, fb_cdf, fa_cdf = db.off_cdf[j], db.first_cdf[j], db.first_cdf[i]
-        # P(b >= k) = 1 - cdf(k - 1)
-        ge_b = 1.0 - np.concatenate([np.zeros((len(i), 1)), b_cdf[:, :-1]], axis=1)
-        ge_fb = 1.0 - np.concatenate([np.zeros((len(i), 1)), fb_cdf[:, :-1]], axis=1)
-        w = (a * ge_b).sum(axis=1)
-        wg = np.where(_CHECKERS[j] == 15, (a * ge_fb).sum(axis=1), 0.0)
-        lg = np.where(_CHECKERS[i] == 15, (b * (1.0 - fa_cdf)).sum(axis=1), 0.0)
+        a = db.off[i]
+        w = (a * _at_least(db.off_cdf[j])).sum(axis=1)
+        # the gammon terms only where they can be non-zero (each row's sum is the same on a subset of the rows)
+        wg = np.zeros(len(i))
+        g = np.flatnonzero(_CHECKERS[j] == 15)
+        if len(g):
+            wg[g] = (a[g] * _at_least(db.first_cdf[j[g]])).sum(axis=1)
+        lg = np.zeros(len(i))
+        g = np.flatnonzero(_CHECKERS[i] == 15)
+        if len(g):
+            lg[g] = (db.off[j[g]] * (1.0 - db.first_cdf[i[g]])).sum(axis=1)
         out[os_rows, 0] = w
         out[os_rows, 1] = wg
         out[os_rows, 3] = lg

@@ -186,12 +186,12 @@ def best_plays(
     if move_filter is not None:
         keep = move_filter.candidates(np.asarray(positions, dtype=np.int8), plays)
         if not keep.all():
+            rows = np.flatnonzero(keep)  # (K,) every position keeps at least one row, in order
+            kept = afterstate_probabilities(evaluator, plays.afterstates[rows])
             probs = np.full((len(keep), 5), np.nan, dtype=np.float32)
-            probs[keep] = afterstate_probabilities(evaluator, plays.afterstates[keep])
-            kept_equity = equity(probs[keep])
-            values = np.full(len(keep), -np.inf, dtype=kept_equity.dtype)
-            values[keep] = kept_equity
-            return plays, segment_argmax(values, plays.parent), probs
+            probs[rows] = kept
+            # the best of each position's kept rows (their order kept: ties still go to the first row)
+            return plays, rows[segment_argmax(equity(kept), plays.parent[rows])], probs
     probs = afterstate_probabilities(evaluator, plays.afterstates)
     chosen = segment_argmax(equity(probs), plays.parent)
     return plays, chosen, probs

@@ -22,6 +22,11 @@ one position at a time).
 and :func:`bgbot.evaluation.evaluator.best_plays` (0-ply checker play in tournaments, self-play and plain rollout
 trials) then evaluates only the candidates. n-ply search and variance-reduced rollouts' luck (all plays of all 21
 rolls) evaluate every play as before.
+
+:func:`filter_for` finds a model file's own filter (``prune/<name>.pt`` beside it, fitted to that very file): the
+self-play benchmark and profile (``scripts/bench_selfplay.py``, ``scripts/profile_selfplay.py``) play the shipped
+model through it by default (``--no-filter``: every play evaluated), and :func:`bgbot_training.train.train` takes one
+as ``move_filter`` (off by default: a filter fits fixed weights, and a run's net moves away from them).
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ __all__ = [
     "fit",
     "load",
     "save",
+    "filter_for",
     "N_ROWS",
 ]
 
@@ -101,8 +107,9 @@ class PruneNet(torch.nn.Module):
         constant per roll; each row's score depends on that row alone."""
         if len(afterstates) == 0:
             return np.zeros(0, dtype=np.float32)
-        with torch.inference_mode():
-            return self(torch.from_numpy(filter_indices(afterstates))).numpy()
+        with torch.inference_mode():  # :meth:`forward`'s operations, in place (the same values, fewer temporaries)
+            h = torch.nn.functional.embedding_bag(torch.from_numpy(filter_indices(afterstates)), self.table, mode="sum")
+            return h.add_(self.bias).sigmoid_().mul_(self.out).sum(dim=1).numpy()
 
 
 @dataclass(frozen=True)
@@ -298,6 +305,25 @@ def load(path: str | Path) -> PruneNet:
         raise PruneError(f"prune net file {str(path)!r} has non-finite weights")
     net.eval()
     return net
+
+
+def filter_for(model: str | Path) -> MoveFilter | None:
+    """The move filter of the model file ``model``, with :class:`MoveFilter`'s default settings: the net
+    ``prune/<name>.pt`` in the model file's directory (links followed: ``bgbot/data/default_model.pt`` ->
+    ``models/bgbot-5.pt`` -> ``models/prune/bgbot-5.pt``) when it exists and was fitted to this very file
+    (:attr:`PruneNet.model_sha256` equal to the file's SHA-256); ``None`` otherwise (no filter for that model).
+
+    Raises:
+        PruneError: the filter file exists but is damaged (:func:`load`).
+    """
+    path = Path(model).resolve()
+    candidate = path.parent / "prune" / path.name
+    if not candidate.is_file():
+        return None
+    net = load(candidate)
+    if net.model_sha256 != file_sha256(path):
+        return None
+    return MoveFilter(net)
 
 
 def file_sha256(path: str | Path) -> str:

@@ -281,6 +281,7 @@ _V2_DENSE = tuple(
     for c in range(encoding.N_FEATURES + side + _OFF_SKIP, encoding.N_FEATURES + side + features.N_SIDE)
 )
 _V2_OFF = [[encoding.N_FEATURES + side + k for k in range(_OFF_SKIP)] for side in (0, features.N_SIDE)]
+_OFF_VALUES_T = torch.from_numpy(features.OFF_VALUES)  # (16, 3) float32: off1..off3 of each borne-off count
 
 
 class EvaluatorV2(Evaluator):
@@ -299,10 +300,10 @@ class EvaluatorV2(Evaluator):
 
     def _fold_rows(self, table: torch.Tensor, w1: torch.Tensor) -> None:
         """Each side's off1..off3 by its borne-off count: ``table[off row n] += W1[:, off columns] @ OFF_VALUES[n]``."""
-        values = torch.from_numpy(features.OFF_VALUES)  # (16, 3)
         for side, cols in enumerate(_V2_OFF):
             lo = encoding._R_OFF + 16 * side
-            table[lo : lo + 16] += values @ w1[:, cols].T
+            # the columns are a run: a slice copied as the gather w1[:, cols] would copy it (the same product)
+            table[lo : lo + 16] += _OFF_VALUES_T @ w1[:, cols[0] : cols[-1] + 1].contiguous().T
 
     def dense_inputs(self, positions: np.ndarray) -> np.ndarray:
         """The inputs of :attr:`dense_columns` ``(M, 44)`` float32 (:func:`bgbot.evaluation.features.features` less
