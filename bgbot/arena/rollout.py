@@ -29,14 +29,14 @@ as the side on roll faces a position that a bear-off database values exactly (GN
 bear-off database"); where the databases are available (:mod:`bgbot.evaluation.bearoff`), ``databases=False`` also
 switches them off inside the trial's evaluations (net-only players), for exactness tests.
 
-**Work units.** Trials are cut into fixed chunks of :data:`CHUNK_TRIALS` (a function of the settings and the number
-of starts, never of the worker count: the batches the net sees, hence its floating-point results, are the same for
-any number of workers, with or without Ray), each chunk holding the same trial range of a block of start positions
-(at most :data:`CHUNK_GAMES` games in flight). Plain, untruncated, cubeless trials of few starts take larger chunks
-(:func:`chunk_tasks`): a ply's batch is then hundreds of games, not 72, which more than doubles their speed, and their
-results, the games' outcomes, do not depend on the chunks unless a play is decided by the last bit of an equity.
-Per-trial results are kept and concatenated in trial order, so a rollout for a seed is bit-identical however it was
-run.
+**Work units.** Trials are cut into fixed chunks (:func:`chunk_tasks`, a function of the settings and the number of
+starts, never of the worker count: the batches the net sees, hence its floating-point results, are the same for any
+number of workers, with or without Ray), each chunk holding the same trial range of a block of start positions (at
+most :data:`CHUNK_GAMES` games in flight): :data:`CHUNK_TRIALS` trials of each start, or, for plain, untruncated,
+cubeless trials of few starts, more (a ply's batch is then hundreds of games, not 72, which more than doubles their
+speed; their results, the games' outcomes, do not depend on the chunks unless a play is decided by the last bit of an
+equity). Per-trial results are kept and concatenated in trial order, so a rollout for a seed is bit-identical however
+it was run.
 
 **Cubeful rollouts** (``cube=True``, money play only): the cube is played inside every trial by the engine's cube
 phase (each side doubles, takes and passes by :mod:`bgbot.cube` from its own probabilities at the rollout's ply, as
@@ -496,11 +496,11 @@ def chunk_tasks(settings: RolloutSettings, n_starts: int = 1) -> list[tuple[int,
 
     A unit holds :data:`CHUNK_TRIALS` trials of each start of its block, except for :func:`whole_game_trials` of few
     starts: their units take ``trials / WHOLE_GAME_UNITS`` trials of each start (a multiple of 36, at least
-    :data:`CHUNK_TRIALS`, at most :data:`WHOLE_GAME_TRIALS` and what :data:`CHUNK_GAMES` allows), so that a ply's batch is large (a rollout of one
-    position: 324 games in flight in each of 4 units of 1296 trials, not 72 in each of 18). The batches the net sees
-    move the last bit of a few of its outputs (the vectorised functions' remainders), which can reach a whole-game
-    trial's result only by deciding a play (a tie of equities to the last bit); a rollout of many starts (28 or more,
-    the campaign's) keeps units of :data:`CHUNK_TRIALS` trials."""
+    :data:`CHUNK_TRIALS`, at most :data:`WHOLE_GAME_TRIALS` and what :data:`CHUNK_GAMES` allows), so that a ply's
+    batch is large (a rollout of one position: 324 games in flight in each of 4 units of 1296 trials, not 72 in each
+    of 18). The batches the net sees move the last bit of a few of its outputs (the vectorised functions' remainders),
+    which can reach a whole-game trial's result only by deciding a play (a tie of equities to the last bit); a rollout
+    of many starts (28 or more, the campaign's) keeps units of :data:`CHUNK_TRIALS` trials."""
     step = min(CHUNK_TRIALS, settings.trials)
     if whole_game_trials(settings):
         want = -(-settings.trials // WHOLE_GAME_UNITS)
