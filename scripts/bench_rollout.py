@@ -1,22 +1,28 @@
 """Rollout speed: bgbot against GNU Backgammon itself, in one run, on the same machine (JSON on stdout).
 
-Both roll out the opening position before the roll: cubeless, 0-ply players, variance reduction, quasi-random dice,
-played to the end (no truncation, no bear-off truncation), ``--trials`` trials. bgbot runs
-:func:`bgbot.arena.rollout.rollout_positions` with ``--workers`` processes (default 2); GNU Backgammon is the Debian
-``gnubg`` program headless (``gnubg -t -q``) with ``set threads 2``. GNU Backgammon's start-up time (the same
-script without the ``rollout`` command) is subtracted. Wall-clock and CPU seconds are both reported; ``ratio`` is
-bgbot's trials per wall-clock second over GNU Backgammon's (target >= 1.0)::
+Both roll out the opening position before the roll: cubeless, 0-ply players, variance reduction (``--plain``: none,
+GNU Backgammon's ``set rollout varredn off``), quasi-random dice, played to the end (no truncation, no bear-off
+truncation), ``--trials`` trials (default 1296, with ``--plain`` 12960). bgbot runs
+:func:`bgbot.arena.rollout.rollout_positions` with ``--workers`` processes (default 2; their start-up, mostly importing
+torch, is counted); GNU Backgammon is the Debian ``gnubg`` program headless (``gnubg -t -q``) with ``set threads 2``.
+GNU Backgammon's start-up time (the same script without the ``rollout`` command) is subtracted. Wall-clock and CPU
+seconds are both reported; ``ratio`` is bgbot's trials per wall-clock second over GNU Backgammon's, ``cpu_ratio`` the
+same per CPU second. ``per_position`` states the cost of one position rolled out at this many trials: bgbot's
+standard error of the win probability (GNU Backgammon's estimator is the same, so its standard error is the same
+within sampling noise) and each program's CPU seconds, as positions per CPU second::
 
     python scripts/bench_rollout.py --trials 1296
+    python scripts/bench_rollout.py --plain --trials 12960
 
 With ``--filter PATH`` it compares bgbot with itself instead: plain trials (no variance reduction) of four positions
 with and without a move filter (:mod:`bgbot.evaluation.prune`), in one process, interleaved (:func:`filter_ab`)::
 
     python scripts/bench_rollout.py --filter models/prune/bgbot-5.pt --trials 144 --rounds 3
 
-Usage: ``python scripts/bench_rollout.py [--trials 1296] [--workers 2] [--seed 0]`` (needs Debian's ``gnubg``), or
+Usage: ``python scripts/bench_rollout.py [--plain] [--trials N] [--workers 2] [--seed 0]`` (needs Debian's
+``gnubg``), or
 ``python scripts/bench_rollout.py --filter PATH [--keep 4] [--extra 10] [--margin 0.3] [--rounds 3]`` (with
-``--trials`` and ``--seed`` as above).
+``--trials``, default 1296, and ``--seed`` as above).
 """
 
 from __future__ import annotations
@@ -36,13 +42,14 @@ from bgbot.errors import BgbotError, int_at_least, run_script
 GNUBG = shutil.which("gnubg") or "/usr/games/gnubg"
 
 
-def gnubg_script(trials: int, rollout: bool) -> str:
+def gnubg_script(trials: int, rollout: bool, variance_reduction: bool = True) -> str:
+    """GNU Backgammon's commands: the rollout settings of the module docstring, then ``rollout`` if asked."""
     lines = [
         "set threads 2",
         f"set rollout trials {trials}",
         "set rollout cubeful off",
         "set rollout quasirandom on",
-        "set rollout varredn on",
+        f"set rollout varredn {'on' if variance_reduction else 'off'}",
         "set rollout truncation enable off",
         "set rollout chequerplay plies 0",
         "set rollout later enable off",
@@ -76,7 +83,11 @@ def run_gnubg(script: str) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def run_bgbot(trials: int, workers: int, seed: int) -> tuple[float, float, list[float]]:
+def run_bgbot(
+    trials: int, workers: int, seed: int, variance_reduction: bool = True
+) -> tuple[float, float, list[float], list[float]]:
+    """bgbot's rollout of the opening: (wall seconds, CPU seconds of this process and its workers, probabilities
+    ``(5,)``, their standard errors ``(5,)``)."""
     import numpy as np
 
     from bgbot.api import Bot
@@ -86,7 +97,7 @@ def run_bgbot(trials: int, workers: int, seed: int) -> tuple[float, float, list[
     ev = Bot.load().evaluator
     before_self, before_kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    settings = RolloutSettings(trials=trials, seed=seed, databases=False)
+    settings = RolloutSettings(trials=trials, seed=seed, databases=False, variance_reduction=variance_reduction)
     p, se = rollout_positions(np.array([starting_position()]), ev, settings, workers)
     wall = time.perf_counter() - t0
     after_self, after_kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -94,7 +105,7 @@ def run_bgbot(trials: int, workers: int, seed: int) -> tuple[float, float, list[
         (a.ru_utime - b.ru_utime) + (a.ru_stime - b.ru_stime)
         for a, b in ((after_self, before_self), (after_kids, before_kids))
     )
-    return wall, cpu, [float(x) for x in p[0]]
+    return wall, cpu, [float(x) for x in p[0]], [float(x) for x in se[0]]
 
 
 FILTER_POSITIONS = ("4HPwATDgc/ABMA", "4HPkQSDgc/ABMA", "4GvwASHgc+QBUA", "sM/gASTga/ABUA")
@@ -145,11 +156,28 @@ def filter_ab(trials: int, seed: int, rounds: int, filter_path: str, keep: int, 
     }
 
 
+def per_position(trials: int, se_win: float, bgbot_cpu_s: float, gnubg_cpu_s: float) -> dict:
+    """The cost of one position rolled out at ``trials`` trials: the standard error of the win probability it states
+    and each program's CPU seconds and positions per CPU second (the bench rolls out one position)."""
+    return {
+        "trials": trials,
+        "se_win": round(se_win, 5),
+        "bgbot_cpu_s": round(bgbot_cpu_s, 3),
+        "gnubg_cpu_s": round(gnubg_cpu_s, 3),
+        "bgbot_positions_per_cpu_s": round(1.0 / bgbot_cpu_s, 4),
+        "gnubg_positions_per_cpu_s": round(1.0 / gnubg_cpu_s, 4),
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
-        "--trials", type=int_at_least(MIN_TRIALS), default=1296, help="trials of each (at least 2, for an SE)"
+        "--trials",
+        type=int_at_least(MIN_TRIALS),
+        default=None,
+        help="trials of each (at least 2, for an SE; default 1296, with --plain 12960)",
     )
+    ap.add_argument("--plain", action="store_true", help="plain trials: no variance reduction on either side")
     ap.add_argument("--workers", type=int_at_least(1), default=2, help="bgbot's rollout processes")
     ap.add_argument("--seed", type=int_at_least(0), default=0, help="bgbot's dice seed")
     ap.add_argument(
@@ -164,38 +192,43 @@ def main() -> None:
     ap.add_argument("--rounds", type=int_at_least(1), default=3, help="rounds of the --filter comparison")
     args = ap.parse_args()
     if args.filter:
-        ab = filter_ab(args.trials, args.seed, args.rounds, args.filter, args.keep, args.extra, args.margin)
+        ab = filter_ab(args.trials or 1296, args.seed, args.rounds, args.filter, args.keep, args.extra, args.margin)
         print(json.dumps(ab))
         return
-    start_wall, start_cpu = run_gnubg(gnubg_script(args.trials, rollout=False))
-    g_wall, g_cpu = run_gnubg(gnubg_script(args.trials, rollout=True))
+    vr = not args.plain
+    trials = args.trials or (1296 if vr else 12960)
+    start_wall, start_cpu = run_gnubg(gnubg_script(trials, rollout=False, variance_reduction=vr))
+    g_wall, g_cpu = run_gnubg(gnubg_script(trials, rollout=True, variance_reduction=vr))
     g_wall, g_cpu = g_wall - start_wall, g_cpu - start_cpu
     if g_wall <= 0 or g_cpu <= 0:  # a rate from a time of 0 or less would be nonsense, not a measurement
         raise BgbotError(
-            f"GNU Backgammon's {args.trials} trials took no longer than its start-up alone "
+            f"GNU Backgammon's {trials} trials took no longer than its start-up alone "
             f"({g_wall + start_wall:.2f} s against {start_wall:.2f} s wall clock): too few --trials to time"
         )
-    b_wall, b_cpu, probs = run_bgbot(args.trials, args.workers, args.seed)
+    b_wall, b_cpu, probs, se = run_bgbot(trials, args.workers, args.seed, vr)
     out = {
-        "trials": args.trials,
+        "trials": trials,
         "position": "4HPwATDgc/ABMA (opening, before the roll)",
-        "settings": "cubeless, 0-ply, variance reduction, quasi-random dice, no truncation",
+        "settings": f"cubeless, 0-ply, {'variance reduction' if vr else 'plain (no variance reduction)'}, "
+        "quasi-random dice, no truncation",
         "bgbot": {
             "workers": args.workers,
             "wall_s": round(b_wall, 2),
             "cpu_s": round(b_cpu, 2),
-            "trials_per_s": round(args.trials / b_wall, 3),
+            "trials_per_s": round(trials / b_wall, 3),
             "probabilities": [round(x, 4) for x in probs],
+            "standard_errors": [round(x, 5) for x in se],
         },
         "gnubg": {
             "threads": 2,
             "wall_s": round(g_wall, 2),
             "cpu_s": round(g_cpu, 2),
-            "trials_per_s": round(args.trials / g_wall, 3),
+            "trials_per_s": round(trials / g_wall, 3),
             "startup_s_subtracted": round(start_wall, 2),
         },
-        "ratio": round((args.trials / b_wall) / (args.trials / g_wall), 4),
+        "ratio": round((trials / b_wall) / (trials / g_wall), 4),
         "cpu_ratio": round(g_cpu / b_cpu, 4),
+        "per_position": per_position(trials, se[0], b_cpu, g_cpu),
         "machine": {
             "cpus": os.cpu_count(),
             "load_average_1m": round(os.getloadavg()[0], 2),

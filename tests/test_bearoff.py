@@ -304,3 +304,14 @@ def test_move_ends_the_game_first(bot):
     assert plays[0].play == "2/off 1/off" and plays[0].evaluator == "over"
     assert plays[1].evaluator == "bearoff-one-sided"
     assert plays[0].to_json()["evaluator"] == "over"
+
+
+def test_one_sided_positions_are_every_count_of_at_most_15_checkers_in_key_order():
+    """The one-sided index: C(21, 6) = 54,264 distinct positions (every way to put 0..15 checkers on six points, by
+    stars and bars), none over 15 checkers, in strictly increasing key order from the empty board."""
+    pos = bearoff.os_positions()
+    assert pos.shape == (54264, 6) and pos.dtype == np.int8
+    assert pos.min() == 0 and pos.sum(axis=1).max() == 15
+    keys = (pos.astype(np.int64) << (4 * np.arange(6))).sum(axis=1)
+    assert keys[0] == 0 and (np.diff(keys) > 0).all()
+    assert bearoff.os_index(pos).tolist() == list(range(len(pos)))

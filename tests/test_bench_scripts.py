@@ -322,6 +322,41 @@ def test_bench_rollout_refuses_a_gnubg_time_of_zero(monkeypatch):
         bench.main()
 
 
+def test_bench_rollout_plain_mode_runs_both_sides_without_variance_reduction(monkeypatch, capsys):
+    """``--plain``: GNU Backgammon's script says ``varredn off``, bgbot's trials are plain, 12960 of them by default;
+    the JSON has both sides' rates, their ratio and the cost of a position at its standard error."""
+    bench = _load("bench_rollout")
+    scripts, runs = [], []
+
+    def gnubg(script):
+        scripts.append(script)
+        return (10.0, 9.0) if "\nrollout\n" in script else (1.0, 0.5)
+
+    def bgbot(trials, workers, seed, vr):
+        runs.append((trials, workers, seed, vr))
+        return 20.0, 34.0, [0.55, 0.15, 0.01, 0.12, 0.01], [0.004, 0.003, 0.001, 0.003, 0.001]
+
+    monkeypatch.setattr(bench, "run_gnubg", gnubg)
+    monkeypatch.setattr(bench, "run_bgbot", bgbot)
+    monkeypatch.setattr(sys, "argv", ["bench_rollout.py", "--plain"])
+    bench.main()
+    out = json.loads(capsys.readouterr().out)
+    assert runs == [(12960, 2, 0, False)]
+    assert all("set rollout varredn off" in t and "set rollout trials 12960" in t for t in scripts)
+    assert out["gnubg"]["trials_per_s"] == 1440.0 and out["bgbot"]["trials_per_s"] == 648.0
+    assert out["ratio"] == 0.45 and out["cpu_ratio"] == 0.25
+    assert out["per_position"] == {
+        "trials": 12960,
+        "se_win": 0.004,
+        "bgbot_cpu_s": 34.0,
+        "gnubg_cpu_s": 8.5,
+        "bgbot_positions_per_cpu_s": 0.0294,
+        "gnubg_positions_per_cpu_s": 0.1176,
+    }
+    assert "plain" in out["settings"]
+    assert "set rollout varredn on" in bench.gnubg_script(1296, rollout=True)
+
+
 def test_bench_rollout_reports_a_failed_gnubg_as_bad_input(monkeypatch):
     """GNU Backgammon exiting with an error is an OSError naming it and its status (one ``error:`` line through
     ``run_script``), not a CalledProcessError traceback."""

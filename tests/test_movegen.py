@@ -151,6 +151,19 @@ def test_position_keys_are_exact():
     assert len(unique_keys) == len(unique_rows)
 
 
+def test_position_keys_pack_the_documented_fields():
+    """Each key word is the documented fields side by side (index ``i`` at bit ``_SHIFT[i]``: the opponent's bar
+    negated, each point's count + 15, the bar as it is), packed here one field at a time with Python integers."""
+    positions = np.concatenate([make_positions(500), flip(make_positions(500))])
+    keys = position_keys(positions)
+    for p, k in zip(positions.tolist(), keys.tolist()):
+        fields = [-p[0]] + [c + 15 for c in p[1:25]] + [p[25]]
+        packed = [
+            sum(f << int(movegen._SHIFT[i]) for i, f in enumerate(fields) if movegen._HALF[i] == h) for h in (0, 1)
+        ]
+        assert k == packed
+
+
 @pytest.mark.parametrize("fallback", ["colliding hash", "no room for a hash"])
 def test_hash_collisions_fall_back_to_exact_deduplication(monkeypatch, fallback):
     # With a mixing function that maps everything to 0, every candidate collides; with no bits left for the hash

@@ -173,6 +173,45 @@ def test_same_seed_same_results_for_any_workers_even_when_one_dies(ev, tmp_path,
     assert np.array_equal(one, two) and len(seen) == len(ro.chunk_tasks(s, 1))
 
 
+@pytest.mark.parametrize(
+    ("trials", "n_starts", "vr", "per_unit"),
+    [
+        (1296, 1, False, 324),  # whole-game trials of one position: 4 units of 324
+        (12960, 1, False, 1296),  # at most WHOLE_GAME_TRIALS trials of a start a unit
+        (1296, 10, False, 180),  # at most CHUNK_GAMES games a unit
+        (1296, 5, False, 324),  # the candidates of a checker-play rollout together
+        (324, 28, False, 72),  # the campaign's blocks of 28 starts keep their units
+        (1296, 1, True, 72),  # variance reduction: every luck term is a net output
+        (100, 1, False, 72),
+    ],
+)
+def test_work_units_cover_every_trial_once(trials, n_starts, vr, per_unit):
+    s = ro.RolloutSettings(trials=trials, variance_reduction=vr)
+    units = ro.chunk_tasks(s, n_starts)
+    assert units[0][3] - units[0][2] == per_unit
+    covered = np.zeros((n_starts, trials), dtype=int)
+    for a, b, lo, hi in units:
+        assert (b - a) * (hi - lo) <= ro.CHUNK_GAMES
+        covered[a:b, lo:hi] += 1
+    assert (covered == 1).all()
+
+
+def test_whole_game_trials_are_the_same_in_any_units_and_with_other_starts(ev, monkeypatch):
+    """Plain untruncated trials: a trial's result is its game's outcome, the same whether its position is rolled out
+    alone in large units, in units of CHUNK_TRIALS, or together with other positions (here bit for bit)."""
+    ids = ["4HPwATDgc/ABMA", "sM/gASTga/ABUA", "7gMAAN52AxBAAA"]
+    pos = np.stack([positionid.decode(i) for i in ids])
+    s = ro.RolloutSettings(trials=288, seed=3, variance_reduction=False)
+    together = ro._run(ev, pos, np.ones(3, bool), s)
+    alone = np.stack([ro._run(ev, pos[i : i + 1], np.ones(1, bool), s)[0] for i in range(3)])
+    monkeypatch.setattr(ro, "WHOLE_GAME_UNITS", s.trials)  # units of CHUNK_TRIALS, as before
+    assert len(ro.chunk_tasks(s, 1)) == 4
+    small = ro._run(ev, pos, np.ones(3, bool), s)
+    assert np.array_equal(together, alone) and np.array_equal(together, small)
+    means, _ = ro.rollout_positions(pos, ev, s)
+    assert np.array_equal(means, together.mean(axis=1))
+
+
 # -- settings and the command ---------------------------------------------------------------------------------------
 
 

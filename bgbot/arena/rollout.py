@@ -29,11 +29,14 @@ as the side on roll faces a position that a bear-off database values exactly (GN
 bear-off database"); where the databases are available (:mod:`bgbot.evaluation.bearoff`), ``databases=False`` also
 switches them off inside the trial's evaluations (net-only players), for exactness tests.
 
-**Work units.** Trials are cut into fixed chunks of :data:`CHUNK_TRIALS` (a constant, not a function of the worker
-count: the batches the net sees, hence its floating-point results, are the same for any number of workers, with or
-without Ray), each chunk holding the same trial range of a block of start positions (at most :data:`CHUNK_GAMES`
-games in flight). Per-trial results are kept and
-concatenated in trial order, so a rollout for a seed is bit-identical however it was run.
+**Work units.** Trials are cut into fixed chunks (:func:`chunk_tasks`, a function of the settings and the number of
+starts, never of the worker count: the batches the net sees, hence its floating-point results, are the same for any
+number of workers, with or without Ray), each chunk holding the same trial range of a block of start positions (at
+most :data:`CHUNK_GAMES` games in flight): :data:`CHUNK_TRIALS` trials of each start, or, for plain, untruncated,
+cubeless trials of few starts, more (a ply's batch is then hundreds of games, not 72, which more than doubles their
+speed; their results, the games' outcomes, do not depend on the chunks unless a play is decided by the last bit of an
+equity). Per-trial results are kept and concatenated in trial order, so a rollout for a seed is bit-identical however
+it was run.
 
 **Cubeful rollouts** (``cube=True``, money play only): the cube is played inside every trial by the engine's cube
 phase (each side doubles, takes and passes by :mod:`bgbot.cube` from its own probabilities at the rollout's ply, as
@@ -111,6 +114,10 @@ CHUNK_TRIALS = 72
 """Trials per work unit (of each start position in it): 18 units for 1296 trials of up to 28 candidates."""
 CHUNK_GAMES = 2048
 """Most games in flight in one work unit (bounds memory: a ply's plays of all 21 rolls of every game)."""
+WHOLE_GAME_UNITS = 4
+"""Fewest work units that a rollout of whole-game trials of few starts is cut into (:func:`chunk_tasks`)."""
+WHOLE_GAME_TRIALS = 1296
+"""Most trials of one start in a work unit of whole-game trials (the 36 x 36 strata of the first two rolls)."""
 MAX_TRIALS = 10_000_000
 """Most trials per rollout (per-trial results are kept in memory, 40 bytes a trial and candidate)."""
 MIN_TRIALS = 2
@@ -484,11 +491,30 @@ def _cubeful_now(table: Table, idx: np.ndarray, p: np.ndarray, jacoby: bool) -> 
     return out * table.cube[idx]
 
 
+def whole_game_trials(settings: RolloutSettings) -> bool:
+    """Whether each trial's result is its game's outcome (or an exact bear-off database value): plain trials (no
+    variance reduction), not truncated, cubeless. No net output enters such a result except through the plays."""
+    return not (settings.variance_reduction or settings.truncate or settings.cube)
+
+
 def chunk_tasks(settings: RolloutSettings, n_starts: int = 1) -> list[tuple[int, int, int, int]]:
     """The fixed work units of a rollout of ``n_starts`` start positions: ``[(first start, end start, lo, hi), ...]``,
-    :data:`CHUNK_TRIALS` trials of a block of starts, at most :data:`CHUNK_GAMES` games a unit (a function of the
-    settings and ``n_starts`` only, never of the workers)."""
+    a range of trials of a block of starts, at most :data:`CHUNK_GAMES` games a unit (a function of the settings and
+    ``n_starts`` only, never of the workers).
+
+    A unit holds :data:`CHUNK_TRIALS` trials of each start of its block, except for :func:`whole_game_trials` of few
+    starts: their units take ``trials / WHOLE_GAME_UNITS`` trials of each start (a multiple of 36, at least
+    :data:`CHUNK_TRIALS`, at most :data:`WHOLE_GAME_TRIALS` and what :data:`CHUNK_GAMES` allows), so that a ply's
+    batch is large (a rollout of one position: 324 games in flight in each of 4 units of 1296 trials, not 72 in each
+    of 18). The batches the net sees move the last bit of a few of its outputs (the vectorised functions' remainders),
+    which can reach a whole-game trial's result only by deciding a play (a tie of equities to the last bit); a rollout
+    of many starts (28 or more, the campaign's) keeps units of :data:`CHUNK_TRIALS` trials."""
     step = min(CHUNK_TRIALS, settings.trials)
+    if whole_game_trials(settings):
+        want = -(-settings.trials // WHOLE_GAME_UNITS)
+        want = -(-want // 36) * 36  # whole blocks of 36: the first roll's strata
+        cap = min(WHOLE_GAME_TRIALS, CHUNK_GAMES // max(n_starts, 1) // 36 * 36)
+        step = min(settings.trials, max(step, min(want, cap)))
     block = max(1, CHUNK_GAMES // step)
     return [
         (s0, min(s0 + block, n_starts), lo, min(lo + step, settings.trials))

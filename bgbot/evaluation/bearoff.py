@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import itertools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,8 +70,15 @@ def _key(counts: np.ndarray) -> np.ndarray:
 
 
 def _enumerate() -> np.ndarray:
-    """All one-sided positions ``(54264, 6)`` int8, in increasing key order (index 0: no checker)."""
-    c = np.array([t for t in itertools.product(range(16), repeat=6) if sum(t) <= 15], dtype=np.int8)
+    """All one-sided positions ``(54264, 6)`` int8, in increasing key order (index 0: no checker).
+
+    Built a point at a time: each partial position ``(K, j)`` gets every count that keeps its total at most 15."""
+    c = np.zeros((1, 0), dtype=np.int8)
+    for _ in range(6):
+        room = 16 - c.sum(axis=1, dtype=np.int64)  # counts 0 .. 15 - total fit on the next point
+        rows = np.repeat(np.arange(len(c)), room)
+        count = np.arange(len(rows)) - np.repeat(np.cumsum(room) - room, room)
+        c = np.column_stack([c[rows], count.astype(np.int8)])
     return c[np.argsort(_key(c), kind="stable")]
 
 

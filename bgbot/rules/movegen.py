@@ -89,13 +89,27 @@ def position_keys(positions: np.ndarray) -> np.ndarray:
     """Pack positions exactly into two integers each: ``(M, 26)`` int8 -> ``(M, 2)`` uint64.
 
     Points 1..24 take 5 bits each (count + 15, in 0..30), the two bars 4 bits each (0..15): 128 bits in all, so
-    equal keys mean equal positions. The packing is linear in the counts.
+    equal keys mean equal positions. The packing is linear in the counts, so each word is one product with
+    :data:`_KEY_WEIGHTS` plus :data:`_KEY_BASE` (mod 2**64; the fields never overlap, so nothing carries).
     """
-    counts = positions.astype(np.int64)
-    counts[:, 1:25] += 15  # points: count + 15 in 0..30
-    counts[:, 0] *= -1  # the opponent's bar is stored negative
-    v = counts.astype(np.uint64) << _SHIFT
-    return np.stack([v[:, 0:13].sum(axis=1), v[:, 13:26].sum(axis=1)], axis=1)
+    u = np.asarray(positions).astype(np.uint64)  # negative counts wrap mod 2**64, as the weights do
+    out = np.empty((len(u), 2), dtype=np.uint64)
+    np.matmul(u[:, 0:13], _KEY_WEIGHTS[0:13], out=out[:, 0])
+    np.matmul(u[:, 13:26], _KEY_WEIGHTS[13:26], out=out[:, 1])
+    out += _KEY_BASE
+    return out
+
+
+def _key_tables() -> tuple[np.ndarray, np.ndarray]:
+    """``(weights (26,) uint64, base (2,) uint64)`` of :func:`position_keys`: index ``i`` adds ``count << shift``
+    (the opponent's bar, stored negative, ``-count << shift``) and each point ``15 << shift`` once."""
+    mask = (1 << 64) - 1
+    w = [((-1 if i == 0 else 1) << int(s)) & mask for i, s in enumerate(_SHIFT)]
+    base = [sum(15 << int(_SHIFT[i]) for i in range(1, 25) if _HALF[i] == h) & mask for h in (0, 1)]
+    return np.array(w, dtype=np.uint64), np.array(base, dtype=np.uint64)
+
+
+_KEY_WEIGHTS, _KEY_BASE = _key_tables()
 
 
 # --- Checker moves as codes ----------------------------------------------------------------------------------------
