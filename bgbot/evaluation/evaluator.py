@@ -54,7 +54,7 @@ def for_cube(evaluator: PositionEvaluator) -> PositionEvaluator:
     (``evaluator.cube_evaluator``, :func:`bgbot.evaluation.specialists.attach_cube_nets`), else ``evaluator`` itself.
 
     Every cube decision (doubling, taking, at any ply, in cubeful games, rollout trials, analysis, the engines and
-    servers) reads its cubeless probabilities through this; checker plays and the values reported by ``bgbot eval``
+    servers) reads its cubeless probabilities through this; checker plays and :meth:`bgbot.api.Bot.evaluate`
     use ``evaluator``. Wrappers that delegate their attributes (the move filter's ``PrunedEvaluator``) pass it through.
     """
     return getattr(evaluator, "cube_evaluator", None) or evaluator
