@@ -170,3 +170,20 @@ def test_a_non_finite_first_layer_is_refused_when_the_table_is_built():
         net.hidden.weight[2, 7] = float("inf")
     with pytest.raises(network.EvaluationError, match="first layer has NaN or infinite weights"):
         ev.evaluate(board.starting_position()[None])
+
+
+def test_bag_sum_equals_the_functional_embedding_bag_bit_for_bit():
+    """bag_sum is torch's embedding-bag of fixed-width rows: the same sums bit for bit, for batches shorter and longer
+    than its kept offsets, for a non-contiguous index and for int64 indices, and an empty batch."""
+    rng = np.random.default_rng(5)
+    table = torch.from_numpy(rng.standard_normal((1114, 128)).astype(np.float32))
+    for m, k in ((1, 33), (700, 33), (20_000, 33), (300, 26), (0, 33)):
+        index = rng.integers(0, len(table), (m, k)).astype(np.int32)
+        want = torch.nn.functional.embedding_bag(torch.from_numpy(index), table, mode="sum")
+        assert torch.equal(network.bag_sum(index, table), want)
+    wide = rng.integers(0, len(table), (500, 66)).astype(np.int32)
+    view = wide[:, ::2]  # non-contiguous
+    want = torch.nn.functional.embedding_bag(torch.from_numpy(np.ascontiguousarray(view)), table, mode="sum")
+    assert torch.equal(network.bag_sum(view, table), want)
+    assert torch.equal(network.bag_sum(view.astype(np.int64), table), want)
+    assert network.bag_sum(np.zeros((4, 33), dtype=np.int32), table).shape == (4, 128)

@@ -132,6 +132,29 @@ def _row_entries(rows: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
 _ROW_COLS, _ROW_VALS = _row_entries(encoding.SPARSE_ROWS)
 
 
+_OFFSETS: dict[int, torch.Tensor] = {}
+"""Bag width ``K`` -> the start offsets ``0, K, 2K, ...`` (int32) of the longest batch seen so far: :func:`bag_sum`
+slices them instead of building them for every call."""
+
+
+def bag_sum(index: np.ndarray, table: torch.Tensor) -> torch.Tensor:
+    """``torch.nn.functional.embedding_bag(index, table, mode="sum")`` for fixed-width bags: rows ``index`` ``(M, K)``
+    (int32; other integer types are converted) of ``table`` ``(R, H)`` float32 summed per row -> ``(M, H)`` float32.
+
+    The same kernel on the same flattened indices and offsets as the functional form (which flattens a 2-D input and
+    builds its offsets with ``torch.arange`` on every call), so the same values bit for bit
+    (``tests/test_network.py``); without the functional form's argument checks and with the offsets kept between
+    calls (the evaluators and the move filter call it several times a ply). An index out of ``0 .. R - 1`` raises
+    torch's ``RuntimeError``, as the functional form does."""
+    m, k = index.shape
+    offsets = _OFFSETS.get(k)
+    if offsets is None or len(offsets) < m:
+        with torch.inference_mode(False):  # a plain tensor, usable with autograd too, even if made under inference
+            offsets = _OFFSETS[k] = torch.arange(0, max(m, 8192) * k, k, dtype=torch.int32)
+    flat = torch.from_numpy(np.ascontiguousarray(index, dtype=np.int32).reshape(-1))
+    return torch.embedding_bag(table, flat, offsets[:m], False, 0)[0]
+
+
 def _cumulative(s: np.ndarray) -> np.ndarray:
     """The five conditional probabilities ``(M, 5)`` float32 -> cumulative ones, as :meth:`ValueNet.forward`."""
     out = np.empty_like(s)
@@ -241,7 +264,7 @@ class Evaluator:
     def _forward_sparse(self, slots: np.ndarray, table: torch.Tensor, dense: np.ndarray | None = None) -> np.ndarray:
         """``(M, N_SLOTS)`` int32 rows of the sparse encoding (and the ``(M, D)`` float32 inputs of
         ``encoding.DENSE_COLUMNS``, if any) -> ``(M, 5)`` float32 probabilities."""
-        h = F.embedding_bag(torch.from_numpy(slots), table, mode="sum")  # (M, H) pre-activations, bias included
+        h = bag_sum(slots, table)  # (M, H) pre-activations, bias included
         if dense is not None:
             assert self._dense_w is not None  # built by _hidden_table with the table
             h.addmm_(torch.from_numpy(dense), self._dense_w)  # (D, H), refreshed with the table

@@ -40,6 +40,7 @@ import numpy as np
 import torch
 
 from bgbot.errors import BgbotError, is_int
+from bgbot.evaluation.network import bag_sum
 from bgbot.files import write_atomic
 from bgbot.rules.board import extremes
 from bgbot.rules.movegen import Plays
@@ -108,7 +109,7 @@ class PruneNet(torch.nn.Module):
         if len(afterstates) == 0:
             return np.zeros(0, dtype=np.float32)
         with torch.inference_mode():  # :meth:`forward`'s operations, in place (the same values, fewer temporaries)
-            h = torch.nn.functional.embedding_bag(torch.from_numpy(filter_indices(afterstates)), self.table, mode="sum")
+            h = bag_sum(filter_indices(afterstates), self.table)
             return h.add_(self.bias).sigmoid_().mul_(self.out).sum(dim=1).numpy()
 
 
