@@ -43,6 +43,14 @@ SHIPPED: dict[str, dict] = {
         "stage": "fit",
         "win_rate_vs_random": 0.95,
     },
+    "d49a07c600eccf2383002a6eb4ab2bcbe3ed9ff4c156b724d9dc5e7bd08a7702": {
+        "name": "bgbot-6",
+        "format_version": 3,  # bgbot-5's nets for the plays, cube nets fitted to the campaign's rollouts
+        "encoding_version": "tesauro196+expert7+gnubg50/v2",
+        "games_trained": 0,
+        "stage": "combine",
+        "win_rate_vs_random": 0.95,
+    },
 }
 
 

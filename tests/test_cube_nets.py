@@ -173,3 +173,38 @@ def test_the_cube_gate_plays_cubeful_games(combined, capsys):
     cubeless = tournament.run([combined, PLAY], tournament.TournamentSettings(40, seed=5))["pairings"][0]
     assert cubeless["ppg"] == 0.0  # the same play nets: cubeless duplicate games are all even
     assert direct["ppg"] != 0.0  # the cube decisions differ, and only cubeful games see it
+
+
+def test_paired_sessions_compares_two_tournaments_game_by_game(combined, tmp_path, capsys):
+    import importlib.util
+
+    from bgbot.arena import tournament
+    from bgbot.errors import BgbotError
+
+    spec = importlib.util.spec_from_file_location("paired_sessions", ROOT / "scripts" / "paired_sessions.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    rows = {}
+    for name, model in (("a", combined), ("b", PLAY)):
+        settings = tournament.TournamentSettings(200, seed=3, cube=True, out_dir=tmp_path / name)
+        rows[name] = tournament.run([model, str(ROOT / "models" / "bgbot-1.pt")], settings)["pairings"][0]
+    first, second = (module.left_points(str(next((tmp_path / n).glob("01_*.mat")))) for n in ("a", "b"))
+    assert (
+        len(first) == 200
+        and first.mean() == pytest.approx(rows["a"]["ppg"])
+        and second.mean() == pytest.approx(rows["b"]["ppg"])
+    )
+    out = module.paired(first, second)
+    pairs = first.reshape(-1, 2).mean(1) - second.reshape(-1, 2).mean(1)
+    assert (
+        out["diff"]
+        == pytest.approx(rows["a"]["ppg"] - rows["b"]["ppg"], abs=1e-5)
+        == pytest.approx(pairs.mean(), abs=1e-5)
+    )
+    assert out["ci_low"] <= out["diff"] <= out["ci_high"] and out["pairs_differing"] == int((pairs != 0).sum()) > 0
+    same = module.paired(first, first)
+    assert same["diff"] == same["ci_low"] == same["ci_high"] == 0.0
+    with pytest.raises(BgbotError, match="the same games"):
+        module.paired(first, second[:-2])
+    with pytest.raises(BgbotError, match="no session file"):
+        module.left_points(str(tmp_path / "missing.mat"))

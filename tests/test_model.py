@@ -21,7 +21,8 @@ def test_default_model_describes_itself():
     want = shipped(meta.checksum)
     assert meta.checksum_verified and meta.git_revision
     assert meta.format_version == want["format_version"]
-    assert isinstance(net, specialists.ClassNets) == (meta.format_version == checkpoint.FORMAT_VERSION_CLASS_NETS)
+    assert isinstance(net, specialists.ClassNets) == (meta.format_version in (checkpoint.FORMAT_VERSION_CLASS_NETS, 3))
+    assert (getattr(net, "cube_nets", None) is not None) == (meta.format_version == checkpoint.FORMAT_VERSION_CUBE_NETS)
     assert meta.encoding_version == want["encoding_version"] == net.config.encoding_version
     assert meta.encoding_version in specialists.ENCODERS
     assert meta.games_trained == want["games_trained"]
