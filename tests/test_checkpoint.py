@@ -92,6 +92,35 @@ def test_format_version_mismatch(tmp_path):
         checkpoint.load(path)
 
 
+@pytest.mark.parametrize(
+    "gone,named",
+    [
+        (["training_config"], "(no 'training_config')"),
+        (["created", "git_revision"], "(no 'created', 'git_revision')"),
+        (["bgbot_version"], "(no 'bgbot_version')"),
+    ],
+)
+def test_a_description_without_an_entry_it_needs_is_one_error_line(tmp_path, capsys, gone, named):
+    """Every ``meta`` entry that :func:`checkpoint.load` reads is checked first: a missing one is a damaged file
+    named in one line (it was a ``KeyError`` traceback, exit status 1); the optimiser state is optional."""
+    from bgbot import cli
+
+    path = tmp_path / "a.pt"
+    _save(path)
+    _rewrite(path, lambda d: [d["meta"].pop(k) for k in gone])
+    with pytest.raises(CheckpointError) as err:
+        checkpoint.load(path)
+    assert (
+        str(err.value) == f"{str(path)!r} is a damaged bgbot checkpoint: its description ('meta') is incomplete {named}"
+    )
+    assert cli.main(["cube", "4HPwATDgc/ABMA", "--model", str(path)]) == 2
+    out = capsys.readouterr().err
+    assert out == f"error: {err.value}\n"
+    _save(path)
+    _rewrite(path, lambda d: d.pop("optimizer_state"))
+    assert checkpoint.load(path)[1].optimizer_state is None
+
+
 def test_encoding_version_mismatch(tmp_path):
     path = tmp_path / "a.pt"
     _save(path)

@@ -61,6 +61,10 @@ FORMAT_VERSION_CLASS_NETS = 2
 FORMAT_VERSION_CUBE_NETS = 3
 """Format of specialist nets with separate cube nets."""
 READABLE_VERSIONS = (FORMAT_VERSION, FORMAT_VERSION_CLASS_NETS, FORMAT_VERSION_CUBE_NETS)
+_META_KEYS = frozenset(
+    {"network", "encoding_version", "games_trained", "training_config", "git_revision", "created", "bgbot_version"}
+)
+"""The entries of ``meta`` that :func:`load` reads (:class:`CheckpointMeta`); a file without one is refused."""
 CUBE_PREFIX = "cube_nets."
 """The prefix of the cube nets' weights in a format-3 ``state_dict``."""
 
@@ -277,7 +281,8 @@ def load(
 
     Raises:
         CheckpointError: no file at ``path``; a corrupt or truncated file; a file that is not a bgbot checkpoint; a
-            format version not in ``READABLE_VERSIONS``; an encoding version other than ``expected_encoding``; weights
+            format version not in ``READABLE_VERSIONS``; a ``meta`` without an entry :class:`CheckpointMeta` reads;
+            a format-2 file holding cube-net weights; an encoding version other than ``expected_encoding``; weights
             that do not fit the stored network config; weights that differ from the stored checksum; weights or
             outputs that fail :func:`sanity_check`.
     """
@@ -300,8 +305,12 @@ def load(
             f"this code reads versions {', '.join(map(str, READABLE_VERSIONS))}"
         )
     m = data.get("meta")
-    if not isinstance(m, dict) or not {"encoding_version", "network", "games_trained"} <= set(m):
-        raise CheckpointError(f"{str(path)!r} is a damaged bgbot checkpoint: its description ('meta') is incomplete")
+    if not isinstance(m, dict) or not _META_KEYS <= set(m):
+        missing = sorted(_META_KEYS - set(m)) if isinstance(m, dict) else []
+        lacks = f" (no {', '.join(map(repr, missing))})" if missing else ""
+        raise CheckpointError(
+            f"{str(path)!r} is a damaged bgbot checkpoint: its description ('meta') is incomplete{lacks}"
+        )
     if data["format_version"] in (FORMAT_VERSION_CLASS_NETS, FORMAT_VERSION_CUBE_NETS):
         net, config = _class_nets(path, data)
     elif m["encoding_version"] != expected_encoding:
@@ -338,7 +347,7 @@ def load(
         created=m["created"],
         bgbot_version=m["bgbot_version"],
         format_version=data["format_version"],
-        optimizer_state=data["optimizer_state"],
+        optimizer_state=data.get("optimizer_state"),
         checksum=digest,
         checksum_verified=digest is not None,
     )
@@ -369,8 +378,9 @@ def _class_nets(path: Path, data: dict):
     state = data.get("state_dict")
     if not isinstance(state, dict):
         raise CheckpointError(f"{str(path)!r} is a damaged bgbot checkpoint: no 'state_dict' entry")
-    entries = {"nets": {k: v for k, v in state.items() if not k.startswith(CUBE_PREFIX)}}
+    entries = {"nets": state}  # format 2: every weight is the play nets' (a cube weight there does not fit)
     if version == FORMAT_VERSION_CUBE_NETS:
+        entries["nets"] = {k: v for k, v in state.items() if not k.startswith(CUBE_PREFIX)}
         n = len(CUBE_PREFIX)
         entries["cube_nets"] = {k[n:]: v for k, v in state.items() if k.startswith(CUBE_PREFIX)}
     built = {}
