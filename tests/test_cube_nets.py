@@ -208,3 +208,32 @@ def test_paired_sessions_compares_two_tournaments_game_by_game(combined, tmp_pat
         module.paired(first, second[:-2])
     with pytest.raises(BgbotError, match="no session file"):
         module.left_points(str(tmp_path / "missing.mat"))
+
+
+def test_a_combined_model_as_cube_source_is_refused(combined, tmp_path):
+    """Which of a format-3 checkpoint's two sets of nets a ``--cube`` means is not guessed (its play nets were taken,
+    silently): the error names the source its cube nets were combined from."""
+    out = tmp_path / "again.pt"
+    with pytest.raises(StageError) as refused:
+        run_combine(CombineConfig(model=PLAY, cube=combined, out=str(out)))
+    assert str(refused.value) == (
+        f"--cube {combined!r} has cube nets of its own (checkpoint format 3): give the checkpoint they came from "
+        f"(recorded: {CUBE!r})"
+    )
+    assert not out.exists()
+    # as --model it is fine: its play nets play, and its cube nets are replaced by --cube's
+    run_combine(CombineConfig(model=combined, cube=PLAY, out=str(out)))
+    net, _ = checkpoint.load(out)
+    play, _ = checkpoint.load(PLAY)
+    a, b = net.cube_nets.state_dict(), play.state_dict()
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_a_format_2_file_holding_cube_weights_is_refused(combined, tmp_path):
+    """Format 2 has no cube nets: weights under ``cube_nets.`` there do not fit (they were dropped in silence)."""
+    data = torch.load(combined, weights_only=True)
+    data["format_version"] = checkpoint.FORMAT_VERSION_CLASS_NETS
+    torch.save(data, tmp_path / "v2.pt")
+    with pytest.raises(checkpoint.CheckpointError, match="specialist nets do not fit") as refused:
+        checkpoint.load(tmp_path / "v2.pt")
+    assert "'cube_nets.nets.contact.hidden.weight' unexpected" in str(refused.value)

@@ -29,8 +29,8 @@ class CombineConfig:
 
     Attributes:
         model: the checkpoint whose specialist nets choose the plays (its own cube nets, if any, are replaced).
-        cube: the checkpoint whose specialist nets answer the cube decisions (its play nets; its cube nets, if any,
-            are not used).
+        cube: the checkpoint whose specialist nets answer the cube decisions (format 2: a checkpoint with cube nets
+            of its own is refused).
         out: the checkpoint to write (atomically).
     """
 
@@ -51,12 +51,21 @@ def _source(path: str, role: str) -> tuple[ClassNets, checkpoint.CheckpointMeta]
     return net, meta
 
 
+def _recorded_cube(meta: checkpoint.CheckpointMeta) -> str:
+    """Where a combined checkpoint's cube nets came from, as ``combine`` recorded it, for an error message."""
+    config = meta.training_config if isinstance(meta.training_config, dict) else {}
+    source = config.get("cube") if config.get("stage") == "combine" else None
+    path = source.get("path") if isinstance(source, dict) else None
+    return f"recorded: {path!r}" if isinstance(path, str) else "not recorded in it"
+
+
 def run_combine(cfg: CombineConfig) -> dict:
     """Write ``cfg.out``: ``cfg.model``'s play nets with ``cfg.cube``'s nets as cube nets -> the summary (stage, out,
     model, cube, created, format_version).
 
     Raises:
-        StageError: a source with one net, or ``out`` naming one of the sources.
+        StageError: a source with one net, a ``cube`` with cube nets of its own, or ``out`` naming one of the
+            sources.
         bgbot.evaluation.checkpoint.CheckpointError: a source that does not load; ``out`` not writable.
     """
     out = Path(cfg.out)
@@ -65,7 +74,11 @@ def run_combine(cfg: CombineConfig) -> dict:
             raise StageError(f"--out {cfg.out!r} is the --{role} checkpoint: write the combined model elsewhere")
     play, play_meta = _source(cfg.model, "model")
     cube, cube_meta = _source(cfg.cube, "cube")
-    attach_cube_nets(cube, None)
+    if cube.cube_nets is not None:  # which of its two sets was meant is not for combine to guess
+        raise StageError(
+            f"--cube {cfg.cube!r} has cube nets of its own (checkpoint format 3): give the checkpoint they came "
+            f"from ({_recorded_cube(cube_meta)})"
+        )
     attach_cube_nets(play, cube)
     sources = {
         role: {"path": src, "checksum": meta.checksum, "games_trained": meta.games_trained}
