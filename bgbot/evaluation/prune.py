@@ -293,8 +293,11 @@ def load(path: str | Path) -> PruneNet:
         data = torch.load(Path(path), weights_only=True)
     except FileNotFoundError:
         raise PruneError(f"no prune net file at {str(path)!r}") from None
-    except Exception as e:
-        raise PruneError(f"cannot read prune net file {str(path)!r}: {e}") from None
+    except Exception as e:  # torch's message runs over several lines (and suggests weights_only=False): name it only
+        raise PruneError(
+            f"cannot read prune net file {str(path)!r}: corrupt, truncated or not a torch file "
+            f"(torch.load failed with {type(e).__name__})"
+        ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise PruneError(f"{str(path)!r} is not a prune net file ({FORMAT})")
     net = PruneNet(int(data["n_hidden"]), str(data.get("model_sha256", "")))
