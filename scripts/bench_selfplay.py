@@ -23,7 +23,8 @@ on a shared machine disturb the ratios as little as possible; the reference and 
 * the move filter (:mod:`bgbot.evaluation.prune`): by default the model plays through the filter fitted to it
   (:func:`bgbot.evaluation.prune.filter_for`: ``models/prune/bgbot-5.pt`` for the shipped model; none for a model
   without one), in self-play and in training alike, as self-play and training of the shipped model do;
-  ``--filter PATH`` names another filter's net (``--keep``/``--extra``/``--margin``), ``--no-filter`` turns it off.
+  ``--filter PATH`` names another filter's net, ``--no-filter`` turns it off; ``--keep``/``--extra``/``--margin``
+  set either filter's candidates (:class:`bgbot.evaluation.prune.MoveFilter`'s defaults 4, 10, 0.3).
   With a filter, ``exact_selfplay_games_per_s`` and ``exact_training_games_per_s`` are the same measurements
   evaluating every play, in the same rounds, with ``exact_selfplay_ratio``/``exact_training_ratio`` against the bare
   loop; ``filter_speedup`` and ``filter_training_speedup`` are the medians of the rounds' paired ratios (filtered /
@@ -242,13 +243,9 @@ def main() -> None:
     if args.no_filter and args.filter:
         p.error("--filter and --no-filter exclude each other")
     model = args.model or str(DEFAULT_MODEL)
-    move_filter = (
-        None
-        if args.no_filter
-        else prune.filter_for(model)
-        if args.filter is None
-        else prune.MoveFilter(prune.load(args.filter), args.keep, args.extra, args.margin)
-    )
+    found = None if args.no_filter else prune.filter_for(model) if args.filter is None else prune.load(args.filter)
+    net = found.net if isinstance(found, prune.MoveFilter) else found  # the model's own filter: its net
+    move_filter = None if net is None else prune.MoveFilter(net, args.keep, args.extra, args.margin)
     set_threads()
     bearoff.load()  # built or read before timing
     config = TrainConfig.load(args.config)

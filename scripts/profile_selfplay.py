@@ -13,11 +13,12 @@ profiles ``--plies`` plies and prints one JSON object:
   ``sparse_encode``) and ``forward`` (the networks), ``generate_plays`` (the move generator), and with ``--learn``
   ``td_loss``, ``backward`` and ``adam``; with a move filter (:mod:`bgbot.evaluation.prune`: by default the model's
   own, :func:`bgbot.evaluation.prune.filter_for`, as self-play and training of the shipped model use it; ``--filter
-  PATH`` another, ``--no-filter`` none) ``filter`` (choosing the candidates), and ``filter`` in the JSON says which;
+  PATH`` another, ``--no-filter`` none; ``--keep``/``--extra``/``--margin`` set either one's candidates) ``filter``
+  (choosing the candidates), and ``filter`` in the JSON says which;
 * ``top``: the ``--top`` functions by their own time (``tottime``): name -> ``[seconds, share]``.
 
 Usage: ``python scripts/profile_selfplay.py [--model PATH] [--plies 300] [--games-in-flight 512] [--learn]
-[--config full] [--top 15] [--no-filter | --filter PATH [--keep 4] [--extra 10] [--margin 0.3]]``.
+[--config full] [--top 15] [--no-filter | [--filter PATH] [--keep 4] [--extra 10] [--margin 0.3]]``.
 """
 
 from __future__ import annotations
@@ -146,13 +147,9 @@ def main() -> None:
     if args.no_filter and args.filter:
         p.error("--filter and --no-filter exclude each other")
     model = args.model or str(DEFAULT_MODEL)
-    move_filter = (
-        None
-        if args.no_filter
-        else prune.filter_for(model)
-        if args.filter is None
-        else prune.MoveFilter(prune.load(args.filter), args.keep, args.extra, args.margin)
-    )
+    found = None if args.no_filter else prune.filter_for(model) if args.filter is None else prune.load(args.filter)
+    net = found.net if isinstance(found, prune.MoveFilter) else found  # the model's own filter: its net
+    move_filter = None if net is None else prune.MoveFilter(net, args.keep, args.extra, args.margin)
     set_threads(1)
     with threadpool_limits(1):
         out = profile(

@@ -434,3 +434,29 @@ def test_bench_selfplay_plays_the_models_own_filter_by_default(monkeypatch, caps
         assert out["filter"]["keep"] == 4 and out["selfplay_ratio"] == 3.0 and out["exact_selfplay_ratio"] == 2.0
         assert out["training_ratio"] == 1.5 and out["exact_training_ratio"] == 1.0
         assert out["filter_speedup"] == out["filter_training_speedup"] == 1.5
+
+
+def test_bench_selfplay_sets_the_models_own_filter_from_keep_extra_margin(monkeypatch, capsys):
+    """``--keep``/``--extra``/``--margin`` set the model's own filter too (they were dropped unless ``--filter``), and
+    a bad setting is refused before anything is timed."""
+    from bgbot.evaluation import prune
+
+    bench = _load("bench_selfplay")
+    used: list = []
+
+    def selfplay(model, games, gif, seed=1, clock=None, move_filter=None):
+        used.append(move_filter)
+        return 100.0
+
+    monkeypatch.setattr(bench, "selfplay_speed", selfplay)
+    argv = ["bench_selfplay.py", "--rounds", "1", "--no-2core", "--no-gnubg", "--dispatch", "on", "--train-games", "0"]
+    monkeypatch.setattr(sys, "argv", [*argv, "--keep", "2", "--extra", "3", "--margin", "0.125"])
+    bench.main()
+    out = json.loads(capsys.readouterr().out)
+    assert out["filter"] == {"net": "the model's own (prune.filter_for)", "keep": 2, "extra": 3, "margin": 0.125}
+    own = prune.filter_for(bench.DEFAULT_MODEL)
+    assert (used[0].keep, used[0].extra, used[0].margin) == (2, 3, 0.125) and used[0].net is not own.net
+    assert used[0].net.model_sha256 == own.net.model_sha256 and used[1] is None  # the filter, then exact play
+    monkeypatch.setattr(sys, "argv", [*argv, "--margin", "-1"])
+    with pytest.raises(prune.PruneError, match="margin is a finite equity >= 0, got margin=-1.0"):
+        bench.main()
