@@ -168,7 +168,7 @@ def test_targets_of_tagged_parts_and_badly_named_ones(sampled, tmp_path, capsys)
     assert "part-A1-x.npz': a part is named part-NNNNN.npz or part-TAG-NNNNN.npz" in capsys.readouterr().err
 
 
-def test_rollout_kind_and_missing_inputs_say_why(tmp_path, capsys):
+def test_rollout_kind_and_missing_inputs_say_why(tmp_path, capsys, monkeypatch):
     args = ["targets", "--model", MODEL, "--positions", str(tmp_path), "--out", str(tmp_path / "o"), "--quiet"]
     assert cli.main([*args, "--kind", "ply2"]) == 2
     assert "no positions parts" in capsys.readouterr().err
@@ -186,6 +186,17 @@ def test_rollout_kind_and_missing_inputs_say_why(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("error: games per pairing must be an even number") and err.count("\n") == 1
     assert not list(tmp_path.glob("*.npz")) and not (tmp_path / "s").exists()
+
+    # an --out that is a directory is refused before the games (the record was lost after them, naming a temp file)
+    def no_games(*a, **k):
+        raise AssertionError("games played before --out was checked")
+
+    monkeypatch.setattr("bgbot.arena.benchmark.benchmark", no_games)
+    assert cli.main([*gate, "--games", "4", "--out", str(tmp_path)]) == 2
+    assert (
+        capsys.readouterr().err == f"error: --out {str(tmp_path)!r} is a directory: give the JSON record's file name\n"
+    )
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_rollout_one_half_move_is_exactly_one_ply():
