@@ -217,7 +217,11 @@ def build_parser(prog: str = "python -m training") -> argparse.ArgumentParser:
     )
     m = sub.add_parser("combine", help="one model: a checkpoint's nets for the plays, another's for the cube")
     m.add_argument("--model", required=True, help="the checkpoint whose nets choose the checker plays")
-    m.add_argument("--cube", required=True, help="the checkpoint whose nets answer the cube decisions")
+    m.add_argument(
+        "--cube",
+        required=True,
+        help="the checkpoint whose nets answer the cube decisions (specialist nets without cube nets of their own)",
+    )
     m.add_argument("--out", required=True, help="the combined checkpoint to write")
     from .campaign import add_parser as add_campaign
 
