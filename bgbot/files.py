@@ -3,6 +3,7 @@ truncated mix. One helper for every file bgbot writes (checkpoints, databases, .
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from pathlib import Path
@@ -20,9 +21,12 @@ def write_atomic(path: str | Path, data: bytes | str, *, sync_dir: bool = False)
         ``path`` as a :class:`pathlib.Path`.
 
     Raises:
-        OSError: the directory is missing or not writable, or the disk is full.
+        OSError: the directory is missing or not writable, or the disk is full; ``path`` is there and is not a regular
+            file (a directory, a device such as ``/dev/null``: the rename would replace it).
     """
     path = Path(path)
+    if path.exists() and not path.is_file():
+        raise OSError(errno.EEXIST, "it is there and is not a regular file, not replaced", str(path))
     raw = data.encode("utf-8") if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

@@ -288,3 +288,30 @@ def test_full_disk_leaves_the_old_checkpoint(tmp_path):
         assert path.read_bytes() == before and [p.name for p in small.iterdir()] == ["latest.pt"]
     finally:
         subprocess.run(["umount", str(small)], check=False)
+
+
+def test_a_target_that_is_not_a_regular_file_is_never_replaced(tmp_path, capsys):
+    """The atomic rename replaced whatever was at the target: as root, ``training combine --out /dev/null`` turned the
+    device into a regular file. A directory or a special file (here a FIFO) at the target is refused, untouched."""
+    import stat
+
+    from bgbot import files
+    from training import cli as training_cli
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    net, _ = _save(tmp_path / "a.pt")
+    with pytest.raises(checkpoint.CheckpointWriteError) as err:
+        checkpoint.save(fifo, net, games_trained=0, training_config={})
+    assert (
+        str(err.value)
+        == f"cannot write checkpoint {str(fifo)!r}: it is there and is not a regular file; it was not changed"
+    )
+    with pytest.raises(OSError, match="is not a regular file, not replaced") as os_err:
+        files.write_atomic(fifo, "text")
+    assert os_err.value.filename == str(fifo)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and sorted(p.name for p in tmp_path.iterdir()) == ["a.pt", "fifo"]
+    model, cube = str(ROOT / "models" / "bgbot-5.pt"), str(ROOT / "models" / "candidates" / "gen6" / "bgbot-6-fitH.pt")
+    assert training_cli.main(["combine", "--model", model, "--cube", cube, "--out", str(fifo), "--quiet"]) == 2
+    assert capsys.readouterr().err == f"error: {err.value}\n"
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)

@@ -194,7 +194,8 @@ def test_rollout_kind_and_missing_inputs_say_why(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr("bgbot.arena.benchmark.benchmark", no_games)
     assert cli.main([*gate, "--games", "4", "--out", str(tmp_path)]) == 2
     assert (
-        capsys.readouterr().err == f"error: --out {str(tmp_path)!r} is a directory: give the JSON record's file name\n"
+        capsys.readouterr().err
+        == f"error: --out {str(tmp_path)!r} is not a regular file (a directory?): give the JSON record's file name\n"
     )
     assert list(tmp_path.iterdir()) == []
 

@@ -75,7 +75,7 @@ def run_gate(cfg: GateConfig) -> dict:
     (:func:`training.cubegate.cube_check`) with a cube reference.
 
     Raises:
-        StageError: a missing candidate or ``against`` checkpoint; ``out`` a directory; a cube reference with
+        StageError: a missing candidate or ``against`` checkpoint; ``out`` there and not a regular file; a cube reference with
             ``against`` not a checkpoint.
         bgbot.errors.BgbotError: a bad player spec or game count (the tournament's errors).
     """
@@ -84,8 +84,8 @@ def run_gate(cfg: GateConfig) -> dict:
     for p in (cfg.candidate, cfg.against):
         if p.endswith(".pt") and not Path(p).is_file() or p is cfg.candidate and not p.endswith(".pt"):
             raise StageError(f"no checkpoint file at {p!r}")
-    if cfg.out and Path(cfg.out).is_dir():  # refused before the games, not after them (the record would be lost)
-        raise StageError(f"--out {cfg.out!r} is a directory: give the JSON record's file name")
+    if cfg.out and Path(cfg.out).exists() and not Path(cfg.out).is_file():  # before the games, not after them
+        raise StageError(f"--out {cfg.out!r} is not a regular file (a directory?): give the JSON record's file name")
     record = {
         "stage": "gate",
         "candidate": cfg.candidate,

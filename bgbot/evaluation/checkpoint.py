@@ -218,8 +218,14 @@ def write_atomic(path: Path, payload: dict) -> None:
     """``torch.save(payload)`` to a temporary file beside ``path``, fsync, rename over ``path``, fsync the directory.
 
     Raises:
-        CheckpointWriteError: the file could not be written (disk full, no permission, ...); ``path`` is untouched.
+        CheckpointWriteError: the file could not be written (disk full, no permission, ...), or ``path`` is there and
+            is not a regular file (a directory, a device such as ``/dev/null``: a rename would replace it); ``path``
+            is untouched.
     """
+    if path.exists() and not path.is_file():
+        raise CheckpointWriteError(
+            f"cannot write checkpoint {str(path)!r}: it is there and is not a regular file; it was not changed"
+        )
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
