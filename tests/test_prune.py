@@ -143,7 +143,8 @@ def test_save_and_load(net, tmp_path: Path):
         prune.load(tmp_path / "other.pt")
 
 
-SHIPPED = Path(__file__).resolve().parents[1] / "models" / "prune" / "bgbot-5.pt"
+SHIPPED = Path(__file__).resolve().parents[1] / "models" / "prune" / Path(DEFAULT_MODEL).resolve().name
+"""The shipped model's own filter (``models/prune/<the default model's file name>``)."""
 
 
 def test_the_shipped_filter_belongs_to_the_shipped_model_and_keeps_its_best_plays(evaluator):
@@ -182,7 +183,7 @@ def test_best_plays_through_the_filter_is_the_best_kept_row_bit_for_bit(evaluato
 
 
 def test_filter_for_finds_the_models_own_filter_only(tmp_path: Path, net):
-    shipped = prune.filter_for(DEFAULT_MODEL)  # bgbot/data/default_model.pt -> models/bgbot-5.pt
+    shipped = prune.filter_for(DEFAULT_MODEL)  # bgbot/data/default_model.pt -> models/bgbot-6.pt
     assert shipped is not None and (shipped.keep, shipped.extra, shipped.margin) == (4, 10, 0.3)
     assert shipped.net.model_sha256 == prune.file_sha256(DEFAULT_MODEL)
     assert prune.filter_for(SHIPPED.parents[1] / "bgbot-1.pt") is None  # no models/prune/bgbot-1.pt
