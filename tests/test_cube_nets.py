@@ -210,23 +210,22 @@ def test_paired_sessions_compares_two_tournaments_game_by_game(combined, tmp_pat
         module.left_points(str(tmp_path / "missing.mat"))
 
 
-def test_a_combined_model_as_cube_source_is_refused(combined, tmp_path):
-    """Which of a format-3 checkpoint's two sets of nets a ``--cube`` means is not guessed (its play nets were taken,
-    silently): the error names the source its cube nets were combined from."""
+def test_a_combined_model_as_cube_source_gives_its_play_nets_with_a_note(combined, tmp_path, capsys):
+    """A format-3 ``--cube`` (what ``fit --init`` of a format-3 model writes: the fitted play nets, the cube nets
+    carried) gives its play nets; that its cube nets are left out is said on stderr (it was silent), with their
+    recorded source."""
     out = tmp_path / "again.pt"
-    with pytest.raises(StageError) as refused:
-        run_combine(CombineConfig(model=PLAY, cube=combined, out=str(out)))
-    assert str(refused.value) == (
-        f"--cube {combined!r} has cube nets of its own (checkpoint format 3): give the checkpoint they came from "
-        f"(recorded: {CUBE!r})"
+    run_combine(CombineConfig(model=PLAY, cube=combined, out=str(out)))
+    assert capsys.readouterr().err == (
+        f"note: --cube {combined!r} has cube nets of its own (checkpoint format 3); its play nets become the cube "
+        f"nets, its cube nets are left out (they came from {CUBE!r})\n"
     )
-    assert not out.exists()
-    # as --model it is fine: its play nets play, and its cube nets are replaced by --cube's
-    run_combine(CombineConfig(model=combined, cube=PLAY, out=str(out)))
     net, _ = checkpoint.load(out)
-    play, _ = checkpoint.load(PLAY)
+    play, _ = checkpoint.load(PLAY)  # the combined file's play nets are PLAY's
     a, b = net.cube_nets.state_dict(), play.state_dict()
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    run_combine(CombineConfig(model=PLAY, cube=CUBE, out=str(out)))  # a format-2 source: no note
+    assert capsys.readouterr().err == ""
 
 
 def test_a_format_2_file_holding_cube_weights_is_refused(combined, tmp_path):

@@ -12,6 +12,7 @@ records both sources (paths and weight checksums).
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,8 +30,9 @@ class CombineConfig:
 
     Attributes:
         model: the checkpoint whose specialist nets choose the plays (its own cube nets, if any, are replaced).
-        cube: the checkpoint whose specialist nets answer the cube decisions (format 2: a checkpoint with cube nets
-            of its own is refused).
+        cube: the checkpoint whose specialist nets answer the cube decisions: its play nets (those a fit trained);
+            its cube nets, if any (a fit ``--init`` of a format-3 model carries them), are left out, with a ``note:``
+            line on stderr that names where they came from.
         out: the checkpoint to write (atomically).
     """
 
@@ -52,11 +54,11 @@ def _source(path: str, role: str) -> tuple[ClassNets, checkpoint.CheckpointMeta]
 
 
 def _recorded_cube(meta: checkpoint.CheckpointMeta) -> str:
-    """Where a combined checkpoint's cube nets came from, as ``combine`` recorded it, for an error message."""
+    """Where a combined checkpoint's cube nets came from, as ``combine`` recorded it, for the note on stderr."""
     config = meta.training_config if isinstance(meta.training_config, dict) else {}
     source = config.get("cube") if config.get("stage") == "combine" else None
     path = source.get("path") if isinstance(source, dict) else None
-    return f"recorded: {path!r}" if isinstance(path, str) else "not recorded in it"
+    return f"they came from {path!r}" if isinstance(path, str) else "where they came from is not recorded in it"
 
 
 def run_combine(cfg: CombineConfig) -> dict:
@@ -64,8 +66,7 @@ def run_combine(cfg: CombineConfig) -> dict:
     model, cube, created, format_version).
 
     Raises:
-        StageError: a source with one net, a ``cube`` with cube nets of its own, or ``out`` naming one of the
-            sources.
+        StageError: a source with one net, or ``out`` naming one of the sources.
         bgbot.evaluation.checkpoint.CheckpointError: a source that does not load; ``out`` not writable.
     """
     out = Path(cfg.out)
@@ -74,11 +75,13 @@ def run_combine(cfg: CombineConfig) -> dict:
             raise StageError(f"--out {cfg.out!r} is the --{role} checkpoint: write the combined model elsewhere")
     play, play_meta = _source(cfg.model, "model")
     cube, cube_meta = _source(cfg.cube, "cube")
-    if cube.cube_nets is not None:  # which of its two sets was meant is not for combine to guess
-        raise StageError(
-            f"--cube {cfg.cube!r} has cube nets of its own (checkpoint format 3): give the checkpoint they came "
-            f"from ({_recorded_cube(cube_meta)})"
+    if cube.cube_nets is not None:  # a fit --init of a format-3 model carries them: its play nets are the fit's
+        print(
+            f"note: --cube {cfg.cube!r} has cube nets of its own (checkpoint format 3); its play nets become the "
+            f"cube nets, its cube nets are left out ({_recorded_cube(cube_meta)})",
+            file=sys.stderr,
         )
+        attach_cube_nets(cube, None)
     attach_cube_nets(play, cube)
     sources = {
         role: {"path": src, "checksum": meta.checksum, "games_trained": meta.games_trained}

@@ -220,7 +220,7 @@ def build_parser(prog: str = "python -m training") -> argparse.ArgumentParser:
     m.add_argument(
         "--cube",
         required=True,
-        help="the checkpoint whose nets answer the cube decisions (specialist nets without cube nets of their own)",
+        help="the checkpoint whose nets answer the cube decisions (its play nets; cube nets of its own are left out)",
     )
     m.add_argument("--out", required=True, help="the combined checkpoint to write")
     from .campaign import add_parser as add_campaign
