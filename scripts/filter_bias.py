@@ -16,6 +16,12 @@ seconds (this process, one core) and their ratio, the filter's speed-up at these
 
     python scripts/filter_bias.py --positions 200 --trials 324
 
+Measured for bgbot-5 and ``models/prune/bgbot-5.pt`` (2026-12-02, all 200 positions, filtered minus exact equity):
+324 plain trials, seed 11: -0.0024 (95% [-0.0047, -0.0000]), seed 12: +0.0015 ([-0.0008, +0.0038]), the two
+seeds pooled -0.0004 +- 0.0008 (se); 36 variance-reduced trials, seed 11 (the same dice as the plain seed 11's
+first 36 trials): -0.0026 ([-0.0048, -0.0005]). Speed-up 1.25-1.32 (plain, 28 positions a unit), 1.62 (variance
+reduction).
+
 ``--variance-reduction``: the same with GNU Backgammon's luck estimation in both rollouts (the filter then also
 picks each roll's best play for the luck; the difference is measured with far less noise per trial).
 
