@@ -171,6 +171,7 @@ SCRIPT_USAGE = [
     "heldout_loss",
     "referee_loss",
     "reference_error",
+    "filter_bias",
 ]
 _NEEDS = {
     "heldout_loss": ["--targets", "d", "--model", "x.pt"],
@@ -217,6 +218,8 @@ BAD_NUMBERS = [
     ("referee_loss", "--ply", "3"),
     ("bench_rollout", "--trials", "1"),
     ("bench_rollout", "--workers", "0"),
+    ("filter_bias", "--positions", "1"),
+    ("filter_bias", "--trials", "1"),
     ("bench_tournament", "--games", "3"),
     ("bench_tournament", "--workers", "0"),
     ("plot_progress", "--games", "0"),
@@ -332,16 +335,16 @@ def test_bench_rollout_plain_mode_runs_both_sides_without_variance_reduction(mon
         scripts.append(script)
         return (10.0, 9.0) if "\nrollout\n" in script else (1.0, 0.5)
 
-    def bgbot(trials, workers, seed, vr):
-        runs.append((trials, workers, seed, vr))
+    def bgbot(trials, workers, seed, vr, move_filter):
+        runs.append((trials, workers, seed, vr, move_filter))
         return 20.0, 34.0, [0.55, 0.15, 0.01, 0.12, 0.01], [0.004, 0.003, 0.001, 0.003, 0.001]
 
     monkeypatch.setattr(bench, "run_gnubg", gnubg)
     monkeypatch.setattr(bench, "run_bgbot", bgbot)
-    monkeypatch.setattr(sys, "argv", ["bench_rollout.py", "--plain"])
+    monkeypatch.setattr(sys, "argv", ["bench_rollout.py", "--plain", "--rounds", "1"])
     bench.main()
     out = json.loads(capsys.readouterr().out)
-    assert runs == [(12960, 2, 0, False)]
+    assert runs == [(12960, 2, 0, False, False)]
     assert all("set rollout varredn off" in t and "set rollout trials 12960" in t for t in scripts)
     assert out["gnubg"]["trials_per_s"] == 1440.0 and out["bgbot"]["trials_per_s"] == 648.0
     assert out["ratio"] == 0.45 and out["cpu_ratio"] == 0.25
@@ -355,6 +358,36 @@ def test_bench_rollout_plain_mode_runs_both_sides_without_variance_reduction(mon
     }
     assert "plain" in out["settings"]
     assert "set rollout varredn on" in bench.gnubg_script(1296, rollout=True)
+
+
+def test_bench_rollout_interleaves_its_rounds_and_reports_medians(monkeypatch, capsys):
+    """``--rounds 3``: GNU Backgammon first in rounds 1 and 3, bgbot first in round 2; ``cpu_ratio`` is the median of
+    the rounds' CPU ratios, the times the medians of each side's; ``--model-filter`` reaches bgbot's rollout."""
+    bench = _load("bench_rollout")
+    order: list[str] = []
+    g_cpu = iter([9.5, 10.5, 12.5])  # each round's rollout; start-up 0.5 CPU s
+    b_cpu = iter([2.0, 4.0, 3.0])
+
+    def gnubg(script):
+        if "\nrollout\n" not in script:
+            return 1.0, 0.5
+        order.append("gnubg")
+        return 10.0, next(g_cpu)
+
+    def bgbot(trials, workers, seed, vr, move_filter):
+        assert move_filter and not vr
+        order.append("bgbot")
+        return 5.0, next(b_cpu), [0.5] * 5, [0.01] * 5
+
+    monkeypatch.setattr(bench, "run_gnubg", gnubg)
+    monkeypatch.setattr(bench, "run_bgbot", bgbot)
+    monkeypatch.setattr(sys, "argv", ["bench_rollout.py", "--plain", "--model-filter", "--trials", "36"])
+    bench.main()
+    out = json.loads(capsys.readouterr().out)
+    assert order == ["gnubg", "bgbot", "bgbot", "gnubg", "gnubg", "bgbot"]
+    assert out["per_round_cpu_ratio"] == [4.5, 2.5, 4.0] and out["cpu_ratio"] == 4.0
+    assert out["gnubg"]["cpu_s"] == 10.0 and out["bgbot"]["cpu_s"] == 3.0 and out["ratio"] == 1.8
+    assert out["bgbot"]["move_filter"] is True
 
 
 def test_bench_rollout_reports_a_failed_gnubg_as_bad_input(monkeypatch):

@@ -386,3 +386,56 @@ def test_work_in_this_process_runs_with_one_torch_thread_as_in_a_worker():
         assert torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(before)
+
+
+# -- the move filter ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("vr", [True, False])
+def test_the_move_filter_is_for_0ply_trials(vr):
+    with pytest.raises(ro.RolloutError, match="0-ply"):
+        ro.RolloutSettings(move_filter=True, plies=1, variance_reduction=vr)
+
+
+def test_settings_json_names_the_move_filter_only_when_on():
+    """Settings recorded before the filter existed (a campaign store's) compare equal to today's defaults."""
+    assert "move_filter" not in ro.RolloutSettings().to_json()
+    on = ro.RolloutSettings(variance_reduction=False, move_filter=True)
+    assert on.to_json()["move_filter"] is True and ro.RolloutSettings(**on.to_json()) == on
+
+
+@pytest.mark.parametrize("vr", [False, True])
+def test_filtered_trials_play_through_the_filter_and_only_when_asked(ev, vr):
+    """Off, an evaluator carrying a filter plays every play (bit for bit the plain evaluator's trials); on, a filter
+    that keeps every play changes nothing (with variance reduction: the luck too), one that keeps a single play
+    changes games; a model path with ``move_filter`` loads the model's own filter (the same trials as the object)."""
+    from bgbot.evaluation import prune
+
+    own = prune.filter_for(MODEL)
+    assert own is not None
+    pos = np.stack([positionid.decode(i) for i in ("4HPwATDgc/ABMA", "sM/gASTga/ABUA")])
+    root = np.ones(2, bool)
+    trials = 36 if vr else 72
+    off = ro.RolloutSettings(trials=trials, seed=2, variance_reduction=vr)
+    on = ro.RolloutSettings(trials=trials, seed=2, variance_reduction=vr, move_filter=True)
+    exact = ro._run(ev, pos, root, off)
+    assert np.array_equal(ro._run(prune.PrunedEvaluator(ev, own), pos, root, off), exact)
+    every = prune.PrunedEvaluator(ev, prune.MoveFilter(own.net, keep=10_000, extra=0))
+    assert np.array_equal(ro._run(every, pos, root, on), exact)
+    single = ro._run(prune.PrunedEvaluator(ev, prune.MoveFilter(own.net, keep=1, extra=0)), pos, root, on)
+    assert not np.array_equal(single, exact)
+    filtered = ro._run(prune.PrunedEvaluator(ev, own), pos, root, on)
+    assert np.array_equal(ro._run(str(MODEL), pos, root, on), filtered)
+    with pytest.raises(ro.RolloutError, match="no move filter"):
+        ro._run(ev, pos, root, on)
+
+
+def test_cli_rollout_filter(capsys):
+    """``--filter``: trials through the model's own filter, recorded in the settings; at 1-ply it is refused (one
+    error line, status 2)."""
+    args = ["rollout", "4HPwATDgc/ABMA", "--trials", "36", "--json", "--no-progress", "--filter"]
+    assert main([*args, "--no-variance-reduction"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["settings"]["move_filter"] is True and out["position"]["trials"] == 36
+    assert main([*args, "--ply", "1"]) == 2
+    assert "0-ply" in capsys.readouterr().err

@@ -29,6 +29,14 @@ as the side on roll faces a position that a bear-off database values exactly (GN
 bear-off database"); where the databases are available (:mod:`bgbot.evaluation.bearoff`), ``databases=False`` also
 switches them off inside the trial's evaluations (net-only players), for exactness tests.
 
+**Move filter** (``move_filter``, 0-ply trials only, off by default). The players choose each play among the
+candidates of the model's own move filter (:mod:`bgbot.evaluation.prune`: a small net ranks every play, the model
+evaluates the few best), as self-play does, instead of among all legal plays; with variance reduction each of the 21
+rolls' best play is also the best candidate (the luck terms keep their zero expectation: any value of (position,
+roll) does). The dice stay those of the trial, but where the filter drops the model's best play the trial's game
+differs, so the estimate is that of a slightly different player (its bias is measured by ``scripts/filter_bias.py``).
+Off, every play is evaluated, even by an evaluator that carries a filter.
+
 **Work units.** Trials are cut into fixed chunks (:func:`chunk_tasks`, a function of the settings and the number of
 starts, never of the worker count: the batches the net sees, hence its floating-point results, are the same for any
 number of workers, with or without Ray), each chunk holding the same trial range of a block of start positions (at
@@ -99,6 +107,7 @@ __all__ = [
     "Candidate",
     "play_chunk",
     "chunk_tasks",
+    "players_evaluator",
     "RolloutUnit",
     "run_chunk",
     "rollout_positions",
@@ -151,6 +160,11 @@ class RolloutSettings:
         databases: stop at (and evaluate with) the exact bear-off databases where available.
         cube: cubeful money rollout (the cube played inside every trial; module docstring).
         jacoby: the Jacoby rule in cubeful trials.
+        move_filter: 0-ply trials choose each play among the candidates of the model's own move filter
+            (:mod:`bgbot.evaluation.prune`, :func:`bgbot.evaluation.prune.filter_for`) instead of among all legal
+            plays, and variance reduction values each roll's best candidate: faster, and no longer exactly the
+            model's 0-ply play (a trial may take a play the full evaluation would not; module docstring). Off: every
+            play is evaluated, even by an evaluator that carries a filter. Needs ``plies=0``.
     """
 
     trials: int = 1296
@@ -162,6 +176,7 @@ class RolloutSettings:
     databases: bool = True
     cube: bool = False
     jacoby: bool = True
+    move_filter: bool = False
 
     def __post_init__(self) -> None:
         if not is_int(self.trials) or not MIN_TRIALS <= self.trials <= MAX_TRIALS:
@@ -174,9 +189,16 @@ class RolloutSettings:
             raise RolloutError(f"the players' ply must be 0 .. {search.MAX_PLIES}, got {self.plies!r}")
         if not is_int(self.seed) or not 0 <= self.seed <= MAX_SEED:
             raise RolloutError(f"seed must be an integer 0 .. 2**63 - 1, got {self.seed!r}")
+        if self.move_filter and self.plies:
+            raise RolloutError("the move filter is for 0-ply trials: it needs plies=0")
 
     def to_json(self) -> dict:
-        return asdict(self)
+        """The settings as a dict of their fields; ``move_filter`` only when on (settings recorded before it existed,
+        such as a campaign store's, compare equal)."""
+        out = asdict(self)
+        if not self.move_filter:
+            del out["move_filter"]
+        return out
 
 
 # ----------------------------------------------------------------------------------------------------------- dice
@@ -268,10 +290,19 @@ class _RolloutPlayer:
         inv = inv.reshape(-1)
         u = positions[first]
         plays, _ = generate_all_rolls(u)  # parent u * 21 + r
-        first_row, row_of = _distinct_rows(position_keys(plays.afterstates))  # ~10% of afterstates repeat
-        probs = afterstate_probabilities(self.evaluator, plays.afterstates[first_row])[row_of]  # (M, 5) the mover's
-        best = segment_argmax(equity(probs), plays.parent).reshape(len(u), 21)
-        v = probs[best].astype(np.float64)  # (U, 21, 5)
+        move_filter = getattr(self.evaluator, "move_filter", None)
+        if move_filter is None:
+            first_row, row_of = _distinct_rows(position_keys(plays.afterstates))  # ~10% of afterstates repeat
+            probs = afterstate_probabilities(self.evaluator, plays.afterstates[first_row])[row_of]  # (M, 5) the mover's
+            best = segment_argmax(equity(probs), plays.parent).reshape(len(u), 21)
+            v = probs[best].astype(np.float64)  # (U, 21, 5)
+        else:  # each roll's best play among the filter's candidates (RolloutSettings.move_filter)
+            kept = np.flatnonzero(move_filter.candidates(np.repeat(u, 21, axis=0), plays))  # (M',) every parent's
+            first_row, row_of = _distinct_rows(position_keys(plays.afterstates[kept]))
+            probs = afterstate_probabilities(self.evaluator, plays.afterstates[kept[first_row]])[row_of]  # (M', 5)
+            best_kept = segment_argmax(equity(probs), plays.parent[kept]).reshape(len(u), 21)
+            v = probs[best_kept].astype(np.float64)  # (U, 21, 5)
+            best = kept[best_kept]
         mean = np.einsum("urf,r->uf", v, ROLL_WEIGHTS)
         d = np.asarray(dice, dtype=np.int64)
         r = _ROLL_INDEX[d[:, 0], d[:, 1]]
@@ -375,6 +406,7 @@ def play_chunk(
         (probabilities of win, win gammon, win backgammon, lose gammon, lose backgammon; with variance reduction the
         luck terms are included, so single trials may lie outside [0, 1]; cubeful: then the points won, normalised).
     """
+    evaluator = players_evaluator(evaluator, settings.move_filter)
     starts = np.asarray(starts, dtype=np.int8).reshape(-1, 26)
     k, t = len(starts), hi - lo
     g = k * t
@@ -491,6 +523,28 @@ def _cubeful_now(table: Table, idx: np.ndarray, p: np.ndarray, jacoby: bool) -> 
     return out * table.cube[idx]
 
 
+def players_evaluator(evaluator: PositionEvaluator, move_filter: bool) -> PositionEvaluator:
+    """The evaluator the players of a rollout use (:attr:`RolloutSettings.move_filter`): ``evaluator`` itself with the
+    move filter it carries (a :class:`bgbot.evaluation.prune.PrunedEvaluator`) when ``move_filter`` is on, the
+    evaluator it wraps (every play evaluated) when off.
+
+    Raises:
+        RolloutError: ``move_filter`` is on and ``evaluator`` carries no move filter.
+    """
+    from bgbot.evaluation.prune import PrunedEvaluator
+
+    if move_filter:
+        if getattr(evaluator, "move_filter", None) is None:
+            raise RolloutError(
+                "move_filter is on but the evaluator has no move filter: wrap it in "
+                "bgbot.evaluation.prune.PrunedEvaluator (the model's own: prune.filter_for), or give a model path"
+            )
+        return evaluator
+    while isinstance(evaluator, PrunedEvaluator):
+        evaluator = evaluator.evaluator
+    return evaluator
+
+
 def whole_game_trials(settings: RolloutSettings) -> bool:
     """Whether each trial's result is its game's outcome (or an exact bear-off database value): plain trials (no
     variance reduction), not truncated, cubeless. No net output enters such a result except through the plays."""
@@ -526,17 +580,30 @@ def chunk_tasks(settings: RolloutSettings, n_starts: int = 1) -> list[tuple[int,
 _EVALUATORS: dict = {}
 
 
-def _evaluator(spec) -> PositionEvaluator:
-    """An evaluator object as it is, or a checkpoint path loaded once per process."""
+def _evaluator(spec, move_filter: bool = False) -> PositionEvaluator:
+    """An evaluator object as it is, or a checkpoint path loaded once per process (with ``move_filter``, wrapped in
+    the model file's own move filter, :func:`bgbot.evaluation.prune.filter_for`).
+
+    Raises:
+        RolloutError: ``move_filter`` for a model file that has no filter of its own.
+    """
     if not isinstance(spec, str):
         return spec
-    if spec not in _EVALUATORS:
+    key = (spec, move_filter)
+    if key not in _EVALUATORS:
+        from bgbot.evaluation import prune
         from bgbot.evaluation.checkpoint import load
         from bgbot.evaluation.specialists import evaluator_for
 
         net, _ = load(spec)
-        _EVALUATORS[spec] = evaluator_for(net)
-    return _EVALUATORS[spec]
+        ev: Any = evaluator_for(net)
+        if move_filter:
+            found = prune.filter_for(spec)
+            if found is None:
+                raise RolloutError(f"{spec} has no move filter of its own (prune/<name>.pt fitted to that file)")
+            ev = prune.PrunedEvaluator(ev, found)
+        _EVALUATORS[key] = ev
+    return _EVALUATORS[key]
 
 
 @dataclass(frozen=True)
@@ -566,7 +633,13 @@ class RolloutUnit:
 def run_chunk(unit: RolloutUnit) -> tuple[int, tuple[int, np.ndarray]]:
     """Play one :class:`RolloutUnit` -> ``(index, (lo, (K, hi - lo, 5 or 6) results))``."""
     results = play_chunk(
-        _evaluator(unit.evaluator), unit.starts, unit.root, unit.lo, unit.hi, unit.settings, cube_state=unit.cube_state
+        _evaluator(unit.evaluator, unit.settings.move_filter),
+        unit.starts,
+        unit.root,
+        unit.lo,
+        unit.hi,
+        unit.settings,
+        cube_state=unit.cube_state,
     )
     return unit.index, (unit.lo, results)
 
