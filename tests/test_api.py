@@ -150,7 +150,7 @@ def test_evaluate_is_consistent(bot):
 def test_cube_action_from_position_or_probabilities(bot):
     d = bot.cube_action(START)
     assert d.efficiency == 0.68 and d.unit == "equity"
-    same = bot.cube_action(probabilities=bot.evaluate(START), efficiency=0.68)
+    same = bot.cube_action(probabilities=bot.cube_probabilities(START), efficiency=0.68)
     assert same == d
     # A certain single win, no gammon possible: Double, pass.
     sure = bot.cube_action(Probabilities(1.0, 0.0, 0.0, 0.0, 0.0))

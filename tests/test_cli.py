@@ -117,7 +117,7 @@ def test_cube_json(capsys, bot):
     result = run_json(capsys, "cube", START)
     assert {"action", "equities", "unit", "probabilities", "cube", "match"} <= set(result)
     assert result["unit"] == "equity" and result["match"]["jacoby"] is True
-    assert result["probabilities"]["win"] == pytest.approx(bot.evaluate(START).win, abs=1e-6)
+    assert result["probabilities"]["win"] == pytest.approx(bot.cube_probabilities(START).win, abs=1e-6)
     assert not run_json(capsys, "cube", START, "--jacoby", "off")["match"]["jacoby"]
 
 
@@ -310,9 +310,9 @@ def test_cube_ply_and_the_proper_action_first(capsys, bot):
     assert (
         result["ply"] == 1 and result["action"] == "No double, take" and result["options"][0]["option"] == "no_double"
     )
-    one = bot.evaluate(START, ply=1)
+    one = bot.cube_probabilities(START, ply=1)
     assert result["probabilities"]["win"] == pytest.approx(one.win, abs=1e-6)
-    assert abs(one.win - bot.evaluate(START).win) > 1e-4  # a real lookahead, not the 0-ply value
+    assert abs(one.win - bot.cube_probabilities(START).win) > 1e-4  # a real lookahead, not the 0-ply value
     status, out, _ = run(capsys, "cube", START, "--ply", "1")
     assert status == 0 and "1-ply" in out and out.index("1. ") < out.index("2. ") < out.index("3. ")
     at_max = run_json(

@@ -11,7 +11,7 @@ from bgbot.api import Bot
 from bgbot.arena import cubesearch
 from bgbot.cube.decision import decide
 from bgbot.evaluation.classes import cube_efficiency
-from bgbot.evaluation.evaluator import position_probabilities
+from bgbot.evaluation.evaluator import for_cube, position_probabilities
 from bgbot.formats import positionid
 from bgbot.rules.board import game_result
 from bgbot.rules.movegen import ROLL_WEIGHTS, ROLLS, generate_plays
@@ -45,7 +45,7 @@ def positions():
 @pytest.mark.parametrize("cube,match", STATES)
 def test_zero_ply_is_janowski_at_the_root(bot, positions, cube, match):
     searched = cubesearch.decide_searched(bot.evaluator, positions, cube, match, 0)
-    probs = position_probabilities(bot.evaluator, positions).astype(np.float64)
+    probs = position_probabilities(for_cube(bot.evaluator), positions).astype(np.float64)  # the model's cube nets
     for i, s in enumerate(searched):
         d = decide(probs[i], cube, match, cube_efficiency(positions[i]))
         assert s.action == d.action, IDS[i]
@@ -56,17 +56,18 @@ def test_zero_ply_is_janowski_at_the_root(bot, positions, cube, match):
 
 def _reference(bot, pos, cube, match):
     """One-ply No double and Double/Take values by loops: each of the 21 rolls, the best play by 0-ply cubeless equity
-    (one evaluation per play), the opponent's own cube decision there by :func:`decide` (Janowski), back to my side."""
+    (one evaluation per play), the opponent's own cube decision there by :func:`decide` (Janowski), back to my side;
+    every value from the model's cube nets (the search reads them: :func:`bgbot.evaluation.evaluator.for_cube`)."""
     states = [cube, CubeState(2 * cube.value, "opponent")]
     flip = {"centre": "centre", "me": "opponent", "opponent": "me"}
     opp_match = MatchState(match.length, (match.score[1], match.score[0]), match.crawford, match.jacoby)
     total = np.zeros(2)
     for (d1, d2), w in zip(ROLLS, ROLL_WEIGHTS):
         after = generate_plays(pos[None], np.array([[d1, d2]])).afterstates
-        eq = [float(equity(flip_probabilities(bot.evaluate(a).to_array()[None]))[0]) for a in after]
+        eq = [float(equity(flip_probabilities(bot.cube_probabilities(a).to_array()[None]))[0]) for a in after]
         child = after[int(np.argmax(eq))]
         assert game_result(child[None])[0] == 0, "the reference handles unfinished games only"
-        p = bot.evaluate(child).to_array()
+        p = bot.cube_probabilities(child).to_array()
         for k, s in enumerate(states):
             d = decide(p, CubeState(s.value, flip[s.owner]), opp_match, cube_efficiency(child))  # type: ignore[arg-type]
             e = d.equities

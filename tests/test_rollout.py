@@ -304,16 +304,16 @@ def test_variance_reduced_cubeful_trials_all_passed_at_once(ev):
 
 
 def test_cube_decisions_inside_the_trials_are_made_at_the_rollout_ply(ev):
-    # As `bgbot cube --ply 1` decides (Bot.evaluate at ply 1): before, the players doubled and took from their 0-ply
-    # probabilities whatever the rollout's ply (on 7bYFAAbtnDsAAA: 72.1% wins at 0-ply, 75.4% at 1-ply).
+    # As `bgbot cube --ply 1` decides (Bot.cube_probabilities at ply 1: the model's cube nets where it has them):
+    # before, the players doubled and took from their 0-ply probabilities whatever the rollout's ply.
     from bgbot.api import Bot
 
     pos = positionid.decode("7bYFAAbtnDsAAA")
     got = ro._RolloutPlayer(ev, 1, True).probabilities(np.array([pos, starting_position()]))
     bot = Bot(load(MODEL)[0])
-    want = np.array([bot.evaluate(pos, ply=1).to_array(), bot.evaluate(starting_position(), ply=1).to_array()])
+    want = np.array([bot.cube_probabilities(p, ply=1).to_array() for p in (pos, starting_position())])
     np.testing.assert_allclose(got, want, atol=1e-6)
-    assert got[0, 0] - bot.evaluate(pos).to_array()[0] > 0.02  # not the 0-ply value
+    assert abs(got[0, 0] - bot.cube_probabilities(pos).to_array()[0]) > 0.01  # not the 0-ply value
 
 
 def test_cube_significance_z_tests_both_decisions():
