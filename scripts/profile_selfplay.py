@@ -147,9 +147,9 @@ def main() -> None:
     if args.no_filter and args.filter:
         p.error("--filter and --no-filter exclude each other")
     model = args.model or str(DEFAULT_MODEL)
-    found = None if args.no_filter else prune.filter_for(model) if args.filter is None else prune.load(args.filter)
-    net = found.net if isinstance(found, prune.MoveFilter) else found  # the model's own filter: its net
-    move_filter = None if net is None else prune.MoveFilter(net, args.keep, args.extra, args.margin)
+    move_filter = prune.chosen_filter(
+        model, args.filter, off=args.no_filter, keep=args.keep, extra=args.extra, margin=args.margin
+    )
     set_threads(1)
     with threadpool_limits(1):
         out = profile(

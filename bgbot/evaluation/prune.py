@@ -330,6 +330,29 @@ def filter_for(model: str | Path) -> MoveFilter | None:
     return MoveFilter(net)
 
 
+def chosen_filter(
+    model: str | Path,
+    path: str | Path | None = None,
+    *,
+    off: bool = False,
+    keep: int = 4,
+    extra: int = 10,
+    margin: float = 0.3,
+) -> MoveFilter | None:
+    """The move filter a benchmark plays ``model`` through: none when ``off``; else the net at ``path``, or the
+    model's own (:func:`filter_for`) when ``path`` is None; with the settings ``keep``, ``extra``, ``margin``
+    (:class:`MoveFilter`). None when the model has no filter of its own.
+
+    Raises:
+        PruneError: a damaged filter file; bad settings (:class:`MoveFilter`).
+    """
+    if off:
+        return None
+    found = filter_for(model) if path is None else load(path)
+    net = found.net if isinstance(found, MoveFilter) else found
+    return None if net is None else MoveFilter(net, keep, extra, margin)
+
+
 def file_sha256(path: str | Path) -> str:
     """SHA-256 (hex) of a file's bytes (a model file, recorded in the prune net fitted to it)."""
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
