@@ -138,6 +138,13 @@ def test_a_fit_from_the_combined_model_carries_its_cube_nets(combined, tmp_path)
 def test_bad_combinations_are_refused(combined, tmp_path):
     with pytest.raises(StageError, match="is the --model checkpoint"):
         run_combine(CombineConfig(model=combined, cube=CUBE, out=combined))
+    other = tmp_path / "other.pt"
+    other.write_bytes(b"an unrelated file")
+    with pytest.raises(StageError, match="already exists: pass --force"):
+        run_combine(CombineConfig(model=PLAY, cube=CUBE, out=str(other)))
+    assert other.read_bytes() == b"an unrelated file"
+    run_combine(CombineConfig(model=PLAY, cube=CUBE, out=str(other), force=True))
+    assert checkpoint.load(other)[1].format_version == 3
     single = tmp_path / "single.pt"
     checkpoint.save(
         single, checkpoint.load(str(ROOT / "models" / "bgbot-1.pt"))[0], games_trained=0, training_config={}
@@ -224,7 +231,7 @@ def test_a_combined_model_as_cube_source_gives_its_play_nets_with_a_note(combine
     play, _ = checkpoint.load(PLAY)  # the combined file's play nets are PLAY's
     a, b = net.cube_nets.state_dict(), play.state_dict()
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
-    run_combine(CombineConfig(model=PLAY, cube=CUBE, out=str(out)))  # a format-2 source: no note
+    run_combine(CombineConfig(model=PLAY, cube=CUBE, out=str(out), force=True))  # a format-2 source: no note
     assert capsys.readouterr().err == ""
 
 

@@ -34,16 +34,18 @@ class CombineConfig:
             its cube nets, if any (a fit ``--init`` of a format-3 model carries them), are left out, with a ``note:``
             line on stderr that names where they came from.
         out: the checkpoint to write (atomically).
+        force: replace a file already at ``out`` (without it, a file there is refused, never overwritten).
     """
 
     model: str
     cube: str
     out: str
+    force: bool = False
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> CombineConfig:
         """The config of ``combine``'s parsed command line (checked by :func:`run_combine`)."""
-        return cls(model=args.model, cube=args.cube, out=args.out)
+        return cls(model=args.model, cube=args.cube, out=args.out, force=args.force)
 
 
 def _source(path: str, role: str) -> tuple[ClassNets, checkpoint.CheckpointMeta]:
@@ -66,13 +68,15 @@ def run_combine(cfg: CombineConfig) -> dict:
     model, cube, created, format_version).
 
     Raises:
-        StageError: a source with one net, or ``out`` naming one of the sources.
+        StageError: a source with one net, ``out`` naming one of the sources, or a file at ``out`` without ``force``.
         bgbot.evaluation.checkpoint.CheckpointError: a source that does not load; ``out`` not writable.
     """
     out = Path(cfg.out)
     for role, src in (("model", cfg.model), ("cube", cfg.cube)):
         if out.exists() and Path(src).exists() and out.resolve() == Path(src).resolve():
             raise StageError(f"--out {cfg.out!r} is the --{role} checkpoint: write the combined model elsewhere")
+    if out.exists() and not cfg.force:
+        raise StageError(f"--out {cfg.out!r} already exists: pass --force to replace it, or write elsewhere")
     play, play_meta = _source(cfg.model, "model")
     cube, cube_meta = _source(cfg.cube, "cube")
     if cube.cube_nets is not None:  # a fit --init of a format-3 model carries them: its play nets are the fit's

@@ -223,6 +223,7 @@ def build_parser(prog: str = "python -m training") -> argparse.ArgumentParser:
         help="the checkpoint whose nets answer the cube decisions (its play nets; cube nets of its own are left out)",
     )
     m.add_argument("--out", required=True, help="the combined checkpoint to write")
+    m.add_argument("--force", action="store_true", help="replace a file already at --out")
     from .campaign import add_parser as add_campaign
 
     add_campaign(sub)
