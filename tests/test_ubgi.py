@@ -277,3 +277,10 @@ def test_bestmove_orders_its_steps_as_gnubg_orders_a_play(engine):
             assert ours == text, (line, d)
             compared += 1
     assert compared >= 40
+
+
+def test_a_missing_model_file_is_refused_at_startup(tmp_path):
+    missing = tmp_path / "missing.pt"
+    r = subprocess.run([*BGBOT, "ubgi", "--model", str(missing)], input="ubgi\nquit\n", capture_output=True, text=True)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.strip() == f"error: --model: no checkpoint file at {str(missing)!r}"
