@@ -18,6 +18,9 @@ START = "4HPwATDgc/ABMA"
 CASES = json.loads((Path(__file__).parent / "data" / "gnubg_cube_cases.json").read_text())["cube"]
 
 
+BGBOT_5 = Path(__file__).resolve().parents[1] / "models" / "bgbot-5.pt"
+
+
 @pytest.fixture(scope="module")
 def bot():
     return Bot.load()
@@ -137,6 +140,11 @@ def test_cube_table(capsys):
     status, out, _ = run(capsys, "cube", START, "--probabilities", "0.75,0.2,0.01,0.05,0.001")
     assert status == 0
     assert "Proper cube action:" in out and "No double" in out and "Double, pass" in out
+    assert "the cube nets" not in out  # given probabilities: no nets answered
+    status, out, _ = run(capsys, "cube", START)  # the shipped bgbot-6 has separate cube nets, and says so
+    assert status == 0 and "; evaluator contact (the cube nets); cube efficiency 0.680; 0-ply" in out.splitlines()[0]
+    status, out, _ = run(capsys, "cube", START, "--model", str(BGBOT_5))
+    assert "the cube nets" not in out.splitlines()[0]
 
 
 def test_batch_with_bad_line(capsys, tmp_path, bot):

@@ -109,8 +109,8 @@ def print_decision(result: dict, game: str) -> None:
     exact = result.get("evaluator") == "bearoff-two-sided" and not mwc
     x = "not used (exact cubeful equities)" if exact else f"{result['cube']['efficiency']:.3f}"
     print(
-        f"Position ID {result['position_id']}, {game}; evaluator {result.get('evaluator', '?')}; cube efficiency {x}; "
-        f"{result['ply']}-ply"
+        f"Position ID {result['position_id']}, {game}; evaluator {result.get('evaluator', '?')}"
+        f"{' (the cube nets)' if result.get('cube_nets') else ''}; cube efficiency {x}; {result['ply']}-ply"
     )
     print(
         f"Cubeless probabilities (side on roll): win {q['win']:.3f} (gammon {q['win_gammon']:.3f}, backgammon "
