@@ -11,6 +11,8 @@ rollouts:
 * ``equity_rmse`` and ``equity_bias``: the same in cubeless money equity (``2w - 1 + wg - lg + wbg - lbg``), points;
 * ``by_class``: ``equity_rmse`` and the count per class (:func:`bgbot.evaluation.specialists.classify`: contact,
   crashed, race).
+* ``cube_nets``: for a model with separate cube nets (checkpoint format 3), the same figures of its cube nets (what
+  its cube decisions read, :func:`bgbot.evaluation.evaluator.for_cube`); the figures above are its play nets'.
 
 The rollouts' own noise is left in (about 0.007 in the win probability, 0.02 in equity), the same for every model, so
 differences between models are the models'. A measuring stick: the held-out set is never fitted.
@@ -32,7 +34,7 @@ sys.path.insert(0, str(ROOT))  # the training package of this checkout
 
 from bgbot.errors import BgbotError, run_script  # noqa: E402
 from bgbot.evaluation import checkpoint, specialists  # noqa: E402
-from bgbot.evaluation.evaluator import position_probabilities  # noqa: E402
+from bgbot.evaluation.evaluator import for_cube, position_probabilities  # noqa: E402
 from bgbot.rules.outcomes import equity  # noqa: E402
 from training.cubegate import reference_positions  # noqa: E402
 
@@ -81,8 +83,12 @@ def main() -> None:
     out: dict = {"reference": args.reference, "models": {}}
     for path in args.model:
         net, _ = checkpoint.load(path)
-        p = position_probabilities(specialists.evaluator_for(net), pos).astype(np.float64)
+        evaluator = specialists.evaluator_for(net)
+        p = position_probabilities(evaluator, pos).astype(np.float64)
         out["models"][path] = errors(p, ref, classes)
+        if for_cube(evaluator) is not evaluator:  # a model with separate cube nets: theirs too
+            q = position_probabilities(for_cube(evaluator), pos).astype(np.float64)
+            out["models"][path]["cube_nets"] = errors(q, ref, classes)
     print(json.dumps(out, indent=2))
 
 

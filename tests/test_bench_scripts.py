@@ -421,6 +421,13 @@ def test_reference_error_scores_bgbot5_against_the_held_out_rollouts(capsys, mon
     assert out["win_rmse"] == pytest.approx(0.0462, abs=5e-4)
     assert out["equity_rmse"] == pytest.approx(0.1050, abs=5e-4)
     assert sum(c["positions"] for c in out["by_class"].values()) == 200
+    assert "cube_nets" not in out  # bgbot-5 has none
+    six = str(SCRIPTS.parent / "models" / "bgbot-6.pt")  # bgbot-5's play nets, cube nets fitted to rollouts
+    monkeypatch.setattr(sys, "argv", ["reference_error.py", "--model", six])
+    module.main()
+    got = json.loads(capsys.readouterr().out)["models"][six]
+    assert got["equity_rmse"] == out["equity_rmse"]  # the play nets
+    assert got["cube_nets"]["equity_rmse"] == pytest.approx(0.0697, abs=5e-4)  # the card's figure
 
 
 def test_bench_decisions_refuses_classes_with_no_position_among_those_asked():
