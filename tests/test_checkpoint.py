@@ -312,6 +312,9 @@ def test_a_target_that_is_not_a_regular_file_is_never_replaced(tmp_path, capsys)
     assert os_err.value.filename == str(fifo)
     assert stat.S_ISFIFO(os.stat(fifo).st_mode) and sorted(p.name for p in tmp_path.iterdir()) == ["a.pt", "fifo"]
     model, cube = str(ROOT / "models" / "bgbot-5.pt"), str(ROOT / "models" / "candidates" / "gen6" / "bgbot-6-fitH.pt")
-    assert training_cli.main(["combine", "--model", model, "--cube", cube, "--out", str(fifo), "--quiet"]) == 2
+    argv = ["combine", "--model", model, "--cube", cube, "--out", str(fifo), "--quiet"]
+    assert training_cli.main(argv) == 2  # refused as an existing --out first
+    assert "already exists: pass --force" in capsys.readouterr().err
+    assert training_cli.main([*argv, "--force"]) == 2  # and with --force, as no regular file
     assert capsys.readouterr().err == f"error: {err.value}\n"
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
