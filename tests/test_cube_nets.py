@@ -182,13 +182,13 @@ def test_the_cube_gate_plays_cubeful_games(combined, capsys):
     assert direct["ppg"] != 0.0  # the cube decisions differ, and only cubeful games see it
 
 
-def test_paired_sessions_compares_two_tournaments_game_by_game(combined, tmp_path, capsys):
+def test_paired_games_compares_two_tournaments_game_by_game(combined, tmp_path, capsys):
     import importlib.util
 
     from bgbot.arena import tournament
     from bgbot.errors import BgbotError
 
-    spec = importlib.util.spec_from_file_location("paired_sessions", ROOT / "scripts" / "paired_sessions.py")
+    spec = importlib.util.spec_from_file_location("paired_games", ROOT / "scripts" / "paired_games.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     rows = {}
@@ -213,7 +213,7 @@ def test_paired_sessions_compares_two_tournaments_game_by_game(combined, tmp_pat
     assert same["diff"] == same["ci_low"] == same["ci_high"] == 0.0
     with pytest.raises(BgbotError, match="the same games"):
         module.paired(first, second[:-2])
-    with pytest.raises(BgbotError, match="no session file"):
+    with pytest.raises(BgbotError, match="no game file"):
         module.left_points(str(tmp_path / "missing.mat"))
 
 

@@ -239,23 +239,6 @@ class _Prefetched:
         return np.stack([self.rows[k] for k in keys]) if keys else np.zeros((0, 5), dtype=np.float32)
 
 
-class _CubePrefetched:
-    """A model's evaluator whose cube nets answer from a :class:`_Prefetched` batch (models with separate cube nets,
-    :func:`bgbot.evaluation.evaluator.for_cube`); every other attribute is the model's evaluator's."""
-
-    def __init__(self, inner, cube_evaluator: _Prefetched) -> None:
-        self.inner = inner
-        self.cube_evaluator = cube_evaluator
-
-    def evaluate(self, positions: np.ndarray) -> np.ndarray:
-        return self.inner.evaluate(positions)
-
-    def __getattr__(self, name: str):
-        if name in ("inner", "cube_evaluator"):  # not set yet (unpickling): no recursion
-            raise AttributeError(name)
-        return getattr(self.inner, name)
-
-
 def answer_many(bot: "Bot", requests: list[tuple[str, dict]]) -> list[dict | BgbotError]:
     """Answers to many requests, their evaluations batched: each an answer dict, or the BgbotError it raised.
 
@@ -283,9 +266,12 @@ def answer_many(bot: "Bot", requests: list[tuple[str, dict]]) -> list[dict | Bgb
         return out
     cube_inner = for_cube(bot.evaluator)  # cube requests are what the batch prefetches
     prefetched = _Prefetched(cube_inner, np.stack(singles) if singles else np.zeros((0, 26), dtype=np.int8))
-    evaluator = prefetched if cube_inner is bot.evaluator else _CubePrefetched(bot.evaluator, prefetched)
+    evaluator: Any = prefetched
+    if cube_inner is not bot.evaluator:  # separate cube nets: the model's evaluator with the prefetched cube values
+        evaluator = copy.copy(bot.evaluator)
+        evaluator.cube_evaluator = prefetched
     slow = copy.copy(bot)
-    slow.evaluator = evaluator  # type: ignore[assignment]
+    slow.evaluator = evaluator
     for k, (endpoint, req) in enumerate(requests):
         if k in fast:
             continue
