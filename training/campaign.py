@@ -2,6 +2,7 @@
 
     python -m training campaign plan   --store DIR --model M --pool DIR [DIR ...] [--exclude DIR ...] [--size N]
                                        [--trials T] [--ply N] [--variance-reduction] [--seed S] [--part-size K]
+                                       [--plays] [--move-filter]
     python -m training campaign run    --store DIR [--workers N | --ray ADDRESS] [--parts K]
     python -m training campaign status --store DIR
 
@@ -35,6 +36,14 @@ full disk stops the run with one line naming what is saved. SIGINT and SIGTERM s
 
 **Positions are chosen by rule** from sampled self-play positions of the engine (never with GNU Backgammon's help),
 each with its :class:`Reason`; see :func:`choose`.
+
+**A plays store** (``plan --plays``, :mod:`training.plays`) plans checker-play decisions instead: its plan adds
+``dice`` ``(P, 2)`` int8, one roll for each position; part ``n`` searches decisions ``[n * part_size, (n + 1) *
+part_size)`` at 0 and 2 ply and rolls out the afterstates of those whose choices differ (:attr:`Reason.PLAY`), so a
+part holds as many rows as it found (``K`` >= 0), with ``decisions`` ``(K,)`` int32 (the plan row of each afterstate's
+decision), ``choice`` ``(K,)`` int8 (:data:`training.plays.ZERO_PLY_CHOICE` / :data:`training.plays.DEEP_CHOICE`),
+``rank2`` ``(K,)`` int8 and the searches' own ``ply0`` and ``ply2`` ``(K, 5)`` float32 (for the side on roll, as the
+targets). ``campaign.json`` records the search under ``stream``.
 """
 
 from __future__ import annotations
@@ -100,6 +109,11 @@ class Reason(enum.IntEnum):
     CRASHED = 4, "GNU Backgammon's crashed class (few checkers left in play for a side's home board)."
     RACE_CUBE = 5, "A race (no contact) with the side on roll winning 55-90%: race cube decisions."
     BASE = 6, "None of the above: a broad base of the engine's own self-play positions."
+    PLAY = (
+        7,
+        "An afterstate of a checker play of a self-play position and a random roll where the model's 0-ply and 2-ply "
+        "choose different plays: the 0-ply choice and the 2-ply candidates best first (training.plays).",
+    )
 
 
 RULES = {reason: reason.rule for reason in Reason}
@@ -125,9 +139,22 @@ class CampaignSettings:
     sources: list[str]
     rules: dict
     format: int = FORMAT
+    stream: dict | None = None
+    """None: a store of positions (the rules of :func:`choose`); ``{"kind": "plays", "ply": 2, "candidates": 5,
+    "chunk": 25}``: a store of checker-play decisions (:mod:`training.plays`)."""
 
     def to_json(self) -> dict:
-        return dataclasses.asdict(self)
+        """The settings as ``campaign.json`` holds them (``stream`` only in a plays store: a positions store's record
+        is what it was before plays stores existed)."""
+        out = dataclasses.asdict(self)
+        if out["stream"] is None:
+            del out["stream"]
+        return out
+
+    @property
+    def plays(self) -> bool:
+        """Whether this is a plays store (:mod:`training.plays`)."""
+        return self.stream is not None and self.stream.get("kind") == "plays"
 
 
 # --- choosing positions --------------------------------------------------------------------------------------------
@@ -222,6 +249,35 @@ def choose(evaluator, positions: np.ndarray, classes: np.ndarray, seed: int, siz
     why = reasons_of(cls, prob, pos)
     order = interleave(why, seed, size)
     return pos[order], cls[order], why[order], prob[order].astype(np.float32)
+
+
+def choose_decisions(evaluator, positions: np.ndarray, classes: np.ndarray, seed: int, size: int):
+    """The plan of a plays store: distinct positions in a seeded random order, each with a roll.
+
+    Args:
+        evaluator: the campaign model's position evaluator (its 0-ply probabilities are recorded in the plan).
+        positions: ``(N, 26)`` int8 sampled pre-roll positions (side on roll); duplicates and finished games dropped.
+        classes: ``(N,)`` int8 their sample classes. seed: the order and the rolls. size: decisions at most.
+
+    Returns:
+        ``(positions (P, 26) int8, classes (P,) int8, reasons (P,) int8 all :attr:`Reason.PLAY`, probabilities
+        (P, 5) float32, dice (P, 2) int8)``; each roll is drawn as the dice fall (a double 1/36, another roll 2/36).
+
+    Raises:
+        StageError: nothing to plan.
+    """
+    first = first_rows(positions)
+    pos, cls = positions[first].astype(np.int8), classes[first].astype(np.int8)
+    keep = cls > 0
+    pos, cls = pos[keep], cls[keep]
+    if not len(pos):
+        raise StageError("no positions to plan: the pool is empty once --exclude and finished games are dropped")
+    rng = np.random.default_rng([seed, 7927])
+    order = rng.permutation(len(pos))[:size]
+    pos, cls = pos[order], cls[order]
+    dice = rng.integers(1, 7, size=(len(pos), 2)).astype(np.int8)
+    prob = np.concatenate([position_probabilities(evaluator, pos[i : i + 8192]) for i in range(0, len(pos), 8192)])
+    return pos, cls, np.full(len(pos), Reason.PLAY, dtype=np.int8), prob.astype(np.float32), dice
 
 
 # --- the store -----------------------------------------------------------------------------------------------------
@@ -334,7 +390,15 @@ def check_part(path: Path, n: int, settings: CampaignSettings, plan: dict | None
     for name, shape in (("targets", (k, 5)), ("stderr", (k, 5)), ("reasons", (k,))):
         if name not in data or data[name].shape != shape:
             raise StageError(f"{str(path)!r} has no {name} of shape {shape}: {fix}")
-    if plan is not None:
+    if settings.plays:
+        for name, shape in (("decisions", (k,)), ("choice", (k,)), ("rank2", (k,)), ("ply0", (k, 5)), ("ply2", (k, 5))):
+            if name not in data or data[name].shape != shape:
+                raise StageError(f"{str(path)!r} has no {name} of shape {shape}: {fix}")
+        lo = n * settings.part_size
+        d = data["decisions"]
+        if len(d) and (d.min() < lo or d.max() >= lo + settings.part_size or (np.diff(d) < 0).any()):
+            raise StageError(f"{str(path)!r} holds decisions outside part {n}'s plan rows: {fix}")
+    elif plan is not None:
         rows = plan["positions"][n * settings.part_size : (n + 1) * settings.part_size]
         if data["positions"].shape != rows.shape or not np.array_equal(data["positions"], rows):
             raise StageError(f"{str(path)!r} does not hold the plan's positions of part {n}: {fix}")
@@ -368,7 +432,15 @@ def plan_store(args: argparse.Namespace) -> dict:
     model = Path(args.model)
     if not model.is_file():
         raise StageError(f"no checkpoint file at {args.model!r}")
-    rollout = RolloutSettings(args.trials, 0, args.ply, args.seed, args.variance_reduction, True, True).to_json()
+    move_filter = bool(getattr(args, "move_filter", False))
+    if move_filter:
+        from bgbot.evaluation import prune
+
+        if prune.filter_for(model) is None:
+            raise StageError(f"--move-filter: {args.model!r} has no move filter of its own (prune/<name>.pt)")
+    rollout = RolloutSettings(
+        args.trials, 0, args.ply, args.seed, args.variance_reduction, True, True, move_filter=move_filter
+    ).to_json()
     src = [p for d in args.pool for p in sorted(Path(d).glob("part-*.npz"))]
     if not src:
         raise StageError(f"no positions parts (part-*.npz) in {args.pool!r}")
@@ -389,15 +461,25 @@ def plan_store(args: argparse.Namespace) -> dict:
         keys = {row.tobytes() for row in held.astype(np.int8)}
         keep = np.array([row.tobytes() not in keys for row in positions], dtype=bool)
         positions, classes = positions[keep], classes[keep]
-    p, c, r, prob = choose(evaluator, positions, classes, args.seed, args.size)
+    stream = None
+    extra = {}
+    if getattr(args, "plays", False):
+        from . import plays
+
+        p, c, r, prob, dice = choose_decisions(evaluator, positions, classes, args.seed, args.size)
+        extra = {"dice": dice}
+        stream = {"kind": "plays", "ply": plays.PLY, "candidates": plays.CANDIDATES, "chunk": plays.CHUNK}
+        rules = {"play": Reason.PLAY.rule}
+    else:
+        p, c, r, prob = choose(evaluator, positions, classes, args.seed, args.size)
+        rules = {reason.name.lower(): reason.rule for reason in Reason if reason != Reason.PLAY}
+        rules["schedule"] = " ".join(s.name.lower() for s in SCHEDULE)
     store.mkdir(parents=True, exist_ok=True)
     plan_file = store / PLAN_FILE
-    rules = {reason.name.lower(): reason.rule for reason in Reason}
-    rules["schedule"] = " ".join(s.name.lower() for s in SCHEDULE)
     import io
 
     buffer = io.BytesIO()
-    np.savez_compressed(buffer, positions=p, classes=c, reasons=r, probabilities=prob)
+    np.savez_compressed(buffer, positions=p, classes=c, reasons=r, probabilities=prob, **extra)
     settings = CampaignSettings(
         model=str(model),
         model_sha256=_sha256(model),
@@ -408,6 +490,7 @@ def plan_store(args: argparse.Namespace) -> dict:
         plan_rows=len(p),
         sources=[str(d) for d in args.pool],
         rules=rules,
+        stream=stream,
     )
     if (store / STORE_FILE).exists():
         old = load_settings(store)
@@ -422,7 +505,7 @@ def plan_store(args: argparse.Namespace) -> dict:
 
     files.write_atomic(plan_file, buffer.getvalue())
     files.write_atomic(store / STORE_FILE, json.dumps(settings.to_json(), indent=1) + "\n")
-    counts = {Reason(k).name.lower(): int((r == k).sum()) for k in Reason}
+    counts = {k.name.lower(): int((r == k).sum()) for k in Reason if (r == k).any()}
     return {"store": str(store), "planned": True, "rows": len(p), "parts": n_parts(settings), "reasons": counts}
 
 
@@ -434,10 +517,15 @@ def _raise_stop(signum, frame) -> None:
     raise Stop(signal.Signals(signum).name)
 
 
-def roll_part(evaluator, settings: CampaignSettings, plan: dict, n: int, workers: int, ray: str | None) -> dict:
-    """Roll out part ``n`` of the plan -> the part's arrays (see the module docstring), without ``cost``."""
+def roll_part(
+    evaluator, settings: CampaignSettings, plan: dict, n: int, workers: int, ray: str | None, players=None
+) -> dict:
+    """Roll out part ``n`` of the plan -> the part's arrays (see the module docstring), without ``cost``.
+
+    ``evaluator`` is the store's model; ``players`` the rollout players' evaluator (the model with its move filter
+    when the store's rollouts use it, :func:`players_for`; None: ``evaluator``)."""
+    players = evaluator if players is None else players
     rows = slice(n * settings.part_size, (n + 1) * settings.part_size)
-    pos = plan["positions"][rows]
     ro = settings.rollout
     how = RolloutSettings(
         trials=ro["trials"],
@@ -447,8 +535,12 @@ def roll_part(evaluator, settings: CampaignSettings, plan: dict, n: int, workers
         variance_reduction=ro["variance_reduction"],
         quasi_random=ro["quasi_random"],
         databases=ro["databases"],
+        move_filter=ro.get("move_filter", False),
     )
-    mean, se = rollout_positions(pos, evaluator, how, workers, ray)
+    if settings.plays:
+        return _roll_plays_part(evaluator, players, settings, plan, n, how, workers, ray)
+    pos = plan["positions"][rows]
+    mean, se = rollout_positions(pos, players, how, workers, ray)
     meta = {
         "stage": "campaign",
         "settings": settings.to_json(),
@@ -466,6 +558,77 @@ def roll_part(evaluator, settings: CampaignSettings, plan: dict, n: int, workers
     }
 
 
+def players_for(evaluator, settings: CampaignSettings, model: Path):
+    """The rollout players' evaluator of a store: ``evaluator``, wrapped in ``model``'s own move filter
+    (:class:`bgbot.evaluation.prune.PrunedEvaluator`) when the store's rollout settings say ``move_filter``.
+
+    Raises:
+        StageError: the store's rollouts use a move filter and ``model`` has none of its own.
+    """
+    if not settings.rollout.get("move_filter"):
+        return evaluator
+    from bgbot.evaluation import prune
+
+    found = prune.filter_for(model)
+    if found is None:
+        raise StageError(f"{str(model)!r} has no move filter of its own (prune/<name>.pt), and this store uses one")
+    return prune.PrunedEvaluator(evaluator, found)
+
+
+def _select_task(task: tuple) -> object:
+    """One selection task of a plays part (top-level, for a process pool or Ray): ``(evaluator, positions, dice, ply,
+    keep)`` -> :class:`training.plays.Selected`."""
+    from . import plays
+
+    evaluator, positions, dice, ply, keep = task
+    return plays.select(evaluator, positions, dice, ply, keep)
+
+
+def _roll_plays_part(evaluator, players, settings: CampaignSettings, plan: dict, n: int, how, workers, ray) -> dict:
+    """A plays store's part ``n``: its decisions searched (:func:`training.plays.select`, in fixed chunks of
+    ``stream["chunk"]`` decisions), the disagreeing decisions' afterstates rolled out."""
+    from bgbot.arena import distributed
+
+    from . import plays
+    from .sample import sample_classes
+
+    lo = n * settings.part_size
+    pos = plan["positions"][lo : lo + settings.part_size]
+    dice = plan["dice"][lo : lo + settings.part_size]
+    st = settings.stream or {}
+    chunk = int(st["chunk"])
+    starts = list(range(0, len(pos), chunk))
+    tasks = [
+        (evaluator, pos[a : a + chunk], dice[a : a + chunk], int(st["ply"]), int(st["candidates"])) for a in starts
+    ]
+    found = distributed.run_tasks(_select_task, tasks, workers=workers, ray=ray)
+    sel = plays.Selected.concatenate(found, [lo + a for a in starts])
+    if len(sel.afterstates):
+        mean, se = rollout_positions(sel.afterstates, players, how, workers, ray)
+    else:
+        mean, se = np.zeros((0, 5)), np.zeros((0, 5))
+    meta = {
+        "stage": "campaign",
+        "settings": settings.to_json(),
+        "part": n,
+        "rows": [lo, lo + len(pos)],
+        "git_revision": git_revision(),
+    }
+    return {
+        "positions": sel.afterstates,
+        "classes": sample_classes(sel.afterstates).astype(np.int8),
+        "reasons": np.full(len(sel.afterstates), Reason.PLAY, dtype=np.int8),
+        "targets": np.clip(mean, 0.0, 1.0).astype(np.float32).reshape(-1, 5),
+        "stderr": se.astype(np.float32).reshape(-1, 5),
+        "decisions": sel.decision,
+        "choice": sel.choice,
+        "rank2": sel.rank2,
+        "ply0": sel.ply0,
+        "ply2": sel.ply2,
+        "meta": meta,
+    }
+
+
 def status(store: Path) -> dict:
     """What a store holds: parts and positions done, CPU-hours, positions per reason, mean standard error of the win
     probability, and per reason the gap between the rollouts and the planning model's 0-ply probabilities (mean and
@@ -478,9 +641,12 @@ def status(store: Path) -> dict:
     settings = load_settings(store)
     plan = load_plan(store, settings)
     total = n_parts(settings)
-    gaps: dict[str, list[np.ndarray]] = {r.name.lower(): [] for r in Reason}
-    done, cpu, wall, per_reason, se = 0, 0.0, 0.0, dict.fromkeys((r.name.lower() for r in Reason), 0), []
+    kinds = [Reason.PLAY] if settings.plays else [r for r in Reason if r != Reason.PLAY]
+    gaps: dict[str, list[np.ndarray]] = {r.name.lower(): [] for r in kinds}
+    done, cpu, wall, per_reason, se = 0, 0.0, 0.0, dict.fromkeys((r.name.lower() for r in kinds), 0), []
     positions = 0
+    examined = 0
+    chosen: dict[str, list[np.ndarray]] = {k: [] for k in ("decisions", "choice", "targets", "ply0", "ply2")}
     for n in range(total):
         path = part_path(store, n)
         if not path.exists():
@@ -491,14 +657,20 @@ def status(store: Path) -> dict:
         cost = json.loads(str(data["cost"])) if "cost" in data else {}
         cpu += cost.get("cpu_seconds", 0.0)
         wall += cost.get("wall_seconds", 0.0)
-        for k in Reason:
+        for k in kinds:
             per_reason[k.name.lower()] += int((data["reasons"] == k).sum())
         se.append(data["stderr"][:, 0])
         lo = n * settings.part_size
-        zero_ply = plan["probabilities"][lo : lo + len(data["positions"])].astype(np.float64)
+        if settings.plays:
+            examined += min(settings.part_size, settings.plan_rows - lo)
+            for name in chosen:
+                chosen[name].append(data[name])
+            zero_ply = data["ply0"].astype(np.float64)
+        else:
+            zero_ply = plan["probabilities"][lo : lo + len(data["positions"])].astype(np.float64)
         rolled = data["targets"].astype(np.float64)
         d = np.stack([rolled[:, 0] - zero_ply[:, 0], equity(rolled) - equity(zero_ply)], axis=1)
-        for k in Reason:
+        for k in kinds:
             gaps[k.name.lower()].append(d[data["reasons"] == k])
     gap = {}
     for name, chunks in gaps.items():
@@ -510,7 +682,16 @@ def status(store: Path) -> dict:
             "equity_mean": float(d[:, 1].mean()) if len(d) else None,
             "equity_rms": float(np.sqrt((d[:, 1] ** 2).mean())) if len(d) else None,
         }
-    return {
+    out: dict = {}
+    if settings.plays:
+        from . import plays
+
+        cat = {k: np.concatenate(v) if v else np.zeros((0, 5) if k in ("targets", "ply0", "ply2") else 0)
+               for k, v in chosen.items()}  # fmt: skip
+        out["plays"] = {"decisions_examined": examined} | plays.agreement(
+            cat["decisions"], cat["choice"], cat["targets"], cat["ply0"], cat["ply2"]
+        )
+    return out | {
         "store": str(store),
         "model": settings.model,
         "trials": settings.rollout["trials"],
@@ -550,7 +731,7 @@ def run_store(args: argparse.Namespace, out=sys.stderr) -> dict:
         raise StageError(f"{settings.model!r} is missing or is not the model this store was planned with")
     if args.workers > 1 and args.ray:
         raise StageError("give --workers or --ray, not both")
-    summary = {"made": 0, "positions": 0, "cpu_seconds": 0.0, "stopped": None}
+    summary: dict = {"made": 0, "positions": 0, "cpu_seconds": 0.0, "stopped": None}
     old = {s: signal.signal(s, _raise_stop) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         with locked(store):
@@ -567,9 +748,10 @@ def run_store(args: argparse.Namespace, out=sys.stderr) -> dict:
             if args.parts:
                 todo = todo[: args.parts]
             _, evaluator, _ = load_model(str(model))
+            players = players_for(evaluator, settings, model)
             for n in todo:
                 t0, c0 = time.perf_counter(), _cpu()
-                arrays = roll_part(evaluator, settings, plan, n, args.workers, args.ray)
+                arrays = roll_part(evaluator, settings, plan, n, args.workers, args.ray, players)
                 cost = {
                     "cpu_seconds": _cpu() - c0,
                     "wall_seconds": time.perf_counter() - t0,
@@ -625,6 +807,18 @@ def add_parser(sub) -> None:
     c.add_argument("--workers", type=int_at_least(1), default=1, help="run: local worker processes")
     c.add_argument("--ray", metavar="ADDRESS", help="run: a Ray cluster ('local' or HOST:PORT)")
     c.add_argument("--parts", type=int_at_least(0), default=0, help="run: stop after this many parts (0: all)")
+    c.add_argument(
+        "--plays",
+        action="store_true",
+        help="plan: a plays store (training.plays): --size decisions (a pool position and a roll), each searched at 0 "
+        "and 2 ply; the afterstates of those that disagree are rolled out (--part-size decisions a part)",
+    )
+    c.add_argument(
+        "--move-filter",
+        action="store_true",
+        help="plan: the rollout players choose among the candidates of the model's own move filter (faster; "
+        "RolloutSettings.move_filter)",
+    )
 
 
 def run_campaign(args: argparse.Namespace) -> dict:

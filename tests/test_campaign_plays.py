@@ -1,0 +1,171 @@
+"""The campaign's plays stream (training.plays): checker-play decisions where 0-ply and 2-ply disagree, their
+candidates' afterstates rolled out, resumable part by part like every store."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bgbot.arena.ranking import rank
+from bgbot.arena.rollout import RolloutSettings, rollout_positions
+from bgbot.evaluation import prune
+from bgbot.rules.movegen import generate_plays
+from bgbot.rules.outcomes import equity, flip_probabilities
+from training import campaign, plays, stages
+from training.campaign import Reason
+from training.parts import StageError, load_model, load_npz, save_npz
+
+ROOT = Path(__file__).resolve().parents[1]
+MODEL = "models/bgbot-6.pt"  # the shipped model, which has a move filter of its own
+POOL = ROOT / "models" / "candidates" / "gen5" / "ply2-bgbot4" / "part-00000.npz"
+
+
+@pytest.fixture(scope="module")
+def pool(tmp_path_factory) -> Path:
+    data = load_npz(POOL)
+    out = tmp_path_factory.mktemp("pool")
+    save_npz(out / "part-00000.npz", positions=data["positions"][:80], classes=data["classes"][:80], meta={})
+    return out
+
+
+@pytest.fixture(scope="module")
+def evaluator():
+    return load_model(str(ROOT / MODEL))[1]
+
+
+def plan(store: Path, pool: Path, *extra: str) -> list[str]:
+    return ["campaign", "plan", "--store", str(store), "--model", str(ROOT / MODEL), "--pool", str(pool), "--size",
+            "60", "--trials", "36", "--part-size", "20", "--plays", "--move-filter", "--seed", "3", "--quiet",
+            *extra]  # fmt: skip
+
+
+def arrays(path: Path) -> dict:
+    with np.load(path) as z:
+        out = {k: z[k].tobytes() for k in z.files if k not in ("cost", "meta")}
+        meta = json.loads(str(z["meta"]))
+    meta.pop("git_revision")
+    return out | {"meta": meta}
+
+
+def test_select_keeps_the_disagreeing_decisions_candidates(pool, evaluator):
+    data = load_npz(pool / "part-00000.npz")
+    pos = data["positions"][:40].astype(np.int8)
+    dice = np.random.default_rng(4).integers(1, 7, size=(40, 2))
+    sel = plays.select(evaluator, pos, dice)
+    shallow, deep = rank(evaluator, pos, dice, 0), rank(evaluator, pos, dice, 2)
+    after = deep.plays.afterstates
+    differ = [i for i in range(40) if not np.array_equal(after[shallow.best[i]], after[deep.best[i]])]
+    assert differ, "the sample holds decisions where 0-ply and 2-ply disagree"
+    assert sorted(set(sel.decision.tolist())) == differ
+    for i in differ:
+        m = np.flatnonzero(sel.decision == i)
+        assert 2 <= len(m) <= plays.CANDIDATES
+        # the first afterstate is 0-ply's choice, the one ranked 0 at 2-ply is 2-ply's choice
+        assert sel.choice[m[0]] == plays.ZERO_PLY_CHOICE and np.array_equal(
+            sel.afterstates[m[0]], after[shallow.best[i]]
+        )
+        deep_row = m[sel.choice[m] == plays.DEEP_CHOICE]
+        assert len(deep_row) == 1 and sel.rank2[deep_row[0]] == 0
+        assert np.array_equal(sel.afterstates[deep_row[0]], after[deep.best[i]])
+        assert np.array_equal(sel.ply2[deep_row[0]], flip_probabilities(deep.probabilities[deep.best[i]]))
+        # every afterstate is a legal play of the decision, none twice
+        legal = {row.tobytes() for row in generate_plays(pos[i : i + 1], dice[i : i + 1]).afterstates}
+        assert all(sel.afterstates[j].tobytes() in legal for j in m)
+        assert len({sel.afterstates[j].tobytes() for j in m}) == len(m)
+    # the 0-ply values: 0-ply's choice is the best of its decision's candidates at 0-ply (the mover's equity)
+    for i in differ:
+        m = np.flatnonzero(sel.decision == i)
+        assert np.argmax(-equity(sel.ply0[m].astype(np.float64))) == 0
+    with pytest.raises(ValueError, match="ply >= 1"):
+        plays.select(evaluator, pos, dice, ply=0)
+
+
+def test_agreement_counts_whom_the_rollout_sides_with():
+    # two decisions: in the first the rollout prefers 2-ply's choice by 0.1 equity, in the second a third candidate
+    win = np.array([0.50, 0.45, 0.52, 0.40, 0.60, 0.35])  # the opponent's win probability after each play
+    targets = np.zeros((6, 5))
+    targets[:, 0] = win
+    decision = np.array([7, 7, 7, 9, 9, 9])
+    choice = np.array([1, 2, 0, 1, 2, 0], dtype=np.int8)
+    got = plays.agreement(decision, choice, targets, targets, targets)
+    assert got["decisions"] == 2 and got["rollout_picks_2ply"] == 1 and got["rollout_picks_other"] == 1
+    assert got["rollout_picks_0ply"] == 0
+    # losses in the mover's equity (2 * win - 1 for the opponent): decision 7: 0-ply 0.10, 2-ply 0; decision 9: 0-ply
+    # 0.10 (0.40 vs 0.35), 2-ply 0.50 (0.60 vs 0.35)
+    assert got["equity_loss_0ply"] == pytest.approx(0.10)
+    assert got["equity_loss_2ply"] == pytest.approx(0.25)
+    assert got["rmse_0ply"] == pytest.approx(0.0) and got["rmse_2ply"] == pytest.approx(0.0)
+
+
+def test_a_plays_store_resumes_to_identical_parts_and_rolls_out_its_afterstates(pool, tmp_path, capsys, evaluator):
+    whole, resumed = tmp_path / "whole", tmp_path / "resumed"
+    for store in (whole, resumed):
+        assert stages.main(plan(store, pool)) == 0
+    planned = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert planned == {"store": str(resumed), "planned": True, "rows": 60, "parts": 3, "reasons": {"play": 60}}
+    settings = campaign.load_settings(whole)
+    assert settings.plays and settings.stream == {"kind": "plays", "ply": 2, "candidates": 5, "chunk": 25}
+    assert settings.rollout["move_filter"] is True
+    assert stages.main(["campaign", "run", "--store", str(whole), "--workers", "2", "--quiet"]) == 0
+    done = json.loads(capsys.readouterr().out)["store"]
+    assert done["parts_done"] == 3 and done["plays"]["decisions_examined"] == 60
+    assert stages.main(["campaign", "run", "--store", str(resumed), "--parts", "1", "--quiet"]) == 0
+    assert stages.main(["campaign", "run", "--store", str(resumed), "--quiet"]) == 0
+    capsys.readouterr()
+    for n in range(3):  # one worker or two, in one run or two: the same parts
+        assert arrays(campaign.part_path(resumed, n)) == arrays(campaign.part_path(whole, n))
+    parts = [load_npz(campaign.part_path(whole, n)) for n in range(3)]
+    assert sum(len(p["positions"]) for p in parts) == done["positions"] > 0
+    # a part: the disagreeing decisions of its plan rows, their afterstates rolled out by the filtered players
+    p = parts[1]
+    the_plan = load_npz(whole / campaign.PLAN_FILE)
+    sel = plays.select(evaluator, the_plan["positions"][20:40], the_plan["dice"][20:40])
+    assert np.array_equal(p["positions"], sel.afterstates) and np.array_equal(p["decisions"], sel.decision + 20)
+    assert (p["reasons"] == Reason.PLAY).all()
+    players = prune.PrunedEvaluator(evaluator, prune.filter_for(ROOT / MODEL))
+    how = RolloutSettings(trials=36, seed=3 * 100_003 + 1, variance_reduction=False, move_filter=True)
+    mean, se = rollout_positions(p["positions"], players, how)
+    assert np.array_equal(p["targets"], np.clip(mean, 0, 1).astype(np.float32))
+    # status's agreement is plays.agreement over every part
+    cat = {k: np.concatenate([q[k] for q in parts]) for k in ("decisions", "choice", "targets", "ply0", "ply2")}
+    by_hand = plays.agreement(cat["decisions"], cat["choice"], cat["targets"], cat["ply0"], cat["ply2"])
+    assert done["plays"] == {"decisions_examined": 60} | by_hand
+    # the fit reads a plays part like any target part
+    from training.fit import load_targets
+
+    positions, targets, stderr, _ = load_targets([str(whole)])
+    assert len(positions) == done["positions"] and np.array_equal(
+        targets[: len(parts[0]["targets"])], parts[0]["targets"]
+    )
+
+
+def test_a_plays_part_with_decisions_of_another_part_is_refused(pool, tmp_path, capsys):
+    store = tmp_path / "s"
+    assert stages.main(plan(store, pool)) == 0
+    assert stages.main(["campaign", "run", "--store", str(store), "--parts", "1", "--quiet"]) == 0
+    capsys.readouterr()
+    data = dict(np.load(campaign.part_path(store, 0), allow_pickle=False))
+    assert len(data["decisions"]), "part 0 found decisions to roll out"
+    data["decisions"] = data["decisions"] + 20  # part 1's rows
+    np.savez(campaign.part_path(store, 0), **data)
+    assert stages.main(["campaign", "status", "--store", str(store)]) == 2
+    err = capsys.readouterr().err
+    assert "outside part 0's plan rows" in err and err.count("\n") == 1
+
+
+def test_a_move_filter_needs_a_model_with_its_own_filter(pool, tmp_path, capsys):
+    args = plan(tmp_path / "s", pool)
+    args[args.index("--model") + 1] = str(ROOT / "models" / "bgbot-1.pt")
+    assert stages.main(args) == 2
+    err = capsys.readouterr().err
+    assert "no move filter of its own" in err and err.count("\n") == 1
+    with pytest.raises(StageError, match="no move filter"):
+        campaign.players_for(None, _filtered(), ROOT / "x.pt")
+
+
+def _filtered() -> campaign.CampaignSettings:
+    """Settings of a store whose rollouts use a move filter."""
+    return campaign.CampaignSettings("x", "0", {"move_filter": True}, 1, 1, "0", 1, [], {})
