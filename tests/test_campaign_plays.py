@@ -142,6 +142,17 @@ def test_a_plays_store_resumes_to_identical_parts_and_rolls_out_its_afterstates(
     )
 
 
+def test_choice_losses_are_the_rollouts_verdict_on_the_models_first_candidate():
+    targets = np.zeros((5, 5))
+    targets[:, 0] = [0.50, 0.45, 0.52, 0.40, 0.30]  # the opponent's win probability after each play
+    model = np.zeros((5, 5))
+    model[:, 0] = [0.40, 0.50, 0.60, 0.35, 0.36]  # the model prefers candidate 0, then 3 (the lowest for the opponent)
+    loss = plays.choice_losses(model, np.array([4, 4, 4, 8, 8]), targets)
+    # decision 4: the rollout's best is candidate 1 (0.45 -> mover 0.10), the model's 0 (mover 0.0): 0.10;
+    # decision 8: the rollout's best is 4 (mover 0.40), the model's 3 (mover 0.20): 0.20
+    assert loss == pytest.approx([0.10, 0.20])
+
+
 def test_a_plays_part_with_decisions_of_another_part_is_refused(pool, tmp_path, capsys):
     store = tmp_path / "s"
     assert stages.main(plan(store, pool)) == 0

@@ -19,7 +19,8 @@ Public API::
     select(evaluator, positions (N, 26) int8, dice (N, 2)) -> Selected
     Selected: afterstates (K, 26) int8, decision (K,) int32, choice (K,) int8, rank2 (K,) int8,
               ply0 (K, 5) float32, ply2 (K, 5) float32
-    agreement(parts) -> dict   # how often the rollouts side with 0-ply or with 2-ply
+    agreement(decision, choice, targets, ply0, ply2) -> dict   # how often the rollouts side with 0-ply or 2-ply
+    choice_losses(probabilities (K, 5), decision (K,), targets (K, 5)) -> (D,) float64   # a model's loss a decision
 """
 
 from __future__ import annotations
@@ -31,7 +32,17 @@ import numpy as np
 from bgbot.arena.ranking import rank
 from bgbot.rules.outcomes import equity, flip_probabilities
 
-__all__ = ["PLY", "CANDIDATES", "CHUNK", "ZERO_PLY_CHOICE", "DEEP_CHOICE", "Selected", "select", "agreement"]
+__all__ = [
+    "PLY",
+    "CANDIDATES",
+    "CHUNK",
+    "ZERO_PLY_CHOICE",
+    "DEEP_CHOICE",
+    "Selected",
+    "select",
+    "agreement",
+    "choice_losses",
+]
 
 PLY = 2
 """The search depth whose choice is compared with 0-ply's (the engine's 2-ply: :func:`bgbot.arena.ranking.rank`, with
@@ -171,3 +182,27 @@ def agreement(decision: np.ndarray, choice: np.ndarray, targets: np.ndarray, ply
         "rmse_0ply": rms(d0),
         "rmse_2ply": rms(d2),
     }
+
+
+def choice_losses(probabilities: np.ndarray, decision: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """What a model's choice among each decision's rolled-out candidates loses against the rollouts' best candidate.
+
+    Args:
+        probabilities: ``(K, 5)`` the model's probabilities of each afterstate for the side on roll in it (the
+            opponent of the mover), e.g. :func:`bgbot.evaluation.evaluator.position_probabilities`.
+        decision: ``(K,)`` ints, equal for the candidates of one decision.
+        targets: ``(K, 5)`` the rollouts' probabilities (the same side's).
+
+    Returns:
+        ``(D,)`` float64 per decision (in the order of ``np.unique(decision)``): the rollout's cubeless money equity of
+        its best candidate minus that of the candidate the model ranks first, for the mover, in points (>= 0; the
+        rollouts' noise is in it, the same for every model, so differences between models are the models').
+    """
+    mover = -equity(np.asarray(targets, dtype=np.float64))
+    mine = -equity(np.asarray(probabilities, dtype=np.float64))
+    _, inverse = np.unique(np.asarray(decision), return_inverse=True)
+    out = np.empty(int(inverse.max()) + 1 if len(inverse) else 0)
+    for k in range(len(out)):
+        m = np.flatnonzero(inverse == k)
+        out[k] = mover[m].max() - mover[m[np.argmax(mine[m])]]
+    return out
