@@ -36,6 +36,15 @@ def evaluator():
     return load_model(str(ROOT / MODEL))[1]
 
 
+@pytest.fixture(scope="module")
+def plays_store(pool, tmp_path_factory) -> Path:
+    """A finished plays store: 60 decisions, 36 trials an afterstate."""
+    store = tmp_path_factory.mktemp("plays") / "store"
+    assert stages.main(plan(store, pool)) == 0
+    assert stages.main(["campaign", "run", "--store", str(store), "--workers", "2", "--quiet"]) == 0
+    return store
+
+
 def plan(store: Path, pool: Path, *extra: str) -> list[str]:
     return ["campaign", "plan", "--store", str(store), "--model", str(ROOT / MODEL), "--pool", str(pool), "--size",
             "60", "--trials", "36", "--part-size", "20", "--plays", "--move-filter", "--seed", "3", "--quiet",
@@ -180,3 +189,71 @@ def test_a_move_filter_needs_a_model_with_its_own_filter(pool, tmp_path, capsys)
 def _filtered() -> campaign.CampaignSettings:
     """Settings of a store whose rollouts use a move filter."""
     return campaign.CampaignSettings("x", "0", {"move_filter": True}, 1, 1, "0", 1, [], {})
+
+
+def test_the_decision_loss_is_the_spread_of_the_nets_differences_from_the_rollouts(evaluator):
+    from training.fit import DecisionTargets
+
+    net = load_model(str(ROOT / MODEL))[0]
+    data = load_npz(POOL)
+    pos = data["positions"][:5].astype(np.int8)
+    targets = np.zeros((5, 5), dtype=np.float32)
+    targets[:, 0] = [0.5, 0.4, 0.7, 0.2, 0.6]
+    decision = np.array([3, 0, 3, 0, 3])  # two decisions, rows out of order
+    dt = DecisionTargets(net, pos, targets, decision)
+    assert len(dt) == 2
+    from bgbot.evaluation.evaluator import position_probabilities
+
+    mine = -equity(position_probabilities(evaluator, pos).astype(np.float64))
+    theirs = -equity(targets.astype(np.float64))
+    by_hand = []
+    for d in (0, 3):
+        m = decision == d
+        e = mine[m] - theirs[m]
+        by_hand.extend((e - e.mean()) ** 2)
+    with torch_no_grad():
+        got = float(dt.loss(np.array([0, 1])))
+    assert got == pytest.approx(np.mean(by_hand), rel=1e-4)
+    with torch_no_grad():  # decision 1 alone (key 3: rows 0, 2, 4)
+        one = float(dt.loss(np.array([1])))
+    e = mine[[0, 2, 4]] - theirs[[0, 2, 4]]
+    assert one == pytest.approx(np.mean((e - e.mean()) ** 2), rel=1e-4)
+
+
+def torch_no_grad():
+    import torch
+
+    return torch.no_grad()
+
+
+def test_a_fit_with_decisions_learns_the_candidates_order(plays_store, tmp_path, capsys):
+    """Fitted to a plays store's own decisions, the nets' 0-ply choice among the candidates loses less against the
+    rollouts' best than the model it started from (the training decisions themselves: a fit that cannot move them
+    would fail this)."""
+    run = tmp_path / "fit"
+    args = ["fit", "--init", str(ROOT / MODEL), "--targets", str(plays_store), "--decisions", str(plays_store),
+            "--decision-weight", "4", "--run-dir", str(run), "--epochs", "20", "--lr", "1e-3", "--quiet"]  # fmt: skip
+    assert stages.main(args) == 0
+    capsys.readouterr()
+    curve = [json.loads(line) for line in (run / "curve.jsonl").read_text().splitlines()]
+    assert curve[-1]["val"]["decisions"] < 0.7 * curve[0]["val"]["decisions"]
+    from training.fit import load_decisions
+
+    pos, tg, key = load_decisions([str(plays_store)])
+    before = plays.choice_losses(_probs(MODEL, pos), key, tg)
+    after = plays.choice_losses(_probs(str(run / "latest.pt"), pos), key, tg)
+    assert after.mean() < before.mean()
+    # refused: a weight that is not a positive number, a folder without plays parts, --classes beside --decisions
+    bad = args[:-9] + ["--run-dir", str(tmp_path / "b"), "--decision-weight", "0", "--quiet"]
+    assert stages.main(bad) == 2 and "--decision-weight" in capsys.readouterr().err
+    other = ["fit", "--init", str(ROOT / MODEL), "--targets", str(plays_store), "--decisions", str(POOL.parent),
+             "--run-dir", str(tmp_path / "c"), "--quiet"]  # fmt: skip
+    assert stages.main(other) == 2
+    assert "no plays parts" in capsys.readouterr().err
+
+
+def _probs(model: str, pos: np.ndarray) -> np.ndarray:
+    from bgbot.evaluation.evaluator import position_probabilities
+
+    path = model if Path(model).is_absolute() else str(ROOT / model)
+    return position_probabilities(load_model(path)[1], pos)

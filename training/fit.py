@@ -32,6 +32,8 @@ __all__ = [
     "FitConfig",
     "SingleFit",
     "EncodedTargets",
+    "DecisionTargets",
+    "load_decisions",
     "fit_lr",
     "stderr_weights",
     "load_targets",
@@ -66,6 +68,9 @@ class FitConfig:
         classes: fit only the positions of these classes (of :data:`bgbot.evaluation.specialists.CLASSES`; the
             split into training and held-out rows is made over all positions first); None: all.
         stderr_scale: weigh each target by ``TAU^2 / (TAU^2 + se^2)`` (:func:`stderr_weights`); None: unweighted.
+        decisions: plays stores (:mod:`training.plays`) whose decisions add the decision loss
+            (:class:`DecisionTargets`) to every step; empty: none.
+        decision_weight: the decision loss's weight beside the targets' loss.
         resume: continue the fit in ``run_dir``.
         quiet: no progress bar.
     """
@@ -85,6 +90,8 @@ class FitConfig:
     race_encoding: str | None = None
     classes: tuple[str, ...] | None = None
     stderr_scale: float | None = None
+    decisions: tuple[str, ...] = ()
+    decision_weight: float = 1.0
     resume: bool = False
     quiet: bool = False
 
@@ -107,6 +114,8 @@ class FitConfig:
             race_encoding=args.race_encoding,
             classes=None if args.classes is None else tuple(args.classes),
             stderr_scale=args.stderr_scale,
+            decisions=tuple(args.decisions or ()),
+            decision_weight=args.decision_weight,
             resume=args.resume,
             quiet=args.quiet,
         )
@@ -258,6 +267,94 @@ class EncodedTargets:
             total = total + (sq if self.weights is None else sq * self.weights[torch.from_numpy(sel)]).sum()
         return total / (5 * max(len(rows), 1))
 
+    def outputs(self, rows: np.ndarray) -> torch.Tensor:
+        """The nets' outputs ``(K, 5)`` for ``rows`` ``(K,)`` int64, in that order (autograd on)."""
+        out = torch.zeros((len(rows), 5))
+        groups = self.group[rows]
+        for g, sub in enumerate(self.nets):
+            at = np.flatnonzero(groups == g)
+            if len(at):
+                out = out.index_copy(
+                    0, torch.from_numpy(at), sub(self.inputs[g][torch.from_numpy(self.within[rows[at]])])
+                )
+        return out
+
+
+EQUITY_WEIGHTS = torch.tensor([2.0, 1.0, 1.0, -1.0, -1.0])
+"""Cubeless money equity of cumulative probabilities: ``2 w - 1 + wg - lg + wbg - lbg``
+(:func:`bgbot.rules.outcomes.equity`), as ``p @ EQUITY_WEIGHTS - 1``."""
+
+
+def load_decisions(dirs: list[str] | tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rolled-out candidates of plays stores (:mod:`training.plays`): afterstates ``(K, 26)`` int8, targets
+    ``(K, 5)`` float32 and a decision number ``(K,)`` int64 (0 .. D-1, the candidates of one decision together), from
+    the ``part-*.npz`` of ``dirs`` (a store or a folder of its parts) that hold ``decisions``.
+
+    Raises:
+        StageError: a directory without such parts.
+    """
+    pos, tg, key = [], [], []
+    count = 0
+    for d in dirs:
+        parts = sorted(Path(d).glob("part-*.npz"))
+        found = False
+        for p in parts:
+            z = load_npz(p)
+            if "decisions" not in z:
+                continue
+            found = True
+            _, inverse = np.unique(z["decisions"], return_inverse=True)
+            pos.append(z["positions"])
+            tg.append(z["targets"])
+            key.append(inverse.astype(np.int64) + count)
+            count += int(inverse.max()) + 1 if len(inverse) else 0
+        if not found:
+            raise StageError(f"no plays parts (part-*.npz with decisions) in {d!r}: give a plays store")
+    return (
+        np.concatenate(pos).astype(np.int8),
+        np.concatenate(tg).astype(np.float32),
+        np.concatenate(key),
+    )
+
+
+class DecisionTargets:
+    """The decision loss: how far the nets' differences between a decision's candidates are from the rollouts'.
+
+    For each decision (the rolled-out candidate afterstates of one roll, :mod:`training.plays`), the mover's cubeless
+    money equity of each candidate is minus the equity of the afterstate's probabilities (for the side on roll in it);
+    the loss is the mean over candidates of ``((net_i - mean(net)) - (rollout_i - mean(rollout)))^2`` in points^2,
+    each decision's mean taken out. What a checker play needs is the order of its candidates: the rollouts of one
+    decision share their dice trial by trial, so their differences carry much less noise than their values. Targets
+    of the same rows in ``--targets`` still fit the values themselves.
+
+    Args:
+        net: the model being fitted. positions, targets, decision: :func:`load_decisions`'s arrays.
+    """
+
+    def __init__(self, net, positions: np.ndarray, targets: np.ndarray, decision: np.ndarray) -> None:
+        order = np.argsort(decision, kind="stable")
+        self.encoded = EncodedTargets(net, positions[order], targets[order])
+        key = decision[order]
+        self.starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+        self.ends = np.r_[self.starts[1:], len(key)]
+        self.mover = -(self.encoded.targets @ EQUITY_WEIGHTS - 1.0)  # (K,) the rollouts' equity for the mover
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def loss(self, decisions: np.ndarray) -> torch.Tensor:
+        """The decision loss of decisions ``(B,)`` int64 (0 .. len-1), autograd on; 0 for none."""
+        if len(decisions) == 0:
+            return torch.zeros(())
+        sizes = self.ends[decisions] - self.starts[decisions]
+        rows = np.concatenate([np.arange(a, b) for a, b in zip(self.starts[decisions], self.ends[decisions])])
+        seg = torch.from_numpy(np.repeat(np.arange(len(decisions)), sizes))
+        n = torch.from_numpy(sizes.astype(np.float32))
+        mine = -(self.encoded.outputs(rows) @ EQUITY_WEIGHTS - 1.0)
+        diff = mine - self.mover[torch.from_numpy(rows)]
+        mean = torch.zeros(len(decisions)).index_add(0, seg, diff) / n
+        return ((diff - mean[seg]) ** 2).mean()
+
 
 def _saved(net: SingleFit | specialists.ClassNets) -> ValueNet | specialists.ClassNets:
     """What a fit checkpoint holds: the single net itself, or the specialists."""
@@ -332,6 +429,12 @@ def run_fit(cfg: FitConfig) -> dict:
         "seed": cfg.seed,
         "stderr_scale": cfg.stderr_scale,
     }
+    if cfg.decisions:  # recorded only when used: fits made before the decision loss existed resume as they were
+        if fit_classes != sorted(specialists.CLASSES):
+            raise StageError("--decisions fits every net a decision's candidates reach: it cannot go with --classes")
+        if not (math.isfinite(cfg.decision_weight) and cfg.decision_weight > 0):
+            raise StageError(f"--decision-weight must be a finite number > 0, got {cfg.decision_weight}")
+        data_settings |= {"decisions": list(cfg.decisions), "decision_weight": cfg.decision_weight}
     hint = "resume with the run's own settings, or start a new fit (--init RUN_DIR/latest.pt)"
     meta: checkpoint.CheckpointMeta | None = None
     if cfg.resume:
@@ -385,11 +488,14 @@ def run_fit(cfg: FitConfig) -> dict:
     }
 
     data = EncodedTargets(net, pos, tg, weights)
+    plays = DecisionTargets(net, *load_decisions(cfg.decisions)) if cfg.decisions else None
 
     def val_loss() -> dict:
         with torch.no_grad():
             net.eval()
             out = {"all": float(data.loss(val))}
+            if plays is not None:  # over every decision (the plays store's held-out parts judge the fit)
+                out["decisions"] = float(plays.loss(np.arange(len(plays))))
             cls = specialists.classify(pos[val])
             for code, name in enumerate(specialists.CLASSES, start=1):
                 rows = val[cls == code]
@@ -406,12 +512,15 @@ def run_fit(cfg: FitConfig) -> dict:
         for group in opt.param_groups:
             group["lr"] = lr
         perm = np.random.default_rng([cfg.seed, epoch]).permutation(train)
+        steps = range(0, len(perm), cfg.batch)
+        if plays is not None:  # every decision once an epoch, spread over its steps
+            chunks = np.array_split(np.random.default_rng([cfg.seed, epoch, 1]).permutation(len(plays)), len(steps))
         losses = []
-        for i in progress_bar(
-            range(0, len(perm), cfg.batch), desc=f"fit epoch {epoch + 1}", enabled=not cfg.quiet, leave=False
-        ):
+        for k, i in enumerate(progress_bar(steps, desc=f"fit epoch {epoch + 1}", enabled=not cfg.quiet, leave=False)):
             rows = perm[i : i + cfg.batch]
             loss = data.loss(rows)
+            if plays is not None:
+                loss = loss + cfg.decision_weight * plays.loss(chunks[k])
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()

@@ -151,6 +151,15 @@ def build_parser(prog: str = "python -m training") -> argparse.ArgumentParser:
         action="store_true",
         help="a position in several target parts is fitted once, to the last part's target (list rollouts last)",
     )
+    f.add_argument(
+        "--decisions",
+        nargs="+",
+        help="plays stores (campaign plan --plays, or folders of their parts): each step adds the decision loss, the "
+        "nets' differences between a decision's candidates against the rollouts' (training.fit.DecisionTargets)",
+    )
+    f.add_argument(
+        "--decision-weight", type=float, default=1.0, help="the decision loss's weight beside the targets' (default 1)"
+    )
     f.add_argument("--run-dir", required=True, type=_directory)
     f.add_argument("--epochs", type=int_at_least(1), default=10)
     f.add_argument("--lr", type=float, default=1e-4)
