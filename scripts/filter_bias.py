@@ -4,7 +4,7 @@ A plain rollout through the model's own move filter (:attr:`bgbot.arena.rollout.
 a slightly different player than the model at 0-ply: where the filter drops the model's best play, the trial's game
 goes another way. This measures what that does to the results. The positions are the first ``--positions`` of the
 held-out campaign store (default ``models/candidates/campaign-1-holdout``: 200 positions of bgbot-5's self-play, read
-by :func:`training.cubegate.reference_positions`); each is rolled out twice with the same settings and seed (plain,
+by :func:`bgbot.formats.store.reference_positions`); each is rolled out twice with the same settings and seed (plain,
 0-ply, cubeless, untruncated, quasi-random dice, the bear-off databases on, ``--trials`` trials), once evaluating
 every play, once through the filter, so the two meet the same dice in trial ``i`` (common random numbers: the
 difference is measured more precisely than either rollout).
@@ -73,8 +73,8 @@ def measure(reference: str, n_positions: int, trials: int, seed: int, vr: bool =
     from bgbot.arena.rollout import RolloutSettings, rollout_positions
     from bgbot.evaluation import bearoff, prune
     from bgbot.evaluation.network import set_threads
+    from bgbot.formats.store import reference_positions
     from bgbot.rules.outcomes import equity
-    from training.cubegate import reference_positions
 
     set_threads()
     bearoff.load()

@@ -3,7 +3,7 @@
 Prints one JSON object. The reference is every finished part of the campaign stores given (by default
 ``models/candidates/campaign-1-holdout``: 200 positions of bgbot-5's self-play, each rolled out with 5,184 plain
 trials, never fitted; standard error about 0.007 in the win probability), read as the training gate's cube check reads
-it (:func:`training.cubegate.reference_positions`). Each model's 0-ply probabilities of those positions for the side on
+it (:func:`bgbot.formats.store.reference_positions`). Each model's 0-ply probabilities of those positions for the side on
 roll (:func:`bgbot.evaluation.evaluator.position_probabilities`: databases where they apply) are compared with the
 rollouts:
 
@@ -35,8 +35,8 @@ sys.path.insert(0, str(ROOT))  # the training package of this checkout
 from bgbot.errors import BgbotError, run_script  # noqa: E402
 from bgbot.evaluation import checkpoint, specialists  # noqa: E402
 from bgbot.evaluation.evaluator import for_cube, position_probabilities  # noqa: E402
+from bgbot.formats.store import reference_positions  # noqa: E402
 from bgbot.rules.outcomes import equity  # noqa: E402
-from training.cubegate import reference_positions  # noqa: E402
 
 DEFAULT_REFERENCE = "models/candidates/campaign-1-holdout"
 

@@ -22,7 +22,7 @@ from bgbot.rules.board import starting_position
 from training import campaign, stages
 from training.campaign import Reason
 from training.fit import EncodedTargets, SingleFit, load_targets, stderr_weights
-from training.parts import StageError, load_npz, save_npz
+from training.parts import load_npz, save_npz
 from training.targets import ply_targets
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -208,9 +208,9 @@ def test_cost_table_compares_each_kind_with_the_reference(pool, tmp_path):
 
 
 def test_cube_errors_are_the_referees_cost_of_each_models_action():
+    from bgbot.arena import cubegate
     from bgbot.cube.decision import decide
     from bgbot.rules.state import CubeState, MatchState
-    from training import cubegate
 
     start = starting_position()
     positions = np.stack([start] * 3)
@@ -220,11 +220,11 @@ def test_cube_errors_are_the_referees_cost_of_each_models_action():
     timid = ref.copy()
     timid[0] = [0.52, 0.05, 0.0, 0.05, 0.0]  # a model that sees no double in the first position
     got = cubegate.decision_errors(timid, positions, ref)
-    r = decide(ref[:1], CubeState(), MatchState(), cubegate._efficiency(start))
+    r = decide(ref[:1], CubeState(), MatchState(), cubegate.efficiency(start))
     assert min(r.equities["double_take"], r.equities["double_pass"]) > r.equities["no_double"]  # the referee doubles
     assert got["double"][0] == pytest.approx(1000 * r.errors["no_double"]) and got["double"][0] > 0
-    paired = cubegate._paired(got["double"], same["double"])
-    assert paired["mean"] > 0
+    mean, low, high = cubegate.paired(got["double"], same["double"])
+    assert mean == pytest.approx(got["double"][0] / 2) and low < mean < high
 
 
 def test_gate_with_cube_reference_records_both_models_cube_errors(pool, tmp_path, capsys, monkeypatch):
@@ -236,7 +236,7 @@ def test_gate_with_cube_reference_records_both_models_cube_errors(pool, tmp_path
     argv = ["gate", "--candidate", MODEL, "--against", MODEL, "--games", "4", "--cube-reference", str(ref), "--quiet"]
     assert stages.main(argv) == 2  # a few held-out decisions judge nothing: refused, never a pass
     assert "too few to judge the cube" in capsys.readouterr().err
-    from training import cubegate
+    from bgbot.arena import cubegate
 
     monkeypatch.setattr(cubegate, "MIN_DECISIONS", 1)
     assert stages.main(argv) == 0
@@ -369,15 +369,3 @@ def test_each_reason_carries_its_rule():
     assert [r.rule for r in Reason] == list(campaign.RULES.values())
     assert Reason(3) is Reason.PRIME and Reason.PRIME.rule.startswith("A side has four or more consecutive")
     assert "0.058 in win probability" in Reason.BACKGAME.rule
-
-
-def test_a_reference_store_given_twice_is_refused(monkeypatch):
-    from training import cubegate
-
-    monkeypatch.chdir(ROOT)
-    holdout = "models/candidates/campaign-1-holdout"
-    pos, ref = cubegate.reference_positions([holdout])
-    assert pos.shape == (200, 26) and ref.shape == (200, 5)
-    for twice in ([holdout, holdout], [holdout, f"./{holdout}/"], [holdout, str(ROOT / holdout)]):
-        with pytest.raises(StageError, match=r"the reference store .* is given twice .*: give it once"):
-            cubegate.reference_positions(twice)

@@ -197,7 +197,7 @@ def test_gate_promotes_a_significant_winner(tiny_model, tmp_path, monkeypatch):
     net(torch.zeros(1, net.config.n_inputs)).sum().backward()
     opt.step()
     cand = checkpoint.save(tmp_path / "cand" / "tiny.pt", net, games_trained=5, training_config={}, optimizer=opt)
-    d = benchmark.gate(cand, tiny_model, 200, models_dir=models)
+    d = benchmark.gate(cand, tiny_model, benchmark.GateSettings(200), models_dir=models)
     assert d["accepted"] and d["promoted_to"] == str(models / "tiny.pt")
     promoted, meta = checkpoint.load(models / "tiny.pt")
     assert meta.optimizer_state is None and meta.games_trained == 5  # stripped, metadata kept
@@ -205,8 +205,9 @@ def test_gate_promotes_a_significant_winner(tiny_model, tmp_path, monkeypatch):
     for a, b in zip(promoted.state_dict().values(), net.state_dict().values()):
         assert torch.equal(a, b)
     assert (models / "tiny.pt").stat().st_size < cand.stat().st_size
-    assert benchmark.gate(cand, tiny_model, 200, models_dir=models)["accepted"]  # same weights there: no error
+    again = benchmark.gate(cand, tiny_model, benchmark.GateSettings(200), models_dir=models)
+    assert again["accepted"]  # same weights there: no error
     text = (models / "README.md").read_text()
     assert text.index("ACCEPTED") < text.index("## Other")
     with pytest.raises(benchmark.GateError, match="at least 200"):
-        benchmark.gate(cand, tiny_model, 100, models_dir=models)
+        benchmark.GateSettings(100)

@@ -69,13 +69,12 @@ import numpy as np
 from bgbot.arena.rollout import RolloutSettings, rollout_positions
 from bgbot.errors import int_at_least
 from bgbot.evaluation.evaluator import position_probabilities
+from bgbot.formats.store import STORE_FILE, CampaignSettings, check_part, load_settings, n_parts, part_path
 from bgbot.rules.outcomes import equity
 
 from .parts import StageError, first_rows, git_revision, load_model, load_npz, now, save_npz
 from .sample import BACKGAME, SAMPLE_CLASSES
 
-FORMAT = 1
-STORE_FILE = "campaign.json"
 PLAN_FILE = "plan.npz"
 LOCK_FILE = ".lock"
 
@@ -123,38 +122,6 @@ SCHEDULE = (Reason.CUBE, Reason.BACKGAME, Reason.CUBE, Reason.PRIME, Reason.CRAS
             Reason.BASE)  # fmt: skip
 """The order in which the plan takes positions from the streams of each reason, repeated (an exhausted stream is
 skipped): three of eight from the cube window, one each from the others."""
-
-
-@dataclasses.dataclass(frozen=True)
-class CampaignSettings:
-    """The settings of a store, fixed by ``plan`` (``campaign.json``)."""
-
-    model: str
-    model_sha256: str
-    rollout: dict
-    seed: int
-    part_size: int
-    plan_sha256: str
-    plan_rows: int
-    sources: list[str]
-    rules: dict
-    format: int = FORMAT
-    stream: dict | None = None
-    """None: a store of positions (the rules of :func:`choose`); ``{"kind": "plays", "ply": 2, "candidates": 5,
-    "chunk": 25}``: a store of checker-play decisions (:mod:`training.plays`)."""
-
-    def to_json(self) -> dict:
-        """The settings as ``campaign.json`` holds them (``stream`` only in a plays store: a positions store's record
-        is what it was before plays stores existed)."""
-        out = dataclasses.asdict(self)
-        if out["stream"] is None:
-            del out["stream"]
-        return out
-
-    @property
-    def plays(self) -> bool:
-        """Whether this is a plays store (:mod:`training.plays`)."""
-        return self.stream is not None and self.stream.get("kind") == "plays"
 
 
 # --- choosing positions --------------------------------------------------------------------------------------------
@@ -300,28 +267,6 @@ def model_path(store: Path, model: str) -> Path:
     return path
 
 
-def load_settings(store: Path) -> CampaignSettings:
-    """The store's settings (``campaign.json``).
-
-    Raises:
-        StageError: no store at ``store`` (nothing there, or a file), or its ``campaign.json`` is unreadable or of
-            another format.
-    """
-    path = store / STORE_FILE
-    if store.exists() and not store.is_dir():
-        raise StageError(f"--store {str(store)!r} is a file, not a campaign store (a directory)")
-    if not path.is_file():
-        raise StageError(f"{str(store)!r} is not a campaign store (no {STORE_FILE}): plan it first")
-    try:
-        data = json.loads(path.read_text())
-        settings = CampaignSettings(**data)
-    except (ValueError, TypeError) as e:
-        raise StageError(f"{str(path)!r} is not a readable campaign file: {e}") from None
-    if settings.format != FORMAT:
-        raise StageError(f"{str(path)!r} is of format {settings.format}, this code reads {FORMAT}")
-    return settings
-
-
 def load_plan(store: Path, settings: CampaignSettings) -> dict:
     """The plan's arrays, checked against the SHA-256 recorded in the settings.
 
@@ -353,58 +298,6 @@ def locked(store: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
-
-
-def part_path(store: Path, n: int) -> Path:
-    return store / f"part-{n:05d}.npz"
-
-
-def n_parts(settings: CampaignSettings) -> int:
-    return -(-settings.plan_rows // settings.part_size)
-
-
-def check_part(path: Path, n: int, settings: CampaignSettings, plan: dict | None = None) -> dict:
-    """Read a finished part back and check it belongs to this store: its settings, rows and arrays.
-
-    Raises:
-        StageError: the part is torn or unreadable, made by another model or with other settings, misnumbered (a part
-            of this store saved under another part's number), or malformed.
-    """
-    fix = f"remove {str(path)!r} and run again to roll it out anew"
-    try:
-        data = load_npz(path)
-    except StageError as e:
-        raise StageError(f"{e} (a torn part?): {fix}") from None
-    meta = data.get("meta") or {}
-    if meta.get("settings") != settings.to_json():
-        raise StageError(f"{str(path)!r} was made by another campaign (model or settings differ): {fix}")
-    if meta.get("part") != n:
-        made = meta.get("part")
-        raise StageError(
-            f"{str(path)!r} is misnumbered: it holds part {made}'s positions (plan rows of part {made}), not part "
-            f"{n}'s; it belongs at {part_path(path.parent, made).name!r} if that part is missing: {fix}"
-            if isinstance(made, int) and not isinstance(made, bool)
-            else f"{str(path)!r} records no part number: {fix}"
-        )
-    k = len(data.get("positions", ()))
-    for name, shape in (("targets", (k, 5)), ("stderr", (k, 5)), ("reasons", (k,))):
-        if name not in data or data[name].shape != shape:
-            raise StageError(f"{str(path)!r} has no {name} of shape {shape}: {fix}")
-    if settings.plays:
-        for name, shape in (("decisions", (k,)), ("choice", (k,)), ("rank2", (k,)), ("ply0", (k, 5)), ("ply2", (k, 5))):
-            if name not in data or data[name].shape != shape:
-                raise StageError(f"{str(path)!r} has no {name} of shape {shape}: {fix}")
-        lo = n * settings.part_size
-        d = data["decisions"]
-        if len(d) and (d.min() < lo or d.max() >= lo + settings.part_size or (np.diff(d) < 0).any()):
-            raise StageError(f"{str(path)!r} holds decisions outside part {n}'s plan rows: {fix}")
-    elif plan is not None:
-        rows = plan["positions"][n * settings.part_size : (n + 1) * settings.part_size]
-        if data["positions"].shape != rows.shape or not np.array_equal(data["positions"], rows):
-            raise StageError(f"{str(path)!r} does not hold the plan's positions of part {n}: {fix}")
-    if not (np.isfinite(data["targets"]).all() and np.isfinite(data["stderr"]).all()):
-        raise StageError(f"{str(path)!r} holds targets or standard errors that are not finite: {fix}")
-    return data
 
 
 def check_store_path(store: Path) -> None:

@@ -3,7 +3,8 @@
 ``python -m training gate --candidate C --against P --games N [--opponent pubeval ...] [--cube-reference STORE]
 --out FILE.json`` writes one JSON record: ppg with 95% CI of the candidate against the previous generation and each
 ``--opponent`` (:func:`bgbot.arena.benchmark.benchmark`); with ``--cube-reference``, also both models' money cube
-errors on held-out long rollouts, paired (:mod:`training.cubegate`). Accepted: by the gate's rule
+errors on held-out long rollouts, paired (:func:`bgbot.arena.benchmark.cube_check`, as ``bgbot gate
+--cube-reference``). Accepted: by the gate's rule
 (:func:`bgbot.arena.benchmark.accepts`: the lower 95% end of the ppg against the previous generation above 0), and
 the cube decisions not worse. Unlike ``bgbot gate`` it promotes nothing into ``models/``.
 """
@@ -72,7 +73,7 @@ class GateConfig:
 def run_gate(cfg: GateConfig) -> dict:
     """Play the gate's games -> the record (also written to ``cfg.out``): stage, candidate, against, created,
     results (by opponent: :func:`bgbot.arena.benchmark.benchmark`'s fields and seconds), accepted, and ``cube``
-    (:func:`training.cubegate.cube_check`) with a cube reference.
+    (:meth:`bgbot.arena.benchmark.CubeGate.to_json`) with a cube reference.
 
     Raises:
         StageError: a missing candidate or ``against`` checkpoint; ``out`` there and not a regular file; a cube reference with
@@ -103,12 +104,13 @@ def run_gate(cfg: GateConfig) -> dict:
         record["results"][opp] = r
     record["accepted"] = accepts(record["results"][cfg.against])
     if cfg.cube_reference:
-        from .cubegate import cube_check
+        from bgbot.arena.benchmark import cube_check
 
         if not cfg.against.endswith(".pt"):
             raise StageError("--cube-reference compares two checkpoints: --against must be a .pt file")
-        record["cube"] = cube_check(cfg.candidate, cfg.against, list(cfg.cube_reference))
-        record["accepted"] = record["accepted"] and record["cube"]["not_worse"]
+        checked = cube_check(cfg.candidate, cfg.against, list(cfg.cube_reference))
+        record["cube"] = checked.to_json()
+        record["accepted"] = record["accepted"] and checked.not_worse
     if cfg.out:
         out = Path(cfg.out)
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,7 @@ with other settings.
 Public API::
 
     StageError                                  # a stage that cannot run as asked
-    save_npz(path, **arrays) / load_npz(path)   # one part, atomically / checked
+    save_npz(path, **arrays) / load_npz(path)   # one part, atomically / checked (bgbot.formats.store)
     first_rows(positions)                       # the first occurrence of each distinct position
     check_settings(recorded, wanted, where, hint) / check_out(out, stage, settings, names)
     part_number(path)                           # the number that seeds a part's rollout dice
@@ -17,7 +17,6 @@ from __future__ import annotations
 import datetime as dt
 import io
 import json
-import zipfile
 import zlib
 from pathlib import Path
 
@@ -27,6 +26,7 @@ from bgbot import files
 from bgbot.errors import BgbotError
 from bgbot.evaluation import checkpoint
 from bgbot.evaluation.specialists import evaluator_for
+from bgbot.formats.store import load_npz
 
 __all__ = [
     "StageError",
@@ -64,36 +64,6 @@ def save_npz(path: Path, **arrays) -> Path:
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **arrays)
     return files.write_atomic(path, buffer.getvalue())
-
-
-def load_npz(path: Path) -> dict:
-    """Read a stage file: its arrays, and ``meta`` decoded from JSON.
-
-    Checks the shapes every stage relies on: ``positions`` ``(K, 26)`` integers, ``classes`` ``(K,)`` and ``targets``
-    ``(K, 5)`` where present.
-
-    Raises:
-        StageError: the file is missing, not an .npz archive, truncated, or holds a bad ``meta`` or bad shapes.
-    """
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            out = {k: z[k] for k in z.files}
-        if "meta" in out:
-            out["meta"] = json.loads(str(out["meta"]))
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as e:
-        what = "not an .npz archive" if isinstance(e, ValueError) and "pickled" in str(e) else e
-        raise StageError(f"{str(path)!r} is not a readable stage file: {what}") from None
-    if "meta" in out and not isinstance(out["meta"], dict):
-        raise StageError(f"{str(path)!r} is not a readable stage file: its meta is not a JSON object")
-    pos = out.get("positions")
-    if pos is not None and (pos.ndim != 2 or pos.shape[1] != 26 or pos.dtype.kind not in "iu"):
-        raise StageError(f"{str(path)!r}: positions must be (K, 26) integers, got {pos.shape} {pos.dtype}")
-    k = None if pos is None else len(pos)
-    for name, shape in (("classes", (k,)), ("targets", (k, 5))):
-        a = out.get(name)
-        if a is not None and a.shape != shape:
-            raise StageError(f"{str(path)!r}: {name} must have shape {shape} for its {k} positions, got {a.shape}")
-    return out
 
 
 def first_rows(positions: np.ndarray) -> np.ndarray:

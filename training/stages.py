@@ -222,7 +222,7 @@ def build_parser(prog: str = "python -m training") -> argparse.ArgumentParser:
         nargs="+",
         metavar="STORE",
         help="campaign stores of held-out long rollouts: accept only if the candidate's money cube decisions on them "
-        "are not worse than --against's (training.cubegate)",
+        "are not worse than --against's (bgbot.arena.cubegate)",
     )
     m = sub.add_parser("combine", help="one model: a checkpoint's nets for the plays, another's for the cube")
     m.add_argument("--model", required=True, help="the checkpoint whose nets choose the checker plays")

@@ -1,21 +1,26 @@
 """Checkpoint benchmarks for training runs, the progress plot, and the promotion gate for ``models/``.
 
-All three use :func:`bgbot.arena.tournament.run` (duplicate dice, 95% CI over pairs).
+All three use :func:`bgbot.arena.tournament.run` (duplicate dice, 95% CI over pairs). The gate may also judge the
+cube: cubeful games (``cube``), and the money cube decisions on held-out long rollouts (:func:`cube_check`, the record
+:class:`CubeGate`, the method :mod:`bgbot.arena.cubegate`), shared with ``python -m training gate``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import io
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from bgbot import files
-from bgbot.arena import tournament
+from bgbot.arena import cubegate, tournament
 from bgbot.arena.players import NetPlayer, Player
 from bgbot.errors import BgbotError, is_int
 from bgbot.formats import matfile
+from bgbot.formats.store import reference_positions
 
 GATE_SECTION = "## Gate decisions"
 MIN_GATE_GAMES = 200
@@ -28,6 +33,111 @@ EXIT_ACCEPTED, EXIT_REJECTED = 0, 1
 class GateError(BgbotError):
     """A gate that cannot run: a missing candidate or current model, or a promotion that would overwrite a
     different file in ``models/``."""
+
+
+@dataclasses.dataclass(frozen=True)
+class CubeErrors:
+    """One model's cube errors of one kind against the referee.
+
+    Attributes:
+        decisions: how many decisions of the kind the reference holds.
+        mean_millipoints: the model's mean error a decision, in millipoints (None: no decision).
+    """
+
+    decisions: int
+    mean_millipoints: float | None
+
+    @classmethod
+    def of(cls, errors: np.ndarray) -> CubeErrors:
+        """From :func:`bgbot.arena.cubegate.decision_errors`' ``(P,)`` float64 errors of one kind (NaN: none)."""
+        e = errors[~np.isnan(errors)]
+        return cls(len(e), float(e.mean()) if len(e) else None)
+
+
+@dataclasses.dataclass(frozen=True)
+class PairedDifference:
+    """The candidate's error minus the incumbent's, position by position, in millipoints.
+
+    Attributes:
+        mean: the mean difference (None: no decision). ci_low, ci_high: its 95% interval (None: under two decisions).
+        not_worse: whether the data do not show the candidate worse (the interval's lower end at most 0).
+    """
+
+    mean: float | None
+    ci_low: float | None
+    ci_high: float | None
+    not_worse: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class CubeGate:
+    """The cube check of a gate: two models' money cube decisions judged on held-out long rollouts, paired
+    (:mod:`bgbot.arena.cubegate`). ``to_json()`` is the ``"cube_check"`` of ``bgbot gate --json`` and the ``"cube"`` of
+    ``python -m training gate``'s record.
+
+    Attributes:
+        reference: the campaign stores of the long rollouts.
+        positions: the positions they hold.
+        candidate, against: each model's errors by kind (``"double"``, ``"take"``).
+        diff: the paired difference by kind.
+    """
+
+    reference: tuple[str, ...]
+    positions: int
+    candidate: dict[str, CubeErrors]
+    against: dict[str, CubeErrors]
+    diff: dict[str, PairedDifference]
+
+    @property
+    def not_worse(self) -> bool:
+        """Whether the candidate is not worse at every kind of decision: the cube half of the gate's verdict."""
+        return all(d.not_worse for d in self.diff.values())
+
+    def to_json(self) -> dict:
+        """The record as JSON-ready dicts, with ``not_worse``."""
+        return dataclasses.asdict(self) | {"reference": list(self.reference), "not_worse": self.not_worse}
+
+
+def cube_check(candidate: str | Path, against: str | Path, stores: list[str]) -> CubeGate:
+    """Judge the cube decisions of checkpoint ``candidate`` against checkpoint ``against`` on the held-out long
+    rollouts of the campaign ``stores``, each model reading its cube nets (:func:`bgbot.evaluation.evaluator.for_cube`)
+    at 0-ply.
+
+    Raises:
+        GateError: a missing checkpoint; fewer than :data:`bgbot.arena.cubegate.MIN_DECISIONS` decisions of a kind.
+        bgbot.formats.store.StoreError: a store that is not one, a torn or foreign part, no finished rollouts, a store
+            given twice. bgbot.evaluation.checkpoint.CheckpointError: an unreadable checkpoint.
+    """
+    from bgbot.evaluation import checkpoint
+    from bgbot.evaluation.evaluator import for_cube, position_probabilities
+    from bgbot.evaluation.specialists import evaluator_for
+
+    for path in (candidate, against):
+        if not Path(path).is_file():
+            raise GateError(f"the cube check needs checkpoints: no file at {str(path)!r}")
+    pos, ref = reference_positions(stores)
+    errors = {}
+    for who, path in (("candidate", candidate), ("against", against)):
+        evaluator = for_cube(evaluator_for(checkpoint.load(path)[0]))
+        errors[who] = cubegate.decision_errors(position_probabilities(evaluator, pos).astype(np.float64), pos, ref)
+    for kind in cubegate.KINDS:
+        n = int((~np.isnan(errors["candidate"][kind])).sum())
+        if n < cubegate.MIN_DECISIONS:
+            raise GateError(
+                f"the held-out rollouts in {stores!r} hold {n} {kind} decisions, too few to judge the cube "
+                f"(at least {cubegate.MIN_DECISIONS}): finish or add a reference store"
+            )
+    diff = {}
+    for kind in cubegate.KINDS:
+        mean, low, high = cubegate.paired(errors["candidate"][kind], errors["against"][kind])
+        diff[kind] = PairedDifference(mean, low, high, bool(low is None or low <= 0))
+    return CubeGate(
+        reference=tuple(stores),
+        positions=len(pos),
+        candidate={k: CubeErrors.of(v) for k, v in errors["candidate"].items()},
+        against={k: CubeErrors.of(v) for k, v in errors["against"].items()},
+        diff=diff,
+    )
 
 
 def _player_spec(candidate, plies: int):
@@ -120,48 +230,74 @@ def accepts(result: dict) -> bool:
     return bool(result["ci_low"] > 0)
 
 
+@dataclasses.dataclass(frozen=True)
+class GateSettings:
+    """How :func:`gate` judges a candidate.
+
+    Attributes:
+        games: at least :data:`MIN_GATE_GAMES`. seed, workers: as :class:`bgbot.arena.tournament.TournamentSettings`.
+        plies: both players' lookahead.
+        cube: cubeful money games (Jacoby on; each side doubling and taking from its own probabilities) instead of
+            cubeless ones: the gate of a candidate that changes only the cube.
+        cube_reference: campaign stores of held-out long rollouts (empty: no cube check, :func:`cube_check`); judged
+            before any game.
+
+    Raises:
+        GateError: fewer than :data:`MIN_GATE_GAMES` games.
+    """
+
+    games: int
+    seed: int = 0
+    workers: int = 1
+    plies: int = 0
+    cube: bool = False
+    cube_reference: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not is_int(self.games) or self.games < MIN_GATE_GAMES:
+            raise GateError(
+                f"the gate decides on at least {MIN_GATE_GAMES} games (a smaller sample cannot show a real edge), "
+                f"got {self.games!r}"
+            )
+
+
 def gate(
-    candidate: str | Path,
-    against: str | Path,
-    games: int,
-    seed: int = 0,
-    workers: int = 1,
-    models_dir: str | Path | None = None,
-    plies: int = 0,
+    candidate: str | Path, against: str | Path, settings: GateSettings, models_dir: str | Path | None = None
 ) -> dict:
-    """Promote ``candidate`` into ``models_dir`` only if it beats ``against`` significantly (95% CI lower bound > 0).
+    """Promote ``candidate`` into ``models_dir`` only if it beats ``against`` significantly (95% CI lower bound > 0)
+    and, with ``settings.cube_reference``, its cube decisions on held-out long rollouts are not worse
+    (:func:`cube_check`).
 
     Every decision, accepted or rejected, is appended to ``models_dir/README.md`` under "## Gate decisions" (the
     section is created when missing).
 
     Args:
-        candidate, against: checkpoint paths. games, seed, workers: as :class:`bgbot.arena.tournament.TournamentSettings`.
-        models_dir: where the model goes (default: ``against``'s directory). plies: both players' lookahead.
+        candidate, against: checkpoint paths. settings: :class:`GateSettings`.
+        models_dir: where the model goes (default: ``against``'s directory).
 
     Returns:
         ``{"accepted": bool, "candidate", "against", "promoted_to" (path or None), "ppg", "ci_low", "ci_high",
-        "games", "seed", "date"}``.
+        "games", "seed", "plies", "cube" (bool: cubeful games), "cube_check" (:meth:`CubeGate.to_json`, or None),
+        "date"}``.
 
     The promoted file is the candidate without its optimiser state (:func:`strip_optimizer`: a model to play with,
     a third of the size); the candidate keeps it, to resume training from.
 
     Raises:
-        GateError: fewer than :data:`MIN_GATE_GAMES` games, a missing checkpoint, or a file with other weights
-            already at the promotion path.
+        GateError: a missing checkpoint, or a file with other weights already at the promotion path; too few
+            decisions in ``cube_reference`` (:func:`cube_check`).
+        bgbot.formats.store.StoreError: a ``cube_reference`` that is not a readable campaign store.
     """
-    if not is_int(games) or games < MIN_GATE_GAMES:
-        raise GateError(
-            f"the gate decides on at least {MIN_GATE_GAMES} games (a smaller sample cannot show a real edge), "
-            f"got {games!r}"
-        )
+    games, seed, plies, cube = settings.games, settings.seed, settings.plies, settings.cube
     candidate, against = Path(candidate), Path(against)
     for p in (candidate, against):
         if not p.is_file():
             raise GateError(f"no checkpoint file at {str(p)!r}")
     models = Path(models_dir) if models_dir is not None else against.parent
-    settings = tournament.TournamentSettings(games, seed=seed, workers=workers)
-    row = tournament.run([f"{candidate}:{plies}", f"{against}:{plies}"], settings)["pairings"][0]
-    accepted = accepts(row)
+    checked = cube_check(candidate, against, list(settings.cube_reference)) if settings.cube_reference else None
+    games_settings = tournament.TournamentSettings(games, seed=seed, workers=settings.workers, cube=cube)
+    row = tournament.run([f"{candidate}:{plies}", f"{against}:{plies}"], games_settings)["pairings"][0]
+    accepted = accepts(row) and (checked is None or checked.not_worse)
     target = models / candidate.name
     promoted = None
     if accepted:
@@ -182,6 +318,8 @@ def gate(
         "games": games,
         "seed": seed,
         "plies": plies,
+        "cube": cube,
+        "cube_check": None if checked is None else checked.to_json(),
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
     record_decision(models / "README.md", decision)
@@ -204,12 +342,29 @@ def record_decision(readme: str | Path, decision: dict) -> None:
         f"- {decision['date']}: {verdict} `{decision['candidate']}` against `{decision['against']}`: "
         f"{decision['ppg']:+.3f} ± {half:.3f} ppg "
         f"(95% CI [{decision['ci_low']:+.3f}, {decision['ci_high']:+.3f}]), "
-        f"{decision['games']} games, seed {decision['seed']}, {decision.get('plies', 0)}-ply"
+        f"{decision['games']} games{' (cubeful)' if decision.get('cube') else ''}, seed {decision['seed']}, "
+        f"{decision.get('plies', 0)}-ply"
+        + cube_check_note(decision.get("cube_check"))
         + (f"; promoted to `{decision['promoted_to']}`" if decision["promoted_to"] else "")
         + "\n"
     )
     readme.parent.mkdir(parents=True, exist_ok=True)
     matfile.write_atomic(readme, head + line + tail)
+
+
+def cube_check_note(check: dict | None) -> str:
+    """The cube check's clause of a gate decision line and of ``bgbot gate``'s verdict: ``check`` is
+    :meth:`CubeGate.to_json` (None: empty)."""
+    if check is None:
+        return ""
+    parts = []
+    for kind in cubegate.KINDS:
+        d = check["diff"][kind]
+        interval = "" if d["ci_low"] is None else f" [{d['ci_low']:+.1f}, {d['ci_high']:+.1f}]"
+        mean = "n/a" if d["mean"] is None else f"{d['mean']:+.1f}"
+        parts.append(f"{kind} {mean}{interval} mp")
+    verdict = "not worse" if check["not_worse"] else "WORSE"
+    return f"; cube on {check['positions']} held-out rollouts: {', '.join(parts)} ({verdict})"
 
 
 def _load_payload(path: str | Path) -> dict:
