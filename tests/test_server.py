@@ -87,6 +87,16 @@ def test_health_and_docs(server):
             ["cube", START, "--probabilities", "0.7,0.2,0.01,0.05,0.001"],
         ),
         ("/v1/cube", {"position": XGID_BEFORE_ROLL}, ["cube", XGID_BEFORE_ROLL]),
+        (
+            "/v1/cube",
+            {"position": XGID_BEFORE_ROLL, "ply": 1, "cube_search": "true"},
+            ["cube", XGID_BEFORE_ROLL, "--ply", "1", "--cube-search"],
+        ),
+        (
+            "/v1/cube",
+            {"position": PLUS, "ply": 1, "cube_search": "true"},
+            ["cube", PLUS, "--ply", "1", "--cube-search"],
+        ),
     ],
 )
 def test_answers_equal_the_cli(server, capsys, path, params, argv):
@@ -127,7 +137,9 @@ def test_batch(server, capsys):
     assert answers[5] == {"error": capsys.readouterr().err.strip().removeprefix("error: ")}
     assert answers[5]["error"].startswith("a double awaits an answer in '4HPwATDgc/ABUA:MBkAAAAAAAAA'")
     assert answers[6:10] == [
-        {"error": "unknown field 'dice': a cube request takes position, jacoby, ply, probabilities or a board"},
+        {
+            "error": "unknown field 'dice': a cube request takes position, jacoby, ply, probabilities, cube_search or a board"
+        },
         {"error": "unknown field 'ply': a moves request takes position, dice or a board"},
         {"error": "unknown field 'jacoby': a move request takes position, dice, ply or a board"},
         {"error": "unknown field 'probabilities': a move request takes position, dice, ply or a board"},
@@ -472,3 +484,26 @@ def test_rollout_stream_takes_its_settings_and_names_a_misspelt_one(server, caps
     with httpx.stream("GET", f"{server}/v1/rollout?position=4HPwATDgc/ABMA&trails=36", timeout=60) as r:
         text = "".join(r.iter_text())
     assert "unknown field 'trails'" in text and "trials" in text
+
+
+def test_cube_search_in_a_batch_and_its_conflict_with_probabilities(server, capsys):
+    body = {
+        "requests": [
+            {"endpoint": "cube", "position": PLUS, "ply": 1, "cube_search": True},
+            {"endpoint": "cube", "position": PLUS, "ply": 1},
+            {"endpoint": "move", "position": START, "dice": "31", "cube_search": True},
+        ]
+    }
+    answers = httpx.post(server + "/v1/batch", json=body, timeout=60).json()["answers"]
+    searched = cli_json(capsys, "cube", PLUS, "--ply", "1", "--cube-search")
+    assert searched["cube_search"] is True and close(answers[0], searched)
+    assert close(answers[1], cli_json(capsys, "cube", PLUS, "--ply", "1")) and "cube_search" not in answers[1]
+    assert answers[2] == {"error": "unknown field 'cube_search': a move request takes position, dice, ply or a board"}
+    conflict = "cube_search and probabilities cannot be used together"
+    got = get(server, "/v1/cube", position=START, cube_search="true", probabilities="0.7,0.2,0.01,0.05,0.001")
+    assert got.status_code == 422 and got.json()["detail"].startswith(conflict)
+    request = {"endpoint": "cube", "position": START, "cube_search": True, "probabilities": "0.7,0.2,0.01,0.05,0.001"}
+    got = httpx.post(server + "/v1/batch", json={"requests": [body["requests"][1], request]}, timeout=60)
+    assert got.status_code == 422 and got.json()["detail"].startswith(f"requests.1: {conflict}")
+    got = get(server, "/v1/cube", position=START, cube_search="maybe")
+    assert got.status_code == 422 and got.json()["detail"].startswith("cube_search: ")

@@ -5,12 +5,14 @@ Endpoints (OpenAPI documentation at ``/docs``, the schema at ``/openapi.json``):
     GET  /v1/health                                  {"status": "ok", "version", "model", "requests", "batches"}
     GET  /v1/moves?position=P&dice=D                 as ``bgbot moves P D --json``
     GET  /v1/move?position=P&dice=D&ply=N            as ``bgbot move P D --ply N --json``
-    GET  /v1/cube?position=P[&jacoby=on|off][&probabilities=W,WG,WBG,LG,LBG]     as ``bgbot cube ... --json``
+    GET  /v1/cube?position=P[&ply=N][&cube_search=true][&jacoby=on|off][&probabilities=W,WG,WBG,LG,LBG]
+                                                     as ``bgbot cube ... [--ply N] [--cube-search] --json``
     POST /v1/batch  {"requests": [{"endpoint": "move"|"moves"|"cube", "position", "dice", "ply", "jacoby",
-                     "probabilities"}, ...]}  ->  {"answers": [answer or {"error": message}, ...]}
+                     "probabilities", "cube_search"}, ...]}  ->  {"answers": [answer or {"error": message}, ...]}
 
 A bad position, dice or ply is HTTP 400 with ``{"detail": message}``, the message the CLI prints after ``error:``; a
-malformed request (a missing parameter, a ply that is not an integer, a batch body that is not the schema) is 422.
+malformed request (a missing parameter, a ply that is not an integer, a batch body that is not the schema) is 422, and
+so are settings that cannot be used together (``cube_search`` with ``probabilities``: :class:`RequestConflict`).
 Nothing is ignored: a query parameter an endpoint does not take (``p26``, a misspelt name), one given twice, or both a
 position and a board is 400 naming it (:func:`query_position`); a body field a schema does not have is 422 naming it.
 Position IDs contain ``+`` and ``/``: clients URL-encode them; a ``+`` that arrives decoded to a space is read back as
@@ -50,7 +52,7 @@ from bgbot.formats import context, plays
 from bgbot.protocols import web
 from bgbot.rules.state import CubeState, MatchState
 
-__all__ = ["ServerError", "create_app", "serve", "answer", "query_position", "BOARD_FIELDS"]
+__all__ = ["ServerError", "RequestConflict", "create_app", "serve", "answer", "query_position", "BOARD_FIELDS"]
 
 MAX_BATCH = 1000
 """Most requests one ``POST /v1/batch`` may carry."""
@@ -66,6 +68,24 @@ WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 
 class ServerError(BgbotError):
     """A server that cannot start (port in use, FastAPI missing) or a request it cannot answer."""
+
+
+class RequestConflict(ServerError):
+    """A request whose settings cannot be used together (``cube_search`` with ``probabilities``): HTTP 422, a
+    malformed request, as the command line refuses the same flags before any work."""
+
+
+def check_cube_settings(request: dict[str, Any]) -> None:
+    """Refuse a cube request's ``cube_search`` that is not a bool, or that comes with ``probabilities`` (they replace
+    the evaluation the search would make). Raises ServerError; RequestConflict for the conflict."""
+    search = request.get("cube_search", False)
+    if not isinstance(search, bool):
+        raise ServerError(f"cube_search is true or false, got {search!r}")
+    if search and request.get("probabilities") is not None:
+        raise RequestConflict(
+            "cube_search and probabilities cannot be used together: probabilities replace the evaluation that "
+            "cube_search searches"
+        )
 
 
 # -- answers, as the CLI's --json gives them --------------------------------------------------------------------------
@@ -157,18 +177,23 @@ def query_position(position: str | None, params: list[tuple[str, str]], known: s
     return points_position(points)
 
 
-ENDPOINT_FIELDS = {"moves": ("dice",), "move": ("dice", "ply"), "cube": ("jacoby", "ply", "probabilities")}
+ENDPOINT_FIELDS = {
+    "moves": ("dice",),
+    "move": ("dice", "ply"),
+    "cube": ("jacoby", "ply", "probabilities", "cube_search"),
+}
 """The settings each endpoint takes besides its position (a batch request's others must be left out)."""
 
 
 def check_fields(endpoint: str, request: dict[str, Any]) -> None:
     """Refuse a setting ``endpoint`` does not take (a batch request's ``dice`` for ``cube``, ``ply`` for ``moves``,
     ...), as the GET endpoints and the CLI refuse it, instead of ignoring it. A setting left out or at its default
-    (None, or ``ply`` 0) passes. Raises ServerError."""
+    (None, ``ply`` 0, ``cube_search`` false) passes. Raises ServerError."""
     takes = ENDPOINT_FIELDS.get(endpoint, ())
-    for name in ("dice", "ply", "jacoby", "probabilities"):
+    for name in ("dice", "ply", "jacoby", "probabilities", "cube_search"):
         value = request.get(name)
-        if name not in takes and value is not None and not (name == "ply" and value == 0):
+        default = value is None or (name == "ply" and value == 0) or (name == "cube_search" and value is False)
+        if name not in takes and not default:
             raise ServerError(
                 f"unknown field {name!r}: a {endpoint} request takes {', '.join(('position', *takes))} or a board"
             )
@@ -208,11 +233,12 @@ def answer(bot: "Bot", endpoint: str, request: dict[str, Any]) -> dict:
             if jacoby not in ("on", "off"):
                 raise ServerError(f"jacoby is 'on' or 'off', got {jacoby!r}")
             ctx = ctx.with_jacoby(jacoby == "on")
+        check_cube_settings(request)
         given = request.get("probabilities")
         if given is not None and ply:
             raise ServerError("probabilities replace the evaluation; they cannot be used with ply")
         probabilities = None if given is None else context.parse_probabilities(given)
-        return cube_json(bot, ctx, probabilities=probabilities, ply=ply)
+        return cube_json(bot, ctx, probabilities=probabilities, ply=ply, cube_search=request.get("cube_search", False))
     raise ServerError(f"endpoint is 'moves', 'move' or 'cube', got {endpoint!r}")
 
 
@@ -426,6 +452,8 @@ def _validation_message(errors: list) -> str:
         what = f"at most {MAX_BATCH} requests in a batch"
     elif e.get("type") == "extra_forbidden":
         what = "unknown field"
+    elif e.get("type") == "value_error":  # a schema's own check (settings that cannot be used together)
+        what = what.removeprefix("Value error, ")
     return api_message(ValueError(f"{where}: {what}" if where else what))
 
 
@@ -477,7 +505,8 @@ def create_app(
 
     @app.exception_handler(BgbotError)
     async def _bad_input(request, err: BgbotError):
-        return JSONResponse(status_code=400, content={"detail": api_message(err)})
+        status = 422 if isinstance(err, RequestConflict) else 400
+        return JSONResponse(status_code=status, content={"detail": api_message(err)})
 
     from fastapi.exceptions import RequestValidationError
 
@@ -535,10 +564,16 @@ def create_app(
         jacoby: Literal["on", "off"] | None = Query(None, description="Jacoby rule for money play"),
         probabilities: str | None = Query(None, description="W,WG,WBG,LG,LBG to use instead of the model's"),
         ply: int = Query(0, description="lookahead of the cubeless probabilities, 0..2"),
+        cube_search: bool = Query(
+            False, description="decide by cubeful search at ply (bgbot cube --cube-search); not with probabilities"
+        ),
     ) -> dict:
         """The cube action of the side on roll before rolling (``bgbot cube --json``)."""
         pos = position_of(position, request)
         req = {"position": pos, "jacoby": jacoby, "probabilities": probabilities, "ply": ply}
+        if cube_search:
+            req["cube_search"] = True
+        check_cube_settings(req)  # a conflict is refused (422) before the request joins a batch
         return await batcher.submit("cube", req)
 
     strict = pydantic.ConfigDict(extra="forbid")  # an unknown field is a 422 naming it, never ignored
@@ -554,6 +589,12 @@ def create_app(
         ply: int = 0
         jacoby: Literal["on", "off"] | None = None
         probabilities: str | None = None
+        cube_search: bool = pydantic.Field(False, description="cube: decide by cubeful search at ply")
+
+        @pydantic.model_validator(mode="after")
+        def _no_conflict(self):
+            check_cube_settings({"cube_search": self.cube_search, "probabilities": self.probabilities})
+            return self
 
     class Batch(pydantic.BaseModel):  # type: ignore[name-defined]
         model_config = strict
