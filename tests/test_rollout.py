@@ -232,6 +232,24 @@ def test_bad_settings_raise(kw, match):
         ro.RolloutSettings(**kw)
 
 
+def test_candidates_are_the_plays_given_then_the_best_others_by_the_move_filter(ev):
+    from bgbot.formats.plays import legal_plays
+
+    start, roll = starting_position(), (5, 3)
+    ranked = [c.play for c in ro.candidates(ev, start, roll)]  # the move filter's, best first
+    outside = [p.play for p in legal_plays(positionid.encode(start), "53") if p.play not in ranked]
+    assert ranked[0] == "8/3 6/3" and len(ranked) >= 4 and outside  # 0-ply's best; a play the filter drops
+    assert [c.play for c in ro.candidates(ev, start, roll, max_candidates=3)] == ranked[:3]
+    assert [c.play for c in ro.candidates(ev, start, roll, [outside[0]])] == [outside[0]]  # the plays given alone
+    got = [c.play for c in ro.candidates(ev, start, roll, [outside[0]], 3)]
+    assert got == [outside[0], *ranked[:2]]  # given anyway, then the two best others
+    got = [c.play for c in ro.candidates(ev, start, roll, [outside[-1], ranked[1]], 4)]
+    assert got == [outside[-1], ranked[1], ranked[0], ranked[2]]  # a play given is not rolled out twice
+    assert len(ro.candidates(ev, start, roll, [outside[0]], 99)) == 1 + len(ranked)  # all the filter keeps
+    with pytest.raises(ro.RolloutError, match="2 candidates cannot hold the 3 plays given"):
+        ro.candidates(ev, start, roll, [outside[0], ranked[0], ranked[1]], 2)
+
+
 def test_cli_rollout_json_and_table(capsys):
     assert main(["rollout", "4HPwATDgc/ABMA", "31", "--trials", "72", "--truncate", "2", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -256,6 +274,10 @@ def test_cli_rollout_json_and_table(capsys):
         (["4HPwATDgc/ABMA", "31", "--workers", "0"], "workers"),
         (["4HPwATDgc/ABMA", "31", "--ray", "127.0.0.1:1"], "cannot reach the Ray cluster"),
         (["4HPwATDgc/ABMA", "31", "--ray", "nonsense"], "HOST:PORT"),
+        (
+            ["4HPwATDgc/ABMA", "31", "--play", "8/5 6/5", "--play", "24/21 24/23", "--candidates", "1"],
+            "1 candidates cannot hold the 2 plays given: ask for at least 2",
+        ),
     ],
 )
 def test_cli_bad_input_is_one_error_line(capsys, argv, match):

@@ -796,37 +796,46 @@ def candidates(
     max_candidates: int | None = None,
 ) -> list[Candidate]:
     """The plays to roll out: ``plays`` as typed (any spelling :func:`bgbot.formats.notation.parse_play` accepts),
-    or else those GNU Backgammon's 0-ply move filter keeps (the best :data:`bgbot.evaluation.search.FILTER_KEEP`
-    within :data:`bgbot.evaluation.search.FILTER_WINDOW` of the best 0-ply equity), at most ``max_candidates``.
+    then the best others GNU Backgammon's 0-ply move filter keeps (the best :data:`bgbot.evaluation.search.FILTER_KEEP`
+    within :data:`bgbot.evaluation.search.FILTER_WINDOW` of the best 0-ply equity, best first), ``max_candidates`` in
+    all (fewer when the filter keeps fewer). Without ``max_candidates``: ``plays`` alone when given, else all the
+    filter keeps.
 
     Raises:
-        RolloutError: an unknown, illegal or repeated play, or ``max_candidates`` < 1.
+        RolloutError: an unknown, illegal or repeated play; ``max_candidates`` < 1, or fewer than the plays given.
     """
     if max_candidates is not None and max_candidates < 1:
         raise RolloutError(f"the number of candidates must be at least 1, got {max_candidates}")
+    if max_candidates is not None and max_candidates < len(plays):
+        raise RolloutError(
+            f"{max_candidates} candidates cannot hold the {len(plays)} plays given: ask for at least {len(plays)} "
+            "(the plays given, then the best others by the move filter)"
+        )
     position = validate(position)
     names = {bytes(lp.afterstate): lp.play for lp in legal_plays(position, dice)}
     out: list[Candidate] = []
-    if plays:
-        seen: set[bytes] = set()
-        for text in plays:
-            try:
-                p = notation.parse_play(position, dice, text)
-            except BgbotError as e:
-                raise RolloutError(f"unknown play {text!r}: {e}") from e
-            after = flip(np.asarray(p.afterstate, dtype=np.int8))
-            key = bytes(after.astype(np.int8))
-            if key in seen:
-                raise RolloutError(f"play {text!r} is given twice (as {names.get(key, text)!r})")
-            seen.add(key)
-            out.append(Candidate(names.get(key, text), after.astype(np.int8)))
-        return out[:max_candidates] if max_candidates else out
+    seen: set[bytes] = set()
+    for text in plays:
+        try:
+            p = notation.parse_play(position, dice, text)
+        except BgbotError as e:
+            raise RolloutError(f"unknown play {text!r}: {e}") from e
+        after = flip(np.asarray(p.afterstate, dtype=np.int8))
+        key = bytes(after.astype(np.int8))
+        if key in seen:
+            raise RolloutError(f"play {text!r} is given twice (as {names.get(key, text)!r})")
+        seen.add(key)
+        out.append(Candidate(names.get(key, text), after.astype(np.int8)))
+    wanted = len(out) if plays and max_candidates is None else max_candidates
+    if wanted is not None and len(out) >= wanted:
+        return out
     found = ranking.rank(evaluator, position[None, :], np.array([dice]))
     keep = search.filter_candidates(equity(found.probabilities), found.plays.parent)
-    rows = [int(i) for i in found.order if keep[i]]
-    if max_candidates:
-        rows = rows[:max_candidates]
-    return [Candidate(names[bytes(found.plays.afterstates[i])], found.plays.afterstates[i]) for i in rows]
+    for i in found.order:
+        after = found.plays.afterstates[i]
+        if keep[i] and bytes(after) not in seen and (wanted is None or len(out) < wanted):
+            out.append(Candidate(names[bytes(after)], after))
+    return out
 
 
 def rollout_plays(

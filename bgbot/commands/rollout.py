@@ -30,7 +30,14 @@ def add_parser(subparsers) -> None:
     p.add_argument("dice", nargs="*", metavar="DICE", help="the roll: 31, 3-1 or '3 1' (none: position rollout)")
     common.add_model_argument(p)
     p.add_argument("--play", action="append", default=[], metavar="PLAY", help="a play to roll out (repeatable)")
-    p.add_argument("--candidates", type=int, default=None, metavar="N", help="roll out at most the N best plays")
+    p.add_argument(
+        "--candidates",
+        type=int,
+        default=None,
+        metavar="N",
+        help="roll out N plays: those given with --play (at most N), then the best others by the move filter "
+        "(fewer when the filter keeps fewer)",
+    )
     p.add_argument("--trials", type=int, default=1296, metavar="N", help="trials per candidate (default 1296)")
     p.add_argument("--truncate", type=int, default=0, metavar="PLIES", help="stop trials after PLIES (0 = never)")
     p.add_argument("--ply", type=int, default=0, metavar="N", help="lookahead of the players inside (default 0)")
