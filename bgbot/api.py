@@ -39,8 +39,8 @@ import numpy as np
 
 from bgbot.arena import ranking
 from bgbot.cube import decision as cube_lib
-from bgbot.errors import BgbotError, is_int
-from bgbot.evaluation import checkpoint, evaluator
+from bgbot.errors import BgbotError
+from bgbot.evaluation import checkpoint, evaluator, search
 from bgbot.evaluation.classes import CLASS_NAMES, classify_batch, cube_efficiency
 from bgbot.evaluation.network import ValueNet, set_threads
 from bgbot.evaluation.specialists import ClassNets, evaluator_for
@@ -201,7 +201,8 @@ class Bot:
         over the 21 rolls of my best reply valued at N-1 ply).
 
         Raises:
-            ApiError: ``ply`` not an integer >= 0. bgbot.evaluation.search.SearchError: deeper than it serves.
+            bgbot.evaluation.search.SearchError: ``ply`` not a whole number 0 .. 2
+                (:func:`bgbot.evaluation.search.check_ply`).
         """
         return _probabilities(self.evaluator, position, ply)
 
@@ -245,10 +246,10 @@ class Bot:
             ply: search depth, 0, 1 or 2.
 
         Raises:
-            ApiError: a negative ``ply``. bgbot.formats.context.ContextError, bgbot.rules.board.PositionError: bad input.
+            bgbot.evaluation.search.SearchError: ``ply`` not a whole number 0 .. 2. bgbot.formats.context.ContextError,
+                bgbot.rules.board.PositionError: bad input.
         """
-        if not isinstance(ply, (int, np.integer)) or ply < 0:
-            raise ApiError(f"ply is a search depth 0, 1, 2, ..., got {ply!r}")
+        ply = search.check_ply(ply)
         ctx = as_context(position, dice)
         if ctx.dice is None:
             raise DiceSyntaxError(f"no dice given for {ctx.position_id!r}, and the position carries none")
@@ -261,11 +262,10 @@ class Bot:
         """:func:`bgbot.arena.ranking.rank` of requests, named: each context's position, dice, cube and match.
 
         Raises:
-            ApiError: a negative ``ply``. bgbot.formats.context.DiceSyntaxError: a context without dice.
-            bgbot.evaluation.search.SearchError: ``ply`` deeper than the search serves.
+            bgbot.evaluation.search.SearchError: ``ply`` not a whole number 0 .. 2. bgbot.formats.context.DiceSyntaxError:
+                a context without dice.
         """
-        if not isinstance(ply, (int, np.integer)) or ply < 0:
-            raise ApiError(f"ply is a search depth 0, 1, 2, ..., got {ply!r}")
+        ply = search.check_ply(ply)
         for ctx in contexts:
             if ctx.dice is None:
                 raise DiceSyntaxError(f"no dice given for {ctx.position_id!r}, and the position carries none")
@@ -331,14 +331,11 @@ class Bot:
 
 def _probabilities(ev: evaluator.PositionEvaluator, position, ply) -> Probabilities:
     """:meth:`Bot.evaluate` with the evaluator ``ev``."""
-    if not is_int(ply) or ply < 0:
-        raise ApiError(f"ply is a search depth 0, 1, 2, ..., got {ply!r}")
+    ply = search.check_ply(ply)
     pos = as_position(position)
     if ply == 0:
         probs, _ = evaluator.classified_probabilities(ev, pos[None, :])
         return Probabilities.from_array(probs[0])
-    from bgbot.evaluation import search
-
     theirs = search.afterstate_values(ev, pos[None, :], int(ply))  # (1, 5) opponent's view
     return Probabilities.from_array(flip_probabilities(theirs)[0])
 
@@ -471,8 +468,7 @@ def cube_json(bot: Bot | None, ctx, probabilities=None, ply: int = 0, cube_searc
     else:
         if bot is None:
             raise ApiError("a model is needed unless probabilities are given")
-        if not is_int(ply) or ply < 0:
-            raise ApiError(f"ply is a search depth 0, 1, 2, ..., got {ply!r}")
+        ply = search.check_ply(ply)
         source = CLASS_NAMES[int(classify_batch(ctx.position[None, :])[0])]
         exact = source == "bearoff-two-sided" and ctx.match.is_money and evaluator.class_dispatch()
         if cube_search and not exact:

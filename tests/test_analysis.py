@@ -144,7 +144,7 @@ def test_cli_report_json_and_errors(capsys, tmp_path):
     for argv, message in (
         (["analyse", str(broken)], "illegal play"),
         (["analyse", str(tmp_path / "missing.mat")], "No such file"),
-        (["analyse", str(small), "--ply", "5"], "--ply must be 0..2"),
+        (["analyse", str(small), "--ply", "5"], "ply must be a whole number 0 .. 2 (the search depth), got 5"),
     ):
         assert cli.main(argv) == 2
         err = capsys.readouterr().err

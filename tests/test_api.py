@@ -127,9 +127,21 @@ def test_finished_game_is_scored_exactly(bot):
     assert best.equity == 3.0
 
 
-def test_negative_ply_rejected(bot):
-    with pytest.raises(ApiError, match="-1"):
-        bot.rank_plays(START, (3, 1), ply=-1)
+def test_a_ply_outside_the_search_depths_is_refused_by_the_one_check(bot):
+    from bgbot.evaluation.search import SearchError, check_ply
+
+    for ply in (-1, 3, 1.0, True, "1"):
+        message = f"ply must be a whole number 0 .. 2 (the search depth), got {ply!r}"
+        for call, args, kwargs in (
+            (check_ply, (ply,), {}),
+            (bot.rank_plays, (START, (3, 1)), {"ply": ply}),
+            (bot.evaluate, (START,), {"ply": ply}),
+            (bot.cube_probabilities, (START,), {"ply": ply}),
+        ):
+            with pytest.raises(SearchError) as caught:
+                call(*args, **kwargs)
+            assert str(caught.value) == message and isinstance(caught.value, ValueError)
+    assert [check_ply(p) for p in (0, 1, 2)] == [0, 1, 2]
 
 
 def test_ply_1_uses_search_and_keeps_probabilities_consistent(bot):

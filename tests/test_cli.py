@@ -203,6 +203,22 @@ def test_bad_input_is_one_error_line_and_status_2(capsys, argv, quoted):
     assert quoted in err
 
 
+def test_every_ply_option_is_refused_by_the_one_check(capsys, tmp_path):
+    message = "error: argument --ply: ply must be a whole number 0 .. 2 (the search depth), got 3"
+    for argv in (
+        ["move", START, "31"],
+        ["cube", START],
+        ["rollout", START, "31"],
+        ["analyse", str(tmp_path / "any.mat")],
+        ["play"],
+        ["gate", str(tmp_path / "c.pt"), "--against", str(tmp_path / "a.pt"), "--games", "200"],
+        ["external", "--port", "1"],
+        ["ubgi"],
+    ):
+        status, out, err = run(capsys, *argv, "--ply", "3")
+        assert status == 2 and out == "" and err.startswith(message), argv
+
+
 def test_corrupt_model(capsys, tmp_path):
     bad = tmp_path / "model.pt"
     bad.write_bytes(b"\x00" * 100)

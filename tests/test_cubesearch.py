@@ -12,6 +12,7 @@ from bgbot.arena import cubesearch
 from bgbot.cube.decision import decide
 from bgbot.evaluation.classes import cube_efficiency
 from bgbot.evaluation.evaluator import for_cube, position_probabilities
+from bgbot.evaluation.search import SearchError
 from bgbot.formats import positionid
 from bgbot.rules.board import game_result
 from bgbot.rules.movegen import ROLL_WEIGHTS, ROLLS, generate_plays
@@ -111,7 +112,7 @@ def test_last_roll_is_exact(bot, mine, wins, action, plies):
 
 
 def test_errors(bot, positions):
-    with pytest.raises(cubesearch.CubeSearchError, match="plies must be 0..2"):
+    with pytest.raises(SearchError, match=r"ply must be a whole number 0 \.\. 2 \(the search depth\), got 3"):
         cubesearch.searched_values(bot.evaluator, positions, CubeState(), MatchState(), 3)
     over = position({}, {24: 1})
     with pytest.raises(cubesearch.CubeSearchError, match="finished"):

@@ -141,7 +141,7 @@ def test_bgbot_doubles_and_you_take(tmp_path):
 
 def test_bad_options(capsys):
     for argv, message in (
-        (["play", "--ply", "7"], "--ply must be 0..2"),
+        (["play", "--ply", "7"], "ply must be a whole number 0 .. 2 (the search depth), got 7"),
         (["play", "--bgbot-first"], "--bgbot-first needs --position"),
         (["play", "--match-length", "-1"], "--match-length must be >= 0"),
         (["play", "--match-length", "65"], "65-point match is longer than the 64 points"),

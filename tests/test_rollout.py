@@ -223,13 +223,22 @@ def test_whole_game_trials_are_the_same_in_any_units_and_with_other_starts(ev, m
         ({"trials": ro.MAX_TRIALS + 1}, "trials"),
         ({"trials": 2.5}, "trials"),
         ({"truncate": -1}, "truncate"),
-        ({"plies": 3}, "ply"),
         ({"seed": -1}, "seed"),
     ],
 )
 def test_bad_settings_raise(kw, match):
     with pytest.raises(ro.RolloutError, match=match):
         ro.RolloutSettings(**kw)
+
+
+def test_the_players_ply_goes_through_the_one_ply_check():
+    from bgbot.evaluation.search import SearchError
+
+    for plies in (3, -1, 1.0):
+        with pytest.raises(SearchError) as err:
+            ro.RolloutSettings(plies=plies)
+        assert str(err.value) == f"ply must be a whole number 0 .. 2 (the search depth), got {plies!r}"
+    assert ro.RolloutSettings(plies=2).plies == 2
 
 
 def test_candidates_are_the_plays_given_then_the_best_others_by_the_move_filter(ev):

@@ -154,7 +154,6 @@ def test_bad_input_400_and_422_server_stays_up(server, capsys):
         ("/v1/move", {"position": START}, ["move", START]),
         ("/v1/moves", {"position": "4HPwATDgc/ABMA:zzzz", "dice": "31"}, ["moves", "4HPwATDgc/ABMA:zzzz", "31"]),
         ("/v1/cube", {"position": START, "probabilities": "1,2"}, ["cube", START, "--probabilities", "1,2"]),
-        ("/v1/move", {"position": START, "dice": "31", "ply": 7}, ["move", START, "31", "--ply", "7"]),
         # a double awaits the answer: no roll to play, with or without dice, as the CLI says
         ("/v1/move", {"position": DOUBLED}, ["move", DOUBLED]),
         ("/v1/move", {"position": DOUBLED, "dice": "31"}, ["move", DOUBLED, "31"]),
@@ -507,3 +506,22 @@ def test_cube_search_in_a_batch_and_its_conflict_with_probabilities(server, caps
     assert got.status_code == 422 and got.json()["detail"].startswith(f"requests.1: {conflict}")
     got = get(server, "/v1/cube", position=START, cube_search="maybe")
     assert got.status_code == 422 and got.json()["detail"].startswith("cube_search: ")
+
+
+def test_a_ply_outside_0_to_2_is_422_with_the_one_checks_message(server):
+    message = "ply must be a whole number 0 .. 2 (the search depth), got 3"
+    for path, params in (
+        ("/v1/move", {"position": START, "dice": "31", "ply": 3}),
+        ("/v1/cube", {"position": START, "ply": 3}),
+        ("/v1/cube", {"position": START, "ply": 3, "cube_search": "true"}),
+        ("/v1/rollout", {"position": START, "dice": "31", "ply": 3, "trials": 36}),
+    ):
+        got = get(server, path, **params)
+        assert got.status_code == 422 and got.json() == {"detail": message}, (path, got.text)
+    got = httpx.post(server + "/v1/analyse?ply=3", content=b" 1 point match\n", timeout=60)
+    assert got.status_code == 422 and got.json() == {"detail": message}
+    got = httpx.post(server + "/v1/games", json={"ply": 3}, timeout=60)
+    assert got.status_code == 422 and got.json() == {"detail": f"ply: {message}"}
+    body = {"requests": [{"endpoint": "move", "position": START, "dice": "31", "ply": 3}]}
+    answers = httpx.post(server + "/v1/batch", json=body, timeout=60).json()["answers"]
+    assert answers == [{"error": message}]

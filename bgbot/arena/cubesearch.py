@@ -27,10 +27,10 @@ import numpy as np
 from bgbot.cube.decision import CubeDecision
 from bgbot.cube.met import MatchEquityTable
 from bgbot.cube.tree import choose, decide_from_values, double_pass_value, double_states, leaf_values, opponent_view
-from bgbot.errors import BgbotError, is_int
+from bgbot.errors import BgbotError
 from bgbot.evaluation.classes import cube_efficiencies
 from bgbot.evaluation.evaluator import PositionEvaluator, afterstate_probabilities, for_cube, position_probabilities
-from bgbot.evaluation.search import MAX_PLIES
+from bgbot.evaluation.search import check_ply
 from bgbot.evaluation.selection import segment_argmax
 from bgbot.rules.board import game_result
 from bgbot.rules.movegen import ROLL_WEIGHTS, generate_all_rolls
@@ -130,10 +130,10 @@ def searched_values(
         match: match winning chance.
 
     Raises:
-        CubeSearchError: ``plies`` out of range, a finished game. bgbot.rules.state.CubeStateError: an impossible cube.
+        bgbot.evaluation.search.SearchError: ``plies`` out of range (:func:`bgbot.evaluation.search.check_ply`).
+        CubeSearchError: a finished game. bgbot.rules.state.CubeStateError: an impossible cube.
     """
-    if not is_int(plies) or not 0 <= plies <= MAX_PLIES:
-        raise CubeSearchError(f"cube search plies must be 0..{MAX_PLIES}, got {plies!r}")
+    check_ply(plies)
     check_cube(cube, match)
     positions = np.asarray(positions, dtype=np.int8).reshape(-1, 26)
     if (game_result(positions) != 0).any():

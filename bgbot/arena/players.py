@@ -87,7 +87,7 @@ class NetPlayer(Player):
 
     def __init__(self, evaluator, plies: int = 0, name: str = "net") -> None:
         self.evaluator = evaluator
-        self.plies = search._check_plies(plies)
+        self.plies = search.check_ply(plies)
         self.name = name
 
     def choose(self, positions, dice):

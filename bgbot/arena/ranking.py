@@ -107,7 +107,7 @@ def rank(
         bgbot.evaluation.search.SearchError: ``ply`` out of range. bgbot.rules.movegen.DiceError,
         bgbot.rules.board.PositionError: malformed dice or positions.
     """
-    ply = search._check_plies(ply)
+    ply = search.check_ply(ply)
     positions = np.asarray(positions, dtype=np.int8)
     plays = generate_plays(positions, dice)
     names = None
@@ -194,7 +194,7 @@ def decide_cubes(
     Raises:
         bgbot.evaluation.search.SearchError: ``ply`` out of range.
     """
-    ply = search._check_plies(ply)
+    ply = search.check_ply(ply)
     positions = np.asarray(positions, dtype=np.int8)
     evaluator = for_cube(evaluator)
     if ply == 0:

@@ -143,7 +143,7 @@ _DIFF_FLIP = np.array([0, 3, 4, 1, 2])
 
 
 class RolloutError(BgbotError):
-    """Bad rollout settings (trial counts, truncation, ply, seed), unknown or illegal plays, no candidates."""
+    """Bad rollout settings (trial counts, truncation, seed), unknown or illegal plays, no candidates."""
 
 
 @dataclass(frozen=True)
@@ -165,6 +165,10 @@ class RolloutSettings:
             plays, and variance reduction values each roll's best candidate: faster, and no longer exactly the
             model's 0-ply play (a trial may take a play the full evaluation would not; module docstring). Off: every
             play is evaluated, even by an evaluator that carries a filter. Needs ``plies=0``.
+
+    Raises:
+        RolloutError: a setting out of range. bgbot.evaluation.search.SearchError: ``plies`` not a whole number
+            0 .. 2 (:func:`bgbot.evaluation.search.check_ply`).
     """
 
     trials: int = 1296
@@ -185,8 +189,7 @@ class RolloutSettings:
             raise RolloutError(
                 f"truncate must be an integer 0 .. {MAX_TRUNCATE} plies (0 = none), got {self.truncate!r}"
             )
-        if not is_int(self.plies) or not 0 <= self.plies <= search.MAX_PLIES:
-            raise RolloutError(f"the players' ply must be 0 .. {search.MAX_PLIES}, got {self.plies!r}")
+        search.check_ply(self.plies)
         if not is_int(self.seed) or not 0 <= self.seed <= MAX_SEED:
             raise RolloutError(f"seed must be an integer 0 .. 2**63 - 1, got {self.seed!r}")
         if self.move_filter and self.plies:

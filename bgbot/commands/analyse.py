@@ -18,7 +18,7 @@ def add_parser(subparsers) -> None:
     )
     p.add_argument("file", metavar="FILE.mat", help="the match file")
     p.add_argument("--json", action="store_true", help="print JSON instead of a report")
-    p.add_argument("--ply", type=int, default=0, metavar="N", help="search depth for checker play (default 0)")
+    p.add_argument("--ply", type=common.ply, default=0, metavar="N", help="search depth for checker play (default 0)")
     common.add_model_argument(p)
     p.set_defaults(func=run)
 
@@ -26,8 +26,6 @@ def add_parser(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from bgbot.protocols import analysis
 
-    if not 0 <= args.ply <= 2:
-        raise analysis.AnalysisError(f"--ply must be 0..2, got {args.ply}")
     bot = common.load_bot(args)
     result = analysis.analyse_file(bot, args.file, args.ply)
     if args.json:

@@ -62,6 +62,22 @@ def with_variants(ctx: context.Context, args: argparse.Namespace) -> context.Con
     return ctx if getattr(args, "backgammon_value", 3) == 3 else ctx.with_backgammons(False)
 
 
+def ply(text: str) -> int:
+    """The argparse ``type=`` of every ``--ply``: a search depth by :func:`bgbot.evaluation.search.check_ply`, refused
+    as argparse's usage error before any work (``error: argument --ply: ply must be a whole number 0 .. 2 (the
+    search depth), got 3``, exit status 2)."""
+    from bgbot.evaluation.search import SearchError, check_ply
+
+    try:
+        value: object = int(text)
+    except ValueError:
+        value = text
+    try:
+        return check_ply(value)
+    except SearchError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
 def add_model_argument(parser: argparse.ArgumentParser) -> None:
     """--model PATH."""
     parser.add_argument("--model", metavar="PATH", help="model checkpoint (default: the model shipped with bgbot)")

@@ -33,7 +33,7 @@ def add_parser(subparsers) -> None:
     )
     p.add_argument(
         "--ply",
-        type=int,
+        type=common.ply,
         default=0,
         metavar="N",
         help="lookahead of the cubeless probabilities (0 = the net's own evaluation; the cube formula stays Janowski's)",

@@ -18,7 +18,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--port", type=int, required=True, help="TCP port to listen on")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     common.add_model_argument(p)
-    p.add_argument("--ply", type=int, default=0, metavar="N", help="search depth 0..2 (default 0)")
+    p.add_argument("--ply", type=common.ply, default=0, metavar="N", help="search depth 0..2 (default 0)")
     p.add_argument("--verbose", action="store_true", help="log every line received and answered on stderr")
     p.set_defaults(func=run)
 

@@ -9,6 +9,7 @@ import json
 import os
 
 from bgbot.arena import benchmark, tournament
+from bgbot.commands import common
 
 
 def add_parser(subparsers) -> None:
@@ -37,7 +38,7 @@ def add_parser(subparsers) -> None:
         default=min(os.cpu_count() or 1, tournament.MAX_WORKERS),
         help="worker processes (default: all CPUs)",
     )
-    p.add_argument("--ply", type=int, default=0, help="lookahead of both players (default 0)")
+    p.add_argument("--ply", type=common.ply, default=0, help="lookahead of both players (default 0)")
     p.add_argument(
         "--cube",
         action="store_true",

@@ -24,7 +24,7 @@ def add_parser(subparsers) -> None:
     )
     common.add_position_arguments(p, dice=True)
     common.add_model_argument(p)
-    p.add_argument("--ply", type=int, default=0, metavar="N", help="search depth (0 = the net's own evaluation)")
+    p.add_argument("--ply", type=common.ply, default=0, metavar="N", help="search depth (0 = the net's own evaluation)")
     p.add_argument(
         "--play",
         action="append",

@@ -19,7 +19,7 @@ def add_parser(subparsers) -> None:
     )
     p.add_argument("--match-length", type=int, default=0, metavar="N", help="play an N-point match (default: money)")
     p.add_argument("--dice", choices=("auto", "manual"), default="auto", help="roll dice, or type both sides' dice")
-    p.add_argument("--ply", type=int, default=0, metavar="N", help="the bot's search depth 0..2 (default 0)")
+    p.add_argument("--ply", type=common.ply, default=0, metavar="N", help="the bot's search depth 0..2 (default 0)")
     p.add_argument("--seed", type=int, help="dice seed (default: random)")
     p.add_argument("--save", metavar="FILE.mat", default="bgbot-play.mat", help="where to save the games")
     p.add_argument("--position", metavar="POSITION", help="start the first game from this position (you on roll)")
@@ -41,8 +41,6 @@ def run(args: argparse.Namespace) -> int:
         raise play.PlayError("--resume continues a saved session: its match and position come from the file")
     if args.bgbot_first and not args.position:
         raise play.PlayError("--bgbot-first needs --position")
-    if not 0 <= args.ply <= 2:
-        raise play.PlayError(f"--ply must be 0..2, got {args.ply}")
     if args.match_length < 0:
         raise play.PlayError(f"--match-length must be >= 0, got {args.match_length}")
     settings = play.PlaySettings(

@@ -40,7 +40,7 @@ def add_parser(subparsers) -> None:
     )
     p.add_argument("--trials", type=int, default=1296, metavar="N", help="trials per candidate (default 1296)")
     p.add_argument("--truncate", type=int, default=0, metavar="PLIES", help="stop trials after PLIES (0 = never)")
-    p.add_argument("--ply", type=int, default=0, metavar="N", help="lookahead of the players inside (default 0)")
+    p.add_argument("--ply", type=common.ply, default=0, metavar="N", help="lookahead of the players inside (default 0)")
     p.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
     p.add_argument("--no-variance-reduction", dest="vr", action="store_false", help="no luck estimation (much noisier)")
     p.add_argument("--no-quasi-random", dest="quasi", action="store_false", help="plain random first two rolls")

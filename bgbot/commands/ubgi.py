@@ -15,7 +15,7 @@ def add_parser(subparsers) -> None:
         "v0.2's set/get/keys) on standard input and output until 'quit'. See bgbot/protocols/ubgi.py.",
     )
     common.add_model_argument(p)
-    p.add_argument("--ply", type=int, default=0, metavar="N", help="bgbot search depth 0..2 (default 0)")
+    p.add_argument("--ply", type=common.ply, default=0, metavar="N", help="bgbot search depth 0..2 (default 0)")
     p.set_defaults(func=run)
 
 

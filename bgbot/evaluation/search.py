@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bgbot.errors import BgbotError
+from bgbot.errors import BgbotError, is_int
 from bgbot.evaluation.evaluator import PositionEvaluator, afterstate_probabilities, terminal_probabilities
 from bgbot.evaluation.selection import segment_argmax
 from bgbot.rules.board import game_result
@@ -40,13 +40,27 @@ MAX_PLIES = 2
 
 
 class SearchError(BgbotError):
-    """A search request that cannot be served (plies not in 0 .. MAX_PLIES)."""
+    """A search request that cannot be served (a ply not in 0 .. MAX_PLIES)."""
 
 
-def _check_plies(plies: int) -> int:
-    if not isinstance(plies, (int, np.integer)) or not 0 <= plies <= MAX_PLIES:
-        raise SearchError(f"plies must be 0, 1 or {MAX_PLIES}, got {plies!r}")
-    return int(plies)
+def check_ply(ply: object) -> int:
+    """The one check of a search depth, for every caller (the search, rollouts' settings, the command line's ``--ply``,
+    the HTTP API): ``ply`` a whole number (Python's or numpy's, not a bool) in 0 .. :data:`MAX_PLIES`.
+
+    Returns:
+        ``ply`` as an int.
+
+    Raises:
+        SearchError: (a ``ValueError``) ``"ply must be a whole number 0 .. 2 (the search depth), got 3"``.
+
+    >>> check_ply(3)
+    Traceback (most recent call last):
+    ...
+    bgbot.evaluation.search.SearchError: ply must be a whole number 0 .. 2 (the search depth), got 3
+    """
+    if not is_int(ply) or not 0 <= ply <= MAX_PLIES:  # type: ignore[operator]
+        raise SearchError(f"ply must be a whole number 0 .. {MAX_PLIES} (the search depth), got {ply!r}")
+    return int(ply)  # type: ignore[call-overload]
 
 
 def afterstate_values(evaluator: PositionEvaluator, afterstates: np.ndarray, plies: int) -> np.ndarray:
@@ -63,7 +77,7 @@ def afterstate_values(evaluator: PositionEvaluator, afterstates: np.ndarray, pli
     Raises:
         SearchError: ``plies`` < 0.
     """
-    plies = _check_plies(plies)
+    plies = check_ply(plies)
     afterstates = np.asarray(afterstates, dtype=np.int8)
     if plies == 0:
         return afterstate_probabilities(evaluator, afterstates)
@@ -184,7 +198,7 @@ def ranked_values(
     """All legal plays of ``positions`` ``(N, 26)`` with ``dice`` ``(N, 2)``, their probabilities for the mover
     ``(M, 5)`` float32 (the move filter's candidates at ``plies``, the others at 0-ply) and the searched mask ``(M,)``
     bool. Checker play at a match score ranks these by :func:`bgbot.cube.decision.play_values`."""
-    plies = _check_plies(plies)
+    plies = check_ply(plies)
     plays = generate_plays(np.asarray(positions, dtype=np.int8), dice)
     probs = afterstate_probabilities(evaluator, plays.afterstates)
     searched = np.ones(len(plays), dtype=bool)

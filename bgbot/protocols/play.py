@@ -39,6 +39,7 @@ import numpy as np
 
 from bgbot.api import Bot
 from bgbot.errors import BgbotError
+from bgbot.evaluation.search import check_ply
 from bgbot.files import write_atomic
 from bgbot.formats import context, matfile, notation
 from bgbot.formats.diagram import draw
@@ -151,8 +152,8 @@ class Session:
         stdin, stdout: where the person's lines come from and the game is shown (default: the terminal's).
 
     Raises:
-        PlayError: a bad setting (match length, ply, seed, a save directory that does not exist, a damaged
-            session file).
+        PlayError: a bad setting (match length, seed, a save directory that does not exist, a damaged session file).
+        bgbot.evaluation.search.SearchError: a ply not 0 .. 2 (:func:`bgbot.evaluation.search.check_ply`).
     """
 
     def __init__(
@@ -165,8 +166,7 @@ class Session:
         match_length, ply, seed, save = settings.match_length, settings.ply, settings.seed, settings.save
         if match_length < 0:
             raise PlayError(f"--match-length must be >= 0, got {match_length}")
-        if not 0 <= ply <= 2:
-            raise PlayError(f"--ply must be 0..2, got {ply}")
+        check_ply(ply)
         if seed is not None and not 0 <= seed <= 2**63 - 1:
             raise PlayError(f"--seed must be in 0 .. 2**63 - 1, got {seed}")
         if match_length:

@@ -10,9 +10,10 @@ Endpoints (OpenAPI documentation at ``/docs``, the schema at ``/openapi.json``):
     POST /v1/batch  {"requests": [{"endpoint": "move"|"moves"|"cube", "position", "dice", "ply", "jacoby",
                      "probabilities", "cube_search"}, ...]}  ->  {"answers": [answer or {"error": message}, ...]}
 
-A bad position, dice or ply is HTTP 400 with ``{"detail": message}``, the message the CLI prints after ``error:``; a
-malformed request (a missing parameter, a ply that is not an integer, a batch body that is not the schema) is 422, and
-so are settings that cannot be used together (``cube_search`` with ``probabilities``: :class:`RequestConflict`).
+A bad position or dice is HTTP 400 with ``{"detail": message}``, the message the CLI prints after ``error:``; a
+malformed request (a missing parameter, a ply that is not a whole number 0 .. 2 with the message of
+:func:`bgbot.evaluation.search.check_ply`, a batch body that is not the schema) is 422, and so are settings that cannot
+be used together (``cube_search`` with ``probabilities``: :class:`RequestConflict`).
 Nothing is ignored: a query parameter an endpoint does not take (``p26``, a misspelt name), one given twice, or both a
 position and a board is 400 naming it (:func:`query_position`); a body field a schema does not have is 422 naming it.
 Position IDs contain ``+`` and ``/``: clients URL-encode them; a ``+`` that arrives decoded to a space is read back as
@@ -44,10 +45,11 @@ import numpy as np
 
 import bgbot
 from bgbot.api import Bot, cube_json, moves_json
-from bgbot.errors import BgbotError, is_int
+from bgbot.errors import BgbotError
 from bgbot.evaluation import bearoff
 from bgbot.evaluation.evaluator import class_dispatch, for_cube, position_probabilities
 from bgbot.evaluation.network import set_threads
+from bgbot.evaluation.search import SearchError, check_ply
 from bgbot.formats import context, plays
 from bgbot.protocols import web
 from bgbot.rules.state import CubeState, MatchState
@@ -214,9 +216,7 @@ def answer(bot: "Bot", endpoint: str, request: dict[str, Any]) -> dict:
         assert ctx.dice is not None
         found = plays.legal_plays(ctx.position, ctx.dice)
         return {"position_id": ctx.position_id, "dice": list(ctx.dice), "plays": [p.to_json() for p in found]}
-    ply = request.get("ply", 0)
-    if not is_int(ply):
-        raise ServerError(f"ply is a search depth 0, 1, 2, got {ply!r}")
+    ply = check_ply(request.get("ply", 0))
     if endpoint == "move":
         ctx = _resolve(position, dice, need_dice=True)
         assert ctx.dice is not None
@@ -505,7 +505,7 @@ def create_app(
 
     @app.exception_handler(BgbotError)
     async def _bad_input(request, err: BgbotError):
-        status = 422 if isinstance(err, RequestConflict) else 400
+        status = 422 if isinstance(err, (RequestConflict, SearchError)) else 400
         return JSONResponse(status_code=status, content={"detail": api_message(err)})
 
     from fastapi.exceptions import RequestValidationError
@@ -664,8 +664,14 @@ def create_app(
     class NewGame(pydantic.BaseModel):  # type: ignore[name-defined]
         model_config = strict
         match_length: int = pydantic.Field(0, ge=0, le=64, description="0: money play")
-        ply: int = pydantic.Field(0, ge=0, le=2, description="the bot's search depth")
+        ply: int = pydantic.Field(0, description="the bot's search depth, 0 .. 2")
         seed: int | None = pydantic.Field(None, ge=0, le=2**63 - 1)
+
+        @pydantic.field_validator("ply")
+        @classmethod
+        def _ply(cls, value: int) -> int:
+            return check_ply(value)
+
         position: str | None = pydantic.Field(
             None, max_length=200, description="start the first game here (Position ID, GNUbg ID or XGID; you on roll)"
         )
@@ -741,6 +747,7 @@ def create_app(
         """A rollout as ``bgbot rollout --json``, streamed as server-sent events: ``progress`` events (trials done,
         running means and standard errors), then ``result`` or ``failed``. Closing the stream cancels the rollout."""
         candidates = query.candidates
+        check_ply(query.ply)  # a bad ply is a malformed request (422), as everywhere in the API
         try:
             ctx = context.resolve(_position_text(position_of(position, request)), dice)
             settings = web.ro.RolloutSettings(
@@ -804,9 +811,12 @@ def create_app(
         return StreamingResponse(events(), media_type="text/event-stream", headers={"cache-control": "no-store"})
 
     @app.post("/v1/analyse")
-    async def analyse(text: str = Body(..., media_type="text/plain"), ply: int = Query(0, ge=0, le=2)) -> dict:
+    async def analyse(
+        text: str = Body(..., media_type="text/plain"), ply: int = Query(0, description="search depth 0 .. 2")
+    ) -> dict:
         """``bgbot analyse --json`` of a Jellyfish ``.mat`` file sent as the body, each decision with its
         ``gnubg_id``."""
+        check_ply(ply)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(work_pool, web.analyse, bot, text, ply)
 
