@@ -6,16 +6,24 @@ from __future__ import annotations
 import errno
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
+
+Writer = Callable[[BinaryIO], object]
+"""A function that writes a file's content into the open binary file it is given (e.g. ``lambda f: torch.save(payload,
+f)``, which then streams into the temporary file instead of building the whole file in memory first)."""
 
 
-def write_atomic(path: str | Path, data: bytes | str, *, sync_dir: bool = False) -> Path:
-    """Write ``data`` (bytes, or text as UTF-8) to ``path``: a temporary file in the same directory, flushed and
-    fsynced, made readable by everyone (0644; mkstemp makes 0600), then renamed over ``path`` with ``os.replace``
-    (atomic on POSIX). On any failure the temporary file is removed and ``path`` is left as it was.
+def write_atomic(path: str | Path, data: bytes | str | Writer, *, sync_dir: bool = False) -> Path:
+    """Write ``data`` to ``path``: a temporary file in the same directory, flushed and fsynced, made readable by
+    everyone (0644; mkstemp makes 0600), then renamed over ``path`` with ``os.replace`` (atomic on POSIX). On any
+    failure the temporary file is removed and ``path`` is left as it was.
 
     Args:
-        sync_dir: also fsync the directory afterwards, so that the rename itself survives a power cut.
+        data: bytes; text, written as UTF-8; or a :data:`Writer` called once with the open temporary file.
+        sync_dir: also fsync the directory afterwards (:func:`sync_directory`), so that the rename itself survives a
+            power cut.
 
     Returns:
         ``path`` as a :class:`pathlib.Path`.
@@ -23,15 +31,19 @@ def write_atomic(path: str | Path, data: bytes | str, *, sync_dir: bool = False)
     Raises:
         OSError: the directory is missing or not writable, or the disk is full; ``path`` is there and is not a regular
             file (a directory, a device such as ``/dev/null``: the rename would replace it).
+        Exception: whatever a :data:`Writer` raises (torch reports a full disk as ``RuntimeError``), ``path``
+            unchanged.
     """
     path = Path(path)
     if path.exists() and not path.is_file():
         raise OSError(errno.EEXIST, "it is there and is not a regular file, not replaced", str(path))
-    raw = data.encode("utf-8") if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(raw)
+            if callable(data):
+                data(f)
+            else:
+                f.write(data.encode("utf-8") if isinstance(data, str) else data)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)
@@ -40,9 +52,19 @@ def write_atomic(path: str | Path, data: bytes | str, *, sync_dir: bool = False)
         Path(tmp).unlink(missing_ok=True)
         raise
     if sync_dir:
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+        sync_directory(path.parent)
     return path
+
+
+def sync_directory(directory: str | Path) -> None:
+    """fsync ``directory`` itself, so that the names created, renamed or removed in it survive a power cut (a file's
+    own fsync does not cover its directory entry).
+
+    Raises:
+        OSError: ``directory`` is missing or cannot be opened.
+    """
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -24,20 +24,18 @@ not consistent.
 ``meta`` holds the network config, encoding version, games trained, training config (a JSON-able dict), git revision
 (``git rev-parse HEAD``, None when unavailable), creation time (UTC, ISO 8601) and bgbot version.
 
-:func:`save` writes a temporary file in the target's directory, fsyncs it, renames it over the target with
-``os.replace`` (atomic on POSIX) and fsyncs the directory: a kill at any moment leaves either the old checkpoint or the
-new one, never a mix.
+:func:`save` streams ``torch.save`` through :func:`bgbot.files.write_atomic`: a temporary file in the target's
+directory, fsynced, renamed over the target with ``os.replace`` (atomic on POSIX), then the directory fsynced
+(:func:`bgbot.files.sync_directory`): a kill at any moment leaves either the old checkpoint or the new one, never a
+mix.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import io
 import json
-import os
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,6 +44,7 @@ import numpy as np
 import torch
 
 import bgbot
+from bgbot import files
 from bgbot.errors import BgbotError
 from bgbot.evaluation import encoding
 from bgbot.evaluation.network import NetConfig, ValueNet
@@ -210,12 +209,13 @@ def save(
         payload["nets"] = {name: {"network": sub.config.to_dict()} for name, sub in nets.nets.items()}
     if cube is not None:
         payload["cube_nets"] = {name: {"network": sub.config.to_dict()} for name, sub in cube.nets.items()}
-    write_atomic(path, payload)
+    _write(path, payload)
     return path
 
 
-def write_atomic(path: Path, payload: dict) -> None:
-    """``torch.save(payload)`` to a temporary file beside ``path``, fsync, rename over ``path``, fsync the directory.
+def _write(path: Path, payload: dict) -> None:
+    """``torch.save(payload)`` streamed into ``path`` through :func:`bgbot.files.write_atomic` (a temporary file beside
+    it, fsync, rename, fsync of the directory).
 
     Raises:
         CheckpointWriteError: the file could not be written (disk full, no permission, ...), or ``path`` is there and
@@ -228,32 +228,23 @@ def write_atomic(path: Path, payload: dict) -> None:
         )
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as err:
-        raise CheckpointWriteError(f"cannot write checkpoint {str(path)!r}: {err.strerror or err}") from err
-    buffer = io.BytesIO()
-    torch.save(payload, buffer)  # in memory first: a write error is then the OS's own (ENOSPC, EACCES, ...)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(buffer.getbuffer())
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; a shipped model must be readable by every user
-        os.replace(tmp, path)
-    except (OSError, RuntimeError) as err:  # torch reports a full disk as RuntimeError
-        Path(tmp).unlink(missing_ok=True)
-        reason = getattr(err, "strerror", None) or str(err).splitlines()[0][:200]
+        files.write_atomic(path, lambda f: torch.save(payload, f), sync_dir=True)
+    except (OSError, RuntimeError) as err:  # torch reports a failed write (a full disk) as RuntimeError
+        reason = getattr(err, "strerror", None) or _os_reason(err)
         raise CheckpointWriteError(
             f"cannot write checkpoint {str(path)!r}: {reason}; {path.name} was not changed"
         ) from err
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+
+
+def _os_reason(err: BaseException) -> str:
+    """The operating system's reason behind an error torch wraps (its writer's ``OSError`` in the cause or context
+    chain: ``No space left on device``), else the error's first line."""
+    seen = err.__cause__ or err.__context__
+    while seen is not None:
+        if isinstance(seen, OSError) and seen.strerror:
+            return seen.strerror
+        seen = seen.__cause__ or seen.__context__
+    return str(err).splitlines()[0][:200]
 
 
 def _misfit(net, state, error: Exception, shown: int = 3) -> str:
@@ -373,7 +364,7 @@ def add_checksum(path: str | Path) -> bool:
         return False
     data = torch.load(path, map_location="cpu", weights_only=True)
     data["checksum"] = {"algorithm": "sha256", "weights": weights_checksum(data["state_dict"])}
-    write_atomic(path, data)
+    _write(path, data)
     return True
 
 
