@@ -152,10 +152,76 @@ def test_resume_of_a_finished_tournament_prints_its_results(capsys, tmp_path):
     assert main(["tournament", "--resume", str(out), "--quiet"]) == 0
     captured = capsys.readouterr()
     assert captured.out == "" and "holds a finished tournament" in captured.err and ".mat files" in captured.err
-    # a fresh run into the same directory drops the old results until it finishes
-    assert main([*argv, "--games", "4", "--out", str(out), "--quiet", "--json"]) == 0
+    # a fresh run into the same directory: only with --force, which deletes the old tournament's files first
+    assert main([*argv, "--games", "4", "--out", str(out), "--quiet", "--json", "--force"]) == 0
     assert json.loads((out / tournament.RESULTS_FILE).read_text())["games"] == 4
     capsys.readouterr()
+
+
+def test_an_out_dir_with_another_tournaments_files_is_refused_unless_forced(capsys, tmp_path):
+    out = tmp_path / "t"
+    argv = ["tournament", "--player", "pubeval", "--player", "random", "--seed", "3", "--workers", "1", "--quiet"]
+    assert main([*argv, "--games", "6", "--out", str(out), "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    mat = out / "01_pubeval_vs_random.mat"
+    old_mat = mat.read_text()
+    (out / "notes.txt").write_text("mine")  # a user's own files are never touched
+    (out / "game.mat").write_text("mine too")
+    (out / tournament.CHUNKS_DIR).mkdir()  # as an interrupted tournament leaves it
+    assert [p.name for p in tournament.tournament_files(out)] == [mat.name, "chunks", tournament.RESULTS_FILE]
+    assert main([*argv, "--games", "4", "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == (
+        f"error: {out} holds another tournament's files (01_pubeval_vs_random.mat, chunks/, results.json): give "
+        f"another --out, --resume {out} to finish that tournament, or --force to delete them (other files are "
+        "kept)\n"
+    )
+    assert mat.read_text() == old_mat and json.loads((out / tournament.RESULTS_FILE).read_text()) == first
+    assert main([*argv, "--games", "4", "--out", str(out), "--force", "--json"]) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert second["games"] == 4 and json.loads((out / tournament.RESULTS_FILE).read_text()) == second
+    assert mat.read_text() != old_mat and mat.read_text().count(" Game ") == 4
+    assert sorted(p.name for p in out.iterdir()) == [
+        "01_pubeval_vs_random.mat",
+        "game.mat",
+        "notes.txt",
+        "results.json",
+    ]
+    assert (out / "notes.txt").read_text() == "mine" and (out / "game.mat").read_text() == "mine too"
+    assert main([*argv, "--resume", str(out), "--force"]) == 2
+    assert capsys.readouterr().err == f"error: {tournament.FORCE_WITH_RESUME}\n"
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"games": 3}, "games per pairing must be an even number >= 4"),
+        ({"games": 4, "chunk_pairs": 0}, "chunk_pairs (duplicate pairs per work unit) must be an integer >= 1, got 0"),
+        ({"games": 4, "chunk_pairs": 2.5}, "chunk_pairs (duplicate pairs per work unit) must be an integer >= 1"),
+        ({"games": 4, "resume": True}, "resume finishes the tournament saved in an output directory"),
+        ({"games": 4, "force": True}, "--force deletes an earlier tournament's files in the output directory"),
+        ({"games": 4, "out_dir": "d", "force": True, "resume": True}, "cannot be used with --resume"),
+        ({"games": 4, "workers": 0}, "workers must be an integer in 1 .. 1024, got 0"),
+        ({"games": 4, "auto_doubles": 1}, "automatic doubles need the cube"),
+    ],
+)
+def test_settings_are_checked_when_made(kwargs, message):
+    with pytest.raises(tournament.TournamentError) as err:
+        tournament.TournamentSettings(**kwargs)
+    assert message in str(err.value)
+
+
+def test_a_resume_of_settings_out_of_range_is_an_error_line(capsys, tmp_path):
+    """A saved tournament whose settings file was edited to an impossible chunk size: one error line, no traceback."""
+    out = tmp_path / "t"
+    saved = {"players": ["pubeval", "random"], "games": 4, "seed": 0, "cube": False, "match_length": 0}
+    saved |= {"jacoby": True, "auto_doubles": 0, "backgammon_value": 3, "chunk_pairs": 0}
+    (out / tournament.CHUNKS_DIR).mkdir(parents=True)
+    (out / tournament.CHUNKS_DIR / "tournament.json").write_text(json.dumps(saved))
+    assert main(["tournament", "--resume", str(out), "--quiet", "--workers", "1"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and "Traceback" not in captured.err
+    assert captured.err.startswith("error: chunk_pairs (duplicate pairs per work unit) must be an integer >= 1")
 
 
 def test_benchmark_and_plot(tmp_path):

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
 import signal
 import time
 from collections.abc import Callable
@@ -85,6 +86,9 @@ __all__ = [
     "ChunkResult",
     "play_games",
     "check_settings",
+    "FORCE_WITH_RESUME",
+    "claim_out_dir",
+    "tournament_files",
     "run",
     "play",
     "write_files",
@@ -105,11 +109,16 @@ MAX_SEED = 2**63 - 1
 """Seeds are 0 .. 2**63 - 1 (they are hashed as 64-bit words)."""
 MAX_WORKERS = 1024
 """Most worker processes."""
+FORCE_WITH_RESUME = (
+    "--force (delete an earlier tournament's files and start afresh) cannot be used with --resume (finish the "
+    "tournament saved there): give one of them"
+)
+"""Why ``force`` and ``resume`` are refused together (by :class:`TournamentSettings` and the command line)."""
 
 
 @dataclass(frozen=True)
 class TournamentSettings:
-    """How a tournament is played (:func:`play`); checked by :func:`check_settings` before anything is played.
+    """How a tournament is played (:func:`play`), checked when it is made (every field's range below).
 
     Attributes:
         games: games per pairing, even (``games / 2`` duplicate pairs), :data:`MIN_GAMES` .. :data:`MAX_GAMES`
@@ -129,8 +138,18 @@ class TournamentSettings:
         backgammon_value: 3, or 2 (backgammons count as gammons: scoring, cube decisions, checker play).
         ray: run the work units on Ray (an address or ``"local"``; :mod:`bgbot.arena.distributed`) instead of the
             process pool; the results are the same (apart from timing and the ``ray`` field).
-        resume: take the units already saved in ``out_dir`` (the settings must be those saved there).
+        resume: take the units already saved in ``out_dir`` (the settings must be those saved there); needs
+            ``out_dir``.
         progress: show a tqdm progress bar on stderr.
+        force: a fresh tournament may use an ``out_dir`` that holds another tournament's files, which are deleted
+            (:func:`claim_out_dir`; other files are kept); needs ``out_dir``, and not with ``resume``.
+
+    Raises:
+        TournamentError: ``games`` not an even integer in :data:`MIN_GAMES` .. :data:`MAX_GAMES` (2 .. for
+            matches); ``seed`` outside 0 .. :data:`MAX_SEED`; ``workers`` outside 1 .. :data:`MAX_WORKERS`; an
+            empty ``out_dir``; ``chunk_pairs`` not None or an integer >= 1; ``match_length`` not an integer >= 0;
+            ``backgammon_value`` not 2 or 3; ``auto_doubles`` not an integer >= 0, or > 0 in match play or without
+            the cube; ``resume`` or ``force`` without ``out_dir``; ``force`` with ``resume``.
     """
 
     games: int
@@ -146,6 +165,42 @@ class TournamentSettings:
     ray: str | None = None
     resume: bool = False
     progress: bool = False
+    force: bool = False
+
+    def __post_init__(self) -> None:
+        games, match_length, out_dir = self.games, self.match_length, self.out_dir
+        if not is_int(match_length) or match_length < 0:
+            raise TournamentError(f"the match length must be an integer >= 0 (0 = money play), got {match_length!r}")
+        least = 2 if match_length > 0 else MIN_GAMES
+        if not is_int(games) or games < least or games % 2:
+            raise TournamentError(
+                f"games per pairing must be an even number >= {least} (duplicate pairs"
+                + ("; two pairs at least for a confidence interval of ppg" if least > 2 else "")
+                + f"), got {games!r}"
+            )
+        if games > MAX_GAMES:
+            raise TournamentError(
+                f"games per pairing must be at most {MAX_GAMES:,} (results are held in memory), got {games}"
+            )
+        if not is_int(self.seed) or not 0 <= self.seed <= MAX_SEED:
+            raise TournamentError(f"the seed must be an integer in 0 .. 2**63 - 1, got {self.seed!r}")
+        if not is_int(self.workers) or not 1 <= self.workers <= MAX_WORKERS:
+            raise TournamentError(f"workers must be an integer in 1 .. {MAX_WORKERS}, got {self.workers!r}")
+        if out_dir is not None and not str(out_dir).strip():
+            raise TournamentError("the output directory is empty; give a directory name (or leave --out out)")
+        if self.chunk_pairs is not None and (not is_int(self.chunk_pairs) or self.chunk_pairs < 1):
+            raise TournamentError(
+                f"chunk_pairs (duplicate pairs per work unit) must be an integer >= 1, got {self.chunk_pairs!r}"
+            )
+        check_variants(self.auto_doubles, self.backgammon_value, match_length)
+        if self.auto_doubles and not self.cube:
+            raise TournamentError("automatic doubles need the cube: add --cube (cubeful money games)")
+        if self.resume and out_dir is None:
+            raise TournamentError("resume finishes the tournament saved in an output directory: give its directory")
+        if self.force and self.resume:
+            raise TournamentError(FORCE_WITH_RESUME)
+        if self.force and out_dir is None:
+            raise TournamentError("--force deletes an earlier tournament's files in the output directory: give --out")
 
 
 def _run_tasks(
@@ -212,41 +267,16 @@ def _name(spec) -> str:
 
 
 def check_settings(players: list, settings: TournamentSettings) -> None:
-    """Refuse settings a tournament cannot run with, before anything is played.
+    """Refuse players a tournament cannot run with, before anything is played (the settings were checked when they
+    were made, :class:`TournamentSettings`).
 
     Raises:
-        TournamentError: fewer than two players; ``games`` not an even integer in :data:`MIN_GAMES` ..
-            :data:`MAX_GAMES` (2 .. for matches); ``seed`` outside 0 .. :data:`MAX_SEED`; ``workers`` outside 1 ..
-            :data:`MAX_WORKERS`; an empty ``out_dir``; ``match_length`` not an integer >= 0; ``backgammon_value`` not
-            2 or 3; ``auto_doubles`` not an integer >= 0, or > 0 in match play or without the cube.
+        TournamentError: fewer than two players; ``settings`` not a :class:`TournamentSettings`.
     """
-    games, seed, workers, out_dir = settings.games, settings.seed, settings.workers, settings.out_dir
-    match_length, auto_doubles = settings.match_length, settings.auto_doubles
     if len(players) < 2:
         raise TournamentError(f"a tournament needs at least two players, got {players!r}")
-
-    least = 2 if is_int(match_length) and match_length > 0 else MIN_GAMES
-    if not is_int(games) or games < least or games % 2:
-        raise TournamentError(
-            f"games per pairing must be an even number >= {least} (duplicate pairs"
-            + ("; two pairs at least for a confidence interval of ppg" if least > 2 else "")
-            + f"), got {games!r}"
-        )
-    if games > MAX_GAMES:
-        raise TournamentError(
-            f"games per pairing must be at most {MAX_GAMES:,} (results are held in memory), got {games}"
-        )
-    if not is_int(seed) or not 0 <= seed <= MAX_SEED:
-        raise TournamentError(f"the seed must be an integer in 0 .. 2**63 - 1, got {seed!r}")
-    if not is_int(workers) or not 1 <= workers <= MAX_WORKERS:
-        raise TournamentError(f"workers must be an integer in 1 .. {MAX_WORKERS}, got {workers!r}")
-    if out_dir is not None and not str(out_dir).strip():
-        raise TournamentError("the output directory is empty; give a directory name (or leave --out out)")
-    if not is_int(match_length) or match_length < 0:
-        raise TournamentError(f"the match length must be an integer >= 0 (0 = money play), got {match_length!r}")
-    check_variants(auto_doubles, settings.backgammon_value, match_length)
-    if auto_doubles and not settings.cube:
-        raise TournamentError("automatic doubles need the cube: add --cube (cubeful money games)")
+    if not isinstance(settings, TournamentSettings):
+        raise TournamentError(f"the settings must be a TournamentSettings, got {type(settings).__name__}")
 
 
 def check_variants(auto_doubles: int, backgammon_value: int, match_length: int = 0) -> None:
@@ -353,6 +383,8 @@ def play(players: list, settings: TournamentSettings) -> tuple[dict, list[tuple[
         "backgammon_value": int(backgammon_value),
         "chunk_pairs": int(chunk_pairs),
     }
+    if out_dir is not None and not settings.resume:
+        claim_out_dir(out_dir, settings.force)
     store = _ChunkStore(Path(out_dir), saved, tasks, settings.resume) if out_dir is not None else None
     finished: dict[int, Chunk] = {} if store is None else store.saved
     index = {(t.pairing, t.start): i for i, t in enumerate(tasks)}
@@ -483,7 +515,7 @@ CHUNKS_DIR = "chunks"
 class _ChunkStore:
     """The finished work units of a tournament, saved in ``out_dir/chunks/`` as each finishes (``unit-NNNNNN.pkl``,
     pickles of :data:`bgbot.arena.chunks.Chunk` with their games, written atomically), with the settings in
-    ``tournament.json``. A fresh run clears the directory; a resumed one checks the settings and loads the units
+    ``tournament.json``. A fresh run starts in a directory :func:`claim_out_dir` cleared; a resumed one checks the settings and loads the units
     (pickles: resume only directories this program wrote). A directory that cannot be written (read-only, a full
     disk) does not stop the tournament: saving stops, :attr:`error` holds why, and the run's results and ``.mat``
     files are handled as without it.
@@ -514,11 +546,8 @@ class _ChunkStore:
                     raise TournamentError(f"{path} holds other games than its name says")
                 self.saved[i] = chunk
             return
-        try:
+        try:  # a fresh run: no earlier tournament's files are here (claim_out_dir)
             self.dir.mkdir(parents=True, exist_ok=True)
-            for old in self.dir.glob("unit-*.pkl"):
-                old.unlink()
-            (out_dir / RESULTS_FILE).unlink(missing_ok=True)  # an earlier tournament's, from this directory
             write_atomic(manifest, json.dumps(settings, indent=2) + "\n")
         except OSError as e:
             self.error = e
@@ -612,6 +641,51 @@ def _refuse_finished(out_dir: Path) -> None:
         raise TournamentComplete(out_dir, results)
     if any(out_dir.glob("*.mat")):
         raise TournamentComplete(out_dir, None)
+
+
+_MAT_NAME = re.compile(r"\d{2,}_.+_vs_.+\.mat")
+"""The name of a tournament's ``.mat`` file (:func:`_mat_path`): ``NN_A_vs_B.mat``, ``NN_A_vs_B_MMMM.mat``."""
+
+
+def tournament_files(out_dir: str | Path) -> list[Path]:
+    """What a tournament wrote in ``out_dir`` that is there now, sorted: its ``.mat`` files (named
+    ``NN_A_vs_B[_MMMM].mat``), :data:`RESULTS_FILE` and the :data:`CHUNKS_DIR` directory. Empty when ``out_dir`` is
+    not a directory."""
+    d = Path(out_dir)
+    if not d.is_dir():
+        return []
+    return sorted(
+        p
+        for p in d.iterdir()
+        if p.name == RESULTS_FILE or p.name == CHUNKS_DIR or (_MAT_NAME.fullmatch(p.name) and p.is_file())
+    )
+
+
+def claim_out_dir(out_dir: str | Path, force: bool = False) -> None:
+    """Make ``out_dir`` the output directory of a new tournament: refuse it while it holds another tournament's files
+    (:func:`tournament_files`), unless ``force``, which deletes those files (and only those; a user's other files stay).
+
+    Raises:
+        TournamentError: another tournament's files are there and ``force`` is off.
+        OSError: one of them cannot be deleted.
+    """
+    import shutil
+
+    found = tournament_files(out_dir)
+    if found and not force:
+        names = [p.name + ("/" if p.is_dir() else "") for p in found]
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        unfinished = any(p.name == CHUNKS_DIR for p in found)
+        raise TournamentError(
+            f"{out_dir} holds another tournament's files ({shown}): give another --out"
+            + (f", --resume {out_dir} to finish that tournament" if unfinished else "")
+            + ", or --force to delete them (other files are kept)"
+        )
+    for p in found:
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p)
+        else:
+            p.unlink()
 
 
 def _spec_str(spec) -> str:

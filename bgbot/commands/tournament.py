@@ -92,11 +92,19 @@ def add_parser(subparsers) -> None:
         "games not yet played are played, and the totals are those of an uninterrupted run; a tournament that has "
         "finished prints the results recorded in DIR/results.json, with a note that nothing is left to resume",
     )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="--out DIR may hold another tournament's files (its .mat files, results.json, chunks/): delete them "
+        "(only them; other files are kept) and start afresh. Without it such a DIR is refused. Not with --resume",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar (it is shown on stderr only on a terminal)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.force and args.resume is not None:
+        raise tournament.TournamentError(tournament.FORCE_WITH_RESUME)
     if args.resume is not None:
         if args.player or args.games is not None or args.out is not None:
             raise tournament.TournamentError(
@@ -165,5 +173,6 @@ def _play(args: argparse.Namespace, match_length: int):
             backgammon_value=args.backgammon_value,
             resume=args.resume is not None,
             chunk_pairs=getattr(args, "chunk_pairs", None),
+            force=args.force,
         ),
     )
