@@ -172,6 +172,8 @@ SCRIPT_USAGE = [
     "referee_loss",
     "reference_error",
     "filter_bias",
+    "plays_cost",
+    "plays_error",
 ]
 _NEEDS = {
     "heldout_loss": ["--targets", "d", "--model", "x.pt"],
@@ -180,6 +182,7 @@ _NEEDS = {
     "add_checksum": ["x.pt"],
     "plot_progress": ["dir", "--out", "x.png"],
     "bench_prune": ["--filter", "x.pt"],
+    "plays_error": ["--model", "x.pt"],
 }
 
 
@@ -500,3 +503,36 @@ def test_bench_selfplay_sets_the_models_own_filter_from_keep_extra_margin(monkey
     monkeypatch.setattr(sys, "argv", [*argv, "--margin", "-1"])
     with pytest.raises(prune.PruneError, match="margin is a finite equity >= 0, got margin=-1.0"):
         bench.main()
+
+
+def test_plays_cost_measures_the_paired_difference_error_of_the_stores_candidates(monkeypatch, capsys):
+    """plays_cost on two decisions of campaign-3's part 9: a kind run twice gives the same figures (fixed seed), its
+    difference error is the paired one of :func:`bgbot.arena.rollout.rollout_plays` over the store's candidates, and
+    it falls with the trials (more trials, smaller error)."""
+    import numpy as np
+
+    from bgbot.arena.rollout import Candidate, rollout_plays
+    from training import campaign, parts
+
+    module = _load("plays_cost")
+    monkeypatch.setattr(sys, "argv", ["plays_cost.py", "--decisions", "2", "--kinds", "plain36,plain36,plain144"])
+    module.main()
+    out = json.loads(capsys.readouterr().out)
+    a, b, c = out["kinds"]
+    assert (
+        out["decisions"] == 2
+        and a["diff_se"] == b["diff_se"]
+        and b["relative"] == pytest.approx(b["var_x_cpu"] / a["var_x_cpu"])
+    )
+    assert c["diff_se"] < a["diff_se"]
+    store = module.ROOT / "models" / "candidates" / "campaign-3"
+    cands, _, st = module.decisions(store, 9, 2)
+    model = campaign.model_path(store, st["model"])
+    _, ev, _ = parts.load_model(str(model))
+    ev = campaign.players_for(ev, campaign.load_settings(store), model)
+    ses = []
+    for afterstates in cands:
+        done = rollout_plays(ev, [Candidate("", x) for x in afterstates], module.settings_for("plain36", True, 5))
+        d = [x.estimate.values() - done[0].estimate.values() for x in done[1:]]
+        ses.append(np.mean([v.std(ddof=1) / np.sqrt(len(v)) for v in d]))
+    assert a["diff_se"] == pytest.approx(float(np.mean(ses)), rel=1e-12) and a["diff_se"] > 0

@@ -1,0 +1,161 @@
+"""The plays stream's cost table: how precisely each rollout kind measures the differences between a decision's
+candidates, per CPU-second.
+
+A checker play is decided by the differences between the candidates' equities, so what a plays store needs from its
+rollouts is the standard error of those differences, paired over trials (every candidate of a decision gets the same
+dice in trial *i*). Decisions: the first ``--decisions`` rolled-out decisions of a plays store's part (``--store``,
+default ``models/candidates/campaign-3``; ``--part``, default 9, a held-out part), each with the candidates the store
+rolled out (0-ply's choice first, then 2-ply's candidates best first). Every kind rolls out each decision's candidates
+together with :func:`bgbot.arena.rollout.rollout_plays`, the store's model, the store's move filter setting, quasi-random
+dice, exact bear-off databases, one process, ``--seed``.
+
+Per kind (JSON on stdout):
+
+* ``cpu_s``: CPU seconds a decision (all its candidates);
+* ``diff_se``: the mean over decisions of the paired standard error of (candidate - 0-ply's choice) in cubeless money
+  equity, averaged over the other candidates (:func:`bgbot.arena.rollout.rank_candidates`'s ``difference_se``);
+  ``by_class``: the same for the decisions' positions by class (contact, crashed, race);
+* ``var_x_cpu``: ``mean(se^2) * cpu_s``, the variance of a difference at one CPU-second a decision, for a kind whose
+  noise falls as 1/trials; lower is cheaper; ``relative``: over the first kind's.
+
+Truncated kinds (``-hH``: valued at 0-ply after H half-moves) carry a bias this table does not measure.
+
+Usage: ``python scripts/plays_cost.py [--store DIR] [--part 9] [--decisions 20] [--kinds plain324,vr324] [--seed 5]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the training package of this checkout
+
+from bgbot.arena.rollout import Candidate, RolloutSettings, rollout_plays  # noqa: E402
+from bgbot.errors import BgbotError, int_at_least, run_script  # noqa: E402
+from bgbot.evaluation import specialists  # noqa: E402
+from training import campaign, parts  # noqa: E402
+
+KIND = re.compile(r"^(?P<how>plain|vr)(?P<trials>\d+)(?:-h(?P<horizon>\d+))?$")
+
+
+def decisions(store: Path, part: int, limit: int) -> tuple[list[np.ndarray], np.ndarray, dict]:
+    """The first ``limit`` decisions of ``store``'s part ``part``: each decision's candidate afterstates ``(k, 26)``
+    int8 (k >= 2, the store's order), the classes ``(D,)`` of the decisions' positions, and the store's settings.
+
+    Raises:
+        BgbotError: not a plays store, a missing, torn or foreign part, or a part without decisions.
+    """
+    settings = campaign.load_settings(store)
+    if not settings.plays:
+        raise BgbotError(f"{str(store)!r} is not a plays store (python -m training campaign plan --plays)")
+    path = campaign.part_path(store, part)
+    if not path.exists():
+        raise BgbotError(f"{str(path)!r} does not exist: the store has not made part {part} yet")
+    plan = campaign.load_plan(store, settings)
+    data = campaign.check_part(path, part, settings, plan)
+    keys = np.unique(data["decisions"])[:limit]
+    if not len(keys):
+        raise BgbotError(f"{str(path)!r} holds no rolled-out decision")
+    cands = [data["positions"][data["decisions"] == k] for k in keys]
+    return cands, specialists.classify(plan["positions"][keys]), settings.to_json()
+
+
+def settings_for(kind: str, move_filter: bool, seed: int) -> RolloutSettings:
+    """The rollout settings of ``kind`` (``plainT``, ``vrT``, ``plainT-hH``, ``vrT-hH``).
+
+    Raises:
+        BgbotError: an unknown kind.
+    """
+    m = KIND.match(kind)
+    if not m:
+        raise BgbotError(f"unknown kind {kind!r}: plainT, vrT, plainT-hH or vrT-hH")
+    return RolloutSettings(
+        trials=int(m["trials"]),
+        truncate=int(m["horizon"] or 0),
+        seed=seed,
+        variance_reduction=m["how"] == "vr",
+        move_filter=move_filter,
+    )
+
+
+def difference_se(cands: list[Candidate]) -> float:
+    """The mean paired standard error (cubeless money equity, for the mover) of each candidate after the first minus
+    the first, over the trials of a rollout of ``cands`` (filled by :func:`rollout_plays`)."""
+    first = cands[0].estimate
+    assert first is not None
+    out = []
+    for c in cands[1:]:
+        assert c.estimate is not None
+        d = c.estimate.values() - first.values()
+        out.append(d.std(ddof=1) / np.sqrt(len(d)))
+    return float(np.mean(out))
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--store", default=str(ROOT / "models" / "candidates" / "campaign-3"))
+    p.add_argument("--part", type=int_at_least(0), default=9)
+    p.add_argument("--decisions", type=int_at_least(1), default=20)
+    p.add_argument("--kinds", default="plain324,vr324")
+    p.add_argument("--seed", type=int_at_least(0), default=5)
+    args = p.parse_args()
+    kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
+    for k in kinds:
+        settings_for(k, False, 0)  # every kind checked before any work
+    store = Path(args.store)
+    cands, classes, st = decisions(store, args.part, args.decisions)
+    model = campaign.model_path(store, st["model"])
+    _, evaluator, _ = parts.load_model(str(model))
+    evaluator = campaign.players_for(evaluator, campaign.load_settings(store), model)  # the store's own players
+    move_filter = bool(st["rollout"].get("move_filter", False))
+    rollout_plays(  # warm-up: the bear-off databases and the filter are read once, not timed
+        evaluator, [Candidate("", a) for a in cands[0]], settings_for("plain36", move_filter, args.seed)
+    )
+    rows: list[dict] = []
+    for kind in kinds:
+        rs = settings_for(kind, move_filter, args.seed)
+        se, cpu = [], 0.0
+        for afterstates in cands:
+            c0 = time.process_time()
+            done = rollout_plays(evaluator, [Candidate("", a) for a in afterstates], rs)
+            cpu += time.process_time() - c0
+            se.append(difference_se(done))
+        se_a = np.array(se)
+        cpu_s = cpu / len(cands)
+        row = {
+            "kind": kind,
+            "cpu_s": cpu_s,
+            "diff_se": float(se_a.mean()),
+            "by_class": {
+                name: float(se_a[classes == code].mean())
+                for code, name in enumerate(specialists.CLASSES, start=1)
+                if (classes == code).any()
+            },
+            "var_x_cpu": float(np.mean(se_a**2) * cpu_s),
+        }
+        row["relative"] = row["var_x_cpu"] / rows[0]["var_x_cpu"] if rows else 1.0
+        rows.append(row)
+        print(json.dumps(row), file=sys.stderr, flush=True)
+    out = {
+        "store": str(Path(args.store).resolve().relative_to(ROOT))
+        if Path(args.store).resolve().is_relative_to(ROOT)
+        else args.store,
+        "part": args.part,
+        "decisions": len(cands),
+        "classes": {n: int((classes == c).sum()) for c, n in enumerate(specialists.CLASSES, start=1)},
+        "move_filter": move_filter,
+        "seed": args.seed,
+        "kinds": rows,
+    }
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    run_script(main)
