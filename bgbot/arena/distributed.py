@@ -3,9 +3,10 @@
 Rollouts (:mod:`bgbot.arena.rollout`) and tournaments (:mod:`bgbot.arena.tournament`) cut their work into fixed
 units whose results depend only on the unit (its seed and range), never on where or in which order it runs;
 :func:`run_tasks` runs them and returns the results in task order, so the results for a seed are identical in this
-process, with any number of pool workers, and on Ray. With ``workers`` N > 1 the calling process is one of the N: it
-runs units itself (taken from the end of the queue, with one torch and one BLAS thread, as a worker) beside a spawn pool
-of N - 1 processes, so a run starts one process fewer (each start costs about 1.5 CPU-seconds, mostly importing torch).
+process, with any number of pool workers, and on Ray. In :func:`run_tasks` with ``workers`` N > 1 the calling process
+is one of the N: it runs units itself (taken from the end of the queue, with one torch and one BLAS thread, as a
+worker) beside a spawn pool of N - 1 processes, so a run starts one process fewer (each start costs about 1.5
+CPU-seconds, mostly importing torch). :func:`run_pool` called without ``in_process`` (tournaments) keeps a pool of N.
 
 **Failures.** A pool worker that dies breaks the pool: the units without a result are run again in a new pool (up
 to :data:`MAX_ATTEMPTS` starts of a unit). On Ray, a unit whose worker process (or node) dies is submitted again
