@@ -234,3 +234,18 @@ def test_sigterm_prints_the_chouettes_finished_games():
     assert 0 < done < 1_000_000
     assert sum(s["games_in_box"] for s in res["stats"].values()) == done
     assert f"after {done} of 1000000 games".encode() in err
+
+
+def test_a_signal_during_the_pools_bookkeeping_takes_effect_after_it():
+    import os
+
+    from bgbot.arena import distributed
+
+    reached = []
+    with pytest.raises(distributed.Interrupted) as stopped, distributed.interrupt_signals():
+        with distributed._signals_held():
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)  # the handler would run here, between two bytecodes
+            reached.append(True)
+        reached.append(False)  # not reached: the handler raised at the end of the block
+    assert reached == [True] and stopped.value.signum == signal.SIGTERM

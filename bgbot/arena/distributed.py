@@ -452,21 +452,24 @@ def run_pool(
         try:
             try:
                 while pending or futures:
-                    while pending and len(futures) < depth:
-                        # Each unit travels as plain pickle bytes: the pool's own pickler would send torch tensors (a
-                        # net player, an evaluator) by file descriptor, through a /tmp/pymp-* socket directory that a
-                        # killed parent leaves.
-                        i = pending.popleft()
-                        futures[pool.submit(_call_plain, _Plain((fn, tasks[i])))] = i
+                    with _signals_held():  # never stopped halfway through the pool's or a future's lock
+                        while pending and len(futures) < depth:
+                            # Each unit travels as plain pickle bytes: the pool's own pickler would send torch tensors
+                            # (a net player, an evaluator) by file descriptor, through a /tmp/pymp-* socket directory
+                            # that a killed parent leaves.
+                            i = pending.popleft()
+                            futures[pool.submit(_call_plain, _Plain((fn, tasks[i])))] = i
                     if here and pending:  # this process's share: the units at the end of the queue
                         i = pending.pop()
                         assert in_process is not None
                         store(i, in_process(tasks[i]))
-                        done = {f for f in futures if f.done()}
+                        with _signals_held():
+                            done = {f for f in futures if f.done()}
                     else:
                         done = wait(futures, return_when=FIRST_COMPLETED).done
-                    for fut in done:
-                        store(futures.pop(fut), fut.result())
+                    with _signals_held():
+                        for fut in done:
+                            store(futures.pop(fut), fut.result())
             except BrokenProcessPool:
                 restarts += 1
                 for fut, i in futures.items():
@@ -489,6 +492,33 @@ def _run_pool(fn: Callable, tasks: Sequence, workers: int, on_result: Callable[[
             return fn(task)
 
     return run_pool(functools.partial(_call_one_thread, fn), tasks, workers, arrived, in_process=here)[0]
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM that arrive during the block take effect at its end (their handlers, such as
+    :func:`interrupt_signals`', run then), so that the exception a handler raises never leaves a lock of the pool or of
+    a future held (which would hang the pool's shutdown). Only in the main thread, where Python runs handlers; a
+    handler not set from Python is left alone."""
+    names = (signal.SIGINT, signal.SIGTERM)
+    old = {s: signal.getsignal(s) for s in names}
+    if threading.current_thread() is not threading.main_thread() or any(h is None for h in old.values()):
+        yield
+        return
+    caught: list[int] = []
+    for s in names:
+        signal.signal(s, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+        for signum in caught:
+            handler = old[signal.Signals(signum)]
+            if callable(handler):
+                handler(signum, None)
+            elif handler == signal.SIG_DFL:
+                signal.raise_signal(signum)
 
 
 @contextlib.contextmanager
