@@ -315,3 +315,19 @@ def test_one_sided_positions_are_every_count_of_at_most_15_checkers_in_key_order
     keys = (pos.astype(np.int64) << (4 * np.arange(6))).sum(axis=1)
     assert keys[0] == 0 and (np.diff(keys) > 0).all()
     assert bearoff.os_index(pos).tolist() == list(range(len(pos)))
+
+
+def test_cache_path_follows_the_environment_after_it_is_resolved(monkeypatch, tmp_path):
+    monkeypatch.setenv(bearoff.CACHE_ENV, str(tmp_path / "a"))
+    first = bearoff.cache_path()
+    assert first == tmp_path / "a" / bearoff.CACHE_NAME and bearoff.cache_path() is first  # the second: a lookup
+    monkeypatch.setenv(bearoff.CACHE_ENV, str(tmp_path / "b"))
+    assert bearoff.cache_path() == tmp_path / "b" / bearoff.CACHE_NAME
+    monkeypatch.delenv(bearoff.CACHE_ENV)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert bearoff.cache_path() == tmp_path / "xdg" / "bgbot" / bearoff.CACHE_NAME
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert bearoff.cache_path() == tmp_path / "home" / ".cache" / "bgbot" / bearoff.CACHE_NAME
+    monkeypatch.setenv(bearoff.CACHE_ENV, str(tmp_path / "a"))
+    assert bearoff.cache_path() == first

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -171,6 +172,16 @@ def test_same_seed_same_results_for_any_workers_even_when_one_dies(ev, tmp_path,
     two = ro._run(ev, pos, np.ones(1, bool), s, workers=2, progress=seen.append)
     assert (tmp_path / "fired").exists() and not (tmp_path / "armed").exists()
     assert np.array_equal(one, two) and len(seen) == len(ro.chunk_tasks(s, 1))
+
+
+@pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs /proc")
+def test_the_calling_process_is_one_of_the_workers():
+    from bgbot.arena import distributed
+
+    here = os.readlink("/proc/self")  # this process's pid; in a pool worker, the worker's
+    where = distributed.run_tasks(os.readlink, ["/proc/self"] * 6, workers=2)
+    assert where[-1] == here  # this process takes units from the end of the queue
+    assert where[0] != here and len(set(where)) == 2  # the first went to the one pool worker
 
 
 @pytest.mark.parametrize(

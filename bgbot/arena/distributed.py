@@ -3,7 +3,10 @@
 Rollouts (:mod:`bgbot.arena.rollout`) and tournaments (:mod:`bgbot.arena.tournament`) cut their work into fixed
 units whose results depend only on the unit (its seed and range), never on where or in which order it runs;
 :func:`run_tasks` runs them and returns the results in task order, so the results for a seed are identical in this
-process, with any number of pool workers, and on Ray.
+process, with any number of pool workers, and on Ray. In :func:`run_tasks` with ``workers`` N > 1 the calling process
+is one of the N: it runs units itself (taken from the end of the queue, with one torch and one BLAS thread, as a
+worker) beside a spawn pool of N - 1 processes, so a run starts one process fewer (each start costs about 1.5
+CPU-seconds, mostly importing torch). :func:`run_pool` called without ``in_process`` (tournaments) keeps a pool of N.
 
 **Failures.** A pool worker that dies breaks the pool: the units without a result are run again in a new pool (up
 to :data:`MAX_ATTEMPTS` starts of a unit). On Ray, a unit whose worker process (or node) dies is submitted again
@@ -48,8 +51,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
@@ -385,6 +389,11 @@ def stop_pool(pool: ProcessPoolExecutor) -> None:
             p.join()
 
 
+QUEUED_PER_WORKER = 2
+"""Units handed to each pool worker ahead (one running, one waiting) when this process works too (:func:`run_pool`'s
+``in_process``): a worker finds its next unit queued while this process is busy with one of its own."""
+
+
 def run_pool(
     fn: Callable,
     tasks: Sequence,
@@ -392,6 +401,7 @@ def run_pool(
     on_result: Callable[[int, Any], object] | None = None,
     initializer: Callable[[], object] = worker_init,
     too_many: Callable[[int], BaseException] | None = None,
+    in_process: Callable[[Any], Any] | None = None,
 ) -> tuple[list, int]:
     """``[fn(t) for t in tasks]`` in a spawn process pool of ``workers`` (at most one per task) -> (results in task
     order, pool restarts). A worker that dies breaks the pool: the units without a result are run again in a new pool,
@@ -402,14 +412,18 @@ def run_pool(
         on_result: called as ``on_result(index, result)`` with each result as it arrives, once per task.
         initializer: run in each worker first (it should call :func:`watch_parent`).
         too_many: the exception for unit ``i`` that failed :data:`MAX_ATTEMPTS` times (default :class:`DistributedError`).
+        in_process: this process works too, as one of the ``workers``: the pool has ``workers - 1`` processes (one
+            process start, mostly importing torch, saved) and this process runs units with ``in_process(task)``
+            (which must compute what ``fn(task)`` does in a worker) between collecting the workers' results.
 
     Raises:
-        DistributedError: see ``too_many``; whatever ``fn`` raises.
+        DistributedError: see ``too_many``; whatever ``fn`` or ``in_process`` raises.
     """
     results: dict[int, Any] = {}
     attempts = dict.fromkeys(range(len(tasks)), 0)
     ctx = multiprocessing.get_context("spawn")
     restarts = 0
+    here = in_process is not None
 
     def store(i: int, value: Any) -> None:
         if i not in results:
@@ -425,14 +439,37 @@ def run_pool(
                 if too_many is not None:
                     raise too_many(i)
                 raise DistributedError(f"work unit {i} failed {MAX_ATTEMPTS} times (a worker process died each time)")
-        pool = ProcessPoolExecutor(min(workers, len(todo)), mp_context=ctx, initializer=initializer)
+        procs = min(workers, len(todo)) - here
+        if procs < 1:  # one unit left and this process works: no pool
+            assert in_process is not None
+            for i in todo:
+                store(i, in_process(tasks[i]))
+            break
+        pool = ProcessPoolExecutor(procs, mp_context=ctx, initializer=initializer)
+        depth = procs * QUEUED_PER_WORKER if here else len(todo)
+        pending = deque(todo)
+        futures: dict[Future, int] = {}
         try:
-            # Each unit travels as plain pickle bytes: the pool's own pickler would send torch tensors (a net player,
-            # an evaluator) by file descriptor, through a /tmp/pymp-* socket directory that a killed parent leaves.
-            futures = {pool.submit(_call_plain, _Plain((fn, tasks[i]))): i for i in todo}
             try:
-                for fut in as_completed(futures):
-                    store(futures[fut], fut.result())
+                while pending or futures:
+                    with _signals_held():  # never stopped halfway through the pool's or a future's lock
+                        while pending and len(futures) < depth:
+                            # Each unit travels as plain pickle bytes: the pool's own pickler would send torch tensors
+                            # (a net player, an evaluator) by file descriptor, through a /tmp/pymp-* socket directory
+                            # that a killed parent leaves.
+                            i = pending.popleft()
+                            futures[pool.submit(_call_plain, _Plain((fn, tasks[i])))] = i
+                    if here and pending:  # this process's share: the units at the end of the queue
+                        i = pending.pop()
+                        assert in_process is not None
+                        store(i, in_process(tasks[i]))
+                        with _signals_held():
+                            done = {f for f in futures if f.done()}
+                    else:
+                        done = wait(futures, return_when=FIRST_COMPLETED).done
+                    with _signals_held():
+                        for fut in done:
+                            store(futures.pop(fut), fut.result())
             except BrokenProcessPool:
                 restarts += 1
                 for fut, i in futures.items():
@@ -450,7 +487,56 @@ def _run_pool(fn: Callable, tasks: Sequence, workers: int, on_result: Callable[[
         if on_result is not None:
             on_result(value)
 
-    return run_pool(functools.partial(_call_one_thread, fn), tasks, workers, arrived)[0]
+    def here(task: Any) -> Any:
+        with _one_thread_here():
+            return fn(task)
+
+    return run_pool(functools.partial(_call_one_thread, fn), tasks, workers, arrived, in_process=here)[0]
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM that arrive during the block take effect at its end (their handlers, such as
+    :func:`interrupt_signals`', run then), so that the exception a handler raises never leaves a lock of the pool or of
+    a future held (which would hang the pool's shutdown). Only in the main thread, where Python runs handlers; a
+    handler not set from Python is left alone."""
+    names = (signal.SIGINT, signal.SIGTERM)
+    old = {s: signal.getsignal(s) for s in names}
+    if threading.current_thread() is not threading.main_thread() or any(h is None for h in old.values()):
+        yield
+        return
+    caught: list[int] = []
+    for s in names:
+        signal.signal(s, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+        for signum in caught:
+            handler = old[signal.Signals(signum)]
+            if callable(handler):
+                handler(signum, None)
+            elif handler == signal.SIG_DFL:
+                signal.raise_signal(signum)
+
+
+@contextlib.contextmanager
+def _one_thread_here() -> Iterator[None]:
+    """For the duration, one torch and one BLAS thread in this process, as in a worker (the same floating-point
+    results); torch's previous thread count is restored after."""
+    from threadpoolctl import threadpool_limits
+
+    torch = sys.modules.get("torch")
+    threads = torch.get_num_threads() if torch is not None else None
+    try:
+        if torch is not None:
+            torch.set_num_threads(1)
+        with threadpool_limits(1, user_api="blas"):
+            yield
+    finally:
+        if torch is not None and threads is not None:
+            torch.set_num_threads(threads)
 
 
 def run_tasks(
@@ -461,8 +547,9 @@ def run_tasks(
     on_result: Callable[[Any], object] | None = None,
     on_restart: Callable[[], object] | None = None,
 ) -> list:
-    """``[fn(t) for t in tasks]``, in this process (``workers <= 1``), a spawn process pool of ``workers``, or on Ray
-    (``ray`` an address or ``"local"``; then ``workers`` is ignored: the cluster's CPUs are the workers).
+    """``[fn(t) for t in tasks]``, in this process (``workers <= 1``), in this process and a spawn process pool of
+    ``workers - 1`` (:func:`run_pool`'s ``in_process``), or on Ray (``ray`` an address or ``"local"``; then ``workers``
+    is ignored: the cluster's CPUs are the workers).
 
     Args:
         fn: a picklable top-level function of one task; tasks picklable.
@@ -478,22 +565,12 @@ def run_tasks(
     if ray is not None:
         return _run_ray(fn, tasks, ray, on_result, on_restart)
     if workers <= 1 or len(tasks) <= 1:
-        from threadpoolctl import threadpool_limits
-
         out = []
-        torch = sys.modules.get("torch")
-        threads = torch.get_num_threads() if torch is not None else None
-        try:
-            if torch is not None:
-                torch.set_num_threads(1)
-            with threadpool_limits(1, user_api="blas"):  # as in a worker: the same floating-point results
-                for t in tasks:
-                    r = fn(t)
-                    if on_result is not None:
-                        on_result(r)
-                    out.append(r)
-        finally:
-            if torch is not None and threads is not None:
-                torch.set_num_threads(threads)
+        with _one_thread_here():  # as in a worker: the same floating-point results
+            for t in tasks:
+                r = fn(t)
+                if on_result is not None:
+                    on_result(r)
+                out.append(r)
         return out
     return _run_pool(fn, tasks, workers, on_result)

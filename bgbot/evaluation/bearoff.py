@@ -296,14 +296,27 @@ def _cdf(db: Databases, name: str) -> np.ndarray:
     return _CDFS[key]
 
 
+PATH_ENV = (CACHE_ENV, "XDG_CACHE_HOME", "HOME")
+"""The environment variables :func:`cache_path` depends on (``HOME``: ``Path.home()``)."""
+_PATHS: dict[tuple[str | None, ...], Path] = {}
+"""The values of :data:`PATH_ENV` -> the cache path they resolve to."""
+
+
 def cache_path() -> Path:
     """Where the databases are cached: ``$BGBOT_CACHE_DIR``, else ``$XDG_CACHE_HOME/bgbot``, else
-    ``~/.cache/bgbot``; file :data:`CACHE_NAME`."""
-    base = os.environ.get(CACHE_ENV)
-    if base:
-        return Path(base) / CACHE_NAME
-    xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(xdg) / "bgbot" / CACHE_NAME
+    ``~/.cache/bgbot``; file :data:`CACHE_NAME`. Resolved once per set of values of :data:`PATH_ENV` (then a dict
+    lookup: :func:`load` asks on every bear-off evaluation)."""
+    env = tuple(os.environ.get(name) for name in PATH_ENV)
+    path = _PATHS.get(env)
+    if path is None:
+        base = env[0]
+        if base:
+            path = Path(base) / CACHE_NAME
+        else:
+            xdg = env[1] or str(Path.home() / ".cache")
+            path = Path(xdg) / "bgbot" / CACHE_NAME
+        _PATHS[env] = path
+    return path
 
 
 def _digest(arrays: dict) -> str:
@@ -352,7 +365,7 @@ def build() -> Databases:
     return Databases(off, first, build_two_sided())
 
 
-_LOADED: dict[str, Databases] = {}
+_LOADED: dict[Path, Databases] = {}
 
 
 def load() -> Databases:
@@ -361,14 +374,14 @@ def load() -> Databases:
     A cached file that fails its checks (version, shapes, SHA-256) is rebuilt and overwritten, never used.
     """
     path = cache_path()
-    key = str(path)
-    if key not in _LOADED:
+    db = _LOADED.get(path)
+    if db is None:
         db = _read(path)
         if db is None:
             db = build()
             _write(path, db)
-        _LOADED[key] = db
-    return _LOADED[key]
+        _LOADED[path] = db
+    return db
 
 
 # ------------------------------------------------------------------------------------------------ evaluation

@@ -82,10 +82,6 @@ def position_probabilities(evaluator: PositionEvaluator, positions: np.ndarray) 
     Exact where the rules or a bear-off database decide, the evaluator (one batched call) with outcome constraints
     elsewhere; see the module docstring and :func:`classified_probabilities`.
     """
-    if not _DISPATCH[0]:  # bgbot before classes, exactly: no classification at all
-        positions = np.asarray(positions, dtype=np.int8)
-        over = (positions.max(axis=1) <= 0) | (positions.min(axis=1) >= 0)  # a side has none left
-        return _legacy_probabilities(evaluator, positions, over)
     return classified_probabilities(evaluator, positions)[0]
 
 
@@ -94,13 +90,14 @@ def classified_probabilities(evaluator: PositionEvaluator, positions: np.ndarray
     each position ``(M,)`` int8 (:data:`bgbot.evaluation.classes.CLASS_NAMES`), which says what answered.
 
     With the dispatch off (:func:`set_class_dispatch`) the codes are still the classes, but only ``over`` rows are
-    exact and the others are the evaluator's output as it is.
+    exact and the others are the evaluator's output as it is. Either way the positions are classified once: an
+    evaluator that dispatches by class itself (the specialists' ``evaluate_classified``) is handed the codes.
     """
     positions = np.asarray(positions, dtype=np.int8)
     ext = extremes(positions)  # read once, for the classes and the outcome constraints
     codes = classes.classify_batch(positions, ext)
     if not _DISPATCH[0]:
-        return _legacy_probabilities(evaluator, positions, codes == classes.OVER), codes
+        return _legacy_probabilities(evaluator, positions, codes), codes
     over = codes == classes.OVER
     exact = (codes == classes.BEAROFF_TS) | (codes == classes.BEAROFF_OS)
     net = ~(over | exact)
@@ -142,16 +139,23 @@ def _evaluate(evaluator: PositionEvaluator, positions: np.ndarray, codes: np.nda
     return out
 
 
-def _legacy_probabilities(evaluator: PositionEvaluator, positions: np.ndarray, over_mask: np.ndarray) -> np.ndarray:
-    """Finished games exact, the evaluator's output unchanged elsewhere (the dispatch off)."""
+def _legacy_probabilities(evaluator: PositionEvaluator, positions: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Finished games exact, the evaluator's output unchanged elsewhere (the dispatch off): one evaluator call over
+    the live rows, as they are (not in blocks), handed their class ``codes`` ``(M,)`` int8 when it takes them."""
+    by_class = getattr(evaluator, "evaluate_classified", None)
+
+    def net(rows: np.ndarray, row_codes: np.ndarray) -> np.ndarray:
+        return by_class(rows, row_codes) if by_class is not None else evaluator.evaluate(rows)
+
+    over_mask = codes == classes.OVER
     over = np.flatnonzero(over_mask)
     if len(over) == 0:
-        return evaluator.evaluate(positions)
+        return net(positions, codes)
     out = np.empty((len(positions), 5), dtype=np.float32)
     out[over] = terminal_probabilities(game_result(positions[over]))
     live = ~over_mask
     if live.any():
-        out[live] = evaluator.evaluate(positions[live])
+        out[live] = net(positions[live], codes[live])
     return out
 
 
