@@ -18,9 +18,16 @@ Per kind (JSON on stdout):
 * ``var_x_cpu``: ``mean(se^2) * cpu_s``, the variance of a difference at one CPU-second a decision, for a kind whose
   noise falls as 1/trials; lower is cheaper; ``relative``: over the first kind's.
 
-Truncated kinds (``-hH``: valued at 0-ply after H half-moves) carry a bias this table does not measure.
+Truncated kinds (``-hH``: valued at 0-ply after H half-moves) carry a bias. With ``--reference KIND`` (e.g.
+``vr1296``, rolled out with seed ``--seed`` + 1 so that its dice differ from the kinds'), each kind also gets, against
+the reference's differences (candidate - 0-ply's choice) of the same decisions:
 
-Usage: ``python scripts/plays_cost.py [--store DIR] [--part 9] [--decisions 20] [--kinds plain324,vr324] [--seed 5]``
+* ``bias_rms``: ``sqrt(mean((d - d_ref)^2) - mean(se^2 + se_ref^2))`` over the candidates, the part of the difference
+  between the two that their noise does not explain (null, ``within_noise``, when the noise explains it all);
+* ``same_best``: the share of decisions where the kind's best candidate is the reference's.
+
+Usage: ``python scripts/plays_cost.py [--store DIR] [--part 9] [--decisions 20] [--kinds plain324,vr324] [--seed 5]
+[--reference KIND]``
 """
 
 from __future__ import annotations
@@ -85,17 +92,38 @@ def settings_for(kind: str, move_filter: bool, seed: int) -> RolloutSettings:
     )
 
 
-def difference_se(cands: list[Candidate]) -> float:
-    """The mean paired standard error (cubeless money equity, for the mover) of each candidate after the first minus
-    the first, over the trials of a rollout of ``cands`` (filled by :func:`rollout_plays`)."""
+def differences(cands: list[Candidate]) -> tuple[np.ndarray, np.ndarray]:
+    """Each candidate after the first minus the first, over the trials of a rollout of ``cands`` (filled by
+    :func:`rollout_plays`), in cubeless money equity for the mover: the means ``(k - 1,)`` float64 and their paired
+    standard errors ``(k - 1,)`` float64."""
     first = cands[0].estimate
     assert first is not None
-    out = []
+    mean, se = [], []
     for c in cands[1:]:
         assert c.estimate is not None
         d = c.estimate.values() - first.values()
-        out.append(d.std(ddof=1) / np.sqrt(len(d)))
-    return float(np.mean(out))
+        mean.append(d.mean())
+        se.append(d.std(ddof=1) / np.sqrt(len(d)))
+    return np.array(mean), np.array(se)
+
+
+def difference_se(cands: list[Candidate]) -> float:
+    """The mean of :func:`differences`' standard errors: the noise of a rollout's differences for one decision."""
+    return float(differences(cands)[1].mean())
+
+
+def against(d: list[np.ndarray], se: list[np.ndarray], ref_d: list[np.ndarray], ref_se: list[np.ndarray]) -> dict:
+    """``bias_rms``, ``within_noise`` and ``same_best`` of a kind's differences ``d`` (with standard errors ``se``)
+    against the reference's, decision by decision (module docstring)."""
+    x, r = np.concatenate(d), np.concatenate(ref_d)
+    noise = float(np.mean(np.concatenate(se) ** 2 + np.concatenate(ref_se) ** 2))
+    excess = float(np.mean((x - r) ** 2)) - noise
+    best = [int(np.argmax(np.r_[0.0, a])) == int(np.argmax(np.r_[0.0, b])) for a, b in zip(d, ref_d)]
+    return {
+        "bias_rms": excess**0.5 if excess > 0 else None,
+        "within_noise": excess <= 0,
+        "same_best": float(np.mean(best)),
+    }
 
 
 def main() -> None:
@@ -105,9 +133,10 @@ def main() -> None:
     p.add_argument("--decisions", type=int_at_least(1), default=20)
     p.add_argument("--kinds", default="plain324,vr324")
     p.add_argument("--seed", type=int_at_least(0), default=5)
+    p.add_argument("--reference", help="a long kind the others' differences are compared with (e.g. vr1296)")
     args = p.parse_args()
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
-    for k in kinds:
+    for k in kinds + ([args.reference] if args.reference else []):
         settings_for(k, False, 0)  # every kind checked before any work
     store = Path(args.store)
     cands, classes, st = decisions(store, args.part, args.decisions)
@@ -118,16 +147,29 @@ def main() -> None:
     rollout_plays(  # warm-up: the bear-off databases and the filter are read once, not timed
         evaluator, [Candidate("", a) for a in cands[0]], settings_for("plain36", move_filter, args.seed)
     )
-    rows: list[dict] = []
-    for kind in kinds:
-        rs = settings_for(kind, move_filter, args.seed)
-        se, cpu = [], 0.0
+
+    def run(kind: str, seed: int) -> tuple[list[np.ndarray], list[np.ndarray], float]:
+        rs = settings_for(kind, move_filter, seed)
+        ds, ses, cpu = [], [], 0.0
         for afterstates in cands:
             c0 = time.process_time()
             done = rollout_plays(evaluator, [Candidate("", a) for a in afterstates], rs)
             cpu += time.process_time() - c0
-            se.append(difference_se(done))
-        se_a = np.array(se)
+            d, se = differences(done)
+            ds.append(d)
+            ses.append(se)
+        return ds, ses, cpu
+
+    ref = None
+    if args.reference:
+        ref_d, ref_se, ref_cpu = run(args.reference, args.seed + 1)
+        ref = {"kind": args.reference, "seed": args.seed + 1, "cpu_s": ref_cpu / len(cands)}
+        ref["diff_se"] = float(np.mean([s.mean() for s in ref_se]))
+        print(json.dumps(ref), file=sys.stderr, flush=True)
+    rows: list[dict] = []
+    for kind in kinds:
+        ds, ses, cpu = run(kind, args.seed)
+        se_a = np.array([s.mean() for s in ses])
         cpu_s = cpu / len(cands)
         row = {
             "kind": kind,
@@ -141,6 +183,8 @@ def main() -> None:
             "var_x_cpu": float(np.mean(se_a**2) * cpu_s),
         }
         row["relative"] = row["var_x_cpu"] / rows[0]["var_x_cpu"] if rows else 1.0
+        if ref is not None:
+            row |= against(ds, ses, ref_d, ref_se)
         rows.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)
     out = {
@@ -152,6 +196,7 @@ def main() -> None:
         "classes": {n: int((classes == c).sum()) for c, n in enumerate(specialists.CLASSES, start=1)},
         "move_filter": move_filter,
         "seed": args.seed,
+        "reference": ref,
         "kinds": rows,
     }
     print(json.dumps(out, indent=1))

@@ -536,3 +536,18 @@ def test_plays_cost_measures_the_paired_difference_error_of_the_stores_candidate
         d = [x.estimate.values() - done[0].estimate.values() for x in done[1:]]
         ses.append(np.mean([v.std(ddof=1) / np.sqrt(len(v)) for v in d]))
     assert a["diff_se"] == pytest.approx(float(np.mean(ses)), rel=1e-12) and a["diff_se"] > 0
+
+
+def test_plays_cost_against_a_reference_separates_bias_from_noise():
+    """``against``: differences equal to the reference's are within their noise and pick the same best; shifted by
+    0.1 with tiny standard errors, the bias is 0.1 and a shift that reorders the candidates changes the best."""
+    import numpy as np
+
+    module = _load("plays_cost")
+    ref = [np.array([-0.02, -0.05]), np.array([0.01])]
+    se = [np.full(2, 0.01), np.full(1, 0.01)]
+    same = module.against(ref, se, ref, se)
+    assert same == {"bias_rms": None, "within_noise": True, "same_best": 1.0}
+    tiny = [np.full(2, 1e-9), np.full(1, 1e-9)]
+    shifted = module.against([r + 0.1 for r in ref], tiny, ref, tiny)
+    assert shifted["bias_rms"] == pytest.approx(0.1, rel=1e-6) and shifted["same_best"] == 0.5
