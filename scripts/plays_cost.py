@@ -49,7 +49,7 @@ from bgbot.errors import BgbotError, int_at_least, run_script  # noqa: E402
 from bgbot.evaluation import specialists  # noqa: E402
 from training import campaign, parts  # noqa: E402
 
-KIND = re.compile(r"^(?P<how>plain|vr)(?P<trials>\d+)(?:-h(?P<horizon>\d+))?$")
+KIND = re.compile(r"^(?P<how>plain|vr)(?P<trials>\d+)(?:-h(?P<horizon>[1-9]\d*))?$")
 
 
 def decisions(store: Path, part: int, limit: int) -> tuple[list[np.ndarray], np.ndarray, dict]:
@@ -82,7 +82,7 @@ def settings_for(kind: str, move_filter: bool, seed: int) -> RolloutSettings:
     """
     m = KIND.match(kind)
     if not m:
-        raise BgbotError(f"unknown kind {kind!r}: plainT, vrT, plainT-hH or vrT-hH")
+        raise BgbotError(f"unknown kind {kind!r}: plainT, vrT, plainT-hH or vrT-hH (H >= 1 half-moves)")
     return RolloutSettings(
         trials=int(m["trials"]),
         truncate=int(m["horizon"] or 0),
@@ -136,6 +136,8 @@ def main() -> None:
     p.add_argument("--reference", help="a long kind the others' differences are compared with (e.g. vr1296)")
     args = p.parse_args()
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
+    if not kinds or len(set(kinds)) != len(kinds):
+        raise BgbotError(f"--kinds must name one kind or more, each once, got {args.kinds!r}")
     for k in kinds + ([args.reference] if args.reference else []):
         settings_for(k, False, 0)  # every kind checked before any work
     store = Path(args.store)

@@ -515,14 +515,15 @@ def test_plays_cost_measures_the_paired_difference_error_of_the_stores_candidate
     from training import campaign, parts
 
     module = _load("plays_cost")
-    monkeypatch.setattr(sys, "argv", ["plays_cost.py", "--decisions", "2", "--kinds", "plain36,plain36,plain144"])
+    monkeypatch.setattr(sys, "argv", ["plays_cost.py", "--decisions", "2", "--kinds", "plain36,plain144"])
     module.main()
-    out = json.loads(capsys.readouterr().out)
-    a, b, c = out["kinds"]
+    module.main()
+    runs = [json.loads(t) for t in re.findall(r"^\{.*?^\}", capsys.readouterr().out, re.S | re.M)]
+    (a, c), (b, _) = runs[0]["kinds"], runs[1]["kinds"]
     assert (
-        out["decisions"] == 2
+        runs[0]["decisions"] == 2
         and a["diff_se"] == b["diff_se"]
-        and b["relative"] == pytest.approx(b["var_x_cpu"] / a["var_x_cpu"])
+        and c["relative"] == pytest.approx(c["var_x_cpu"] / a["var_x_cpu"])
     )
     assert c["diff_se"] < a["diff_se"]
     store = module.ROOT / "models" / "candidates" / "campaign-3"
@@ -551,3 +552,14 @@ def test_plays_cost_against_a_reference_separates_bias_from_noise():
     tiny = [np.full(2, 1e-9), np.full(1, 1e-9)]
     shifted = module.against([r + 0.1 for r in ref], tiny, ref, tiny)
     assert shifted["bias_rms"] == pytest.approx(0.1, rel=1e-6) and shifted["same_best"] == 0.5
+
+
+@pytest.mark.parametrize("kinds", ["plain36-h0", "plain36,plain36", ""])
+def test_plays_cost_refuses_a_zero_horizon_and_repeated_or_missing_kinds(monkeypatch, kinds):
+    """``-h0`` would be a full rollout under a truncated label; a kind twice or none is a mistake: one error each."""
+    from bgbot.errors import BgbotError
+
+    module = _load("plays_cost")
+    monkeypatch.setattr(sys, "argv", ["plays_cost.py", "--decisions", "1", "--kinds", kinds])
+    with pytest.raises(BgbotError, match="kind"):
+        module.main()

@@ -250,6 +250,10 @@ def test_a_fit_with_decisions_learns_the_candidates_order(plays_store, tmp_path,
              "--run-dir", str(tmp_path / "c"), "--quiet"]  # fmt: skip
     assert stages.main(other) == 2
     assert "no plays parts" in capsys.readouterr().err
+    lone = ["fit", "--init", str(ROOT / MODEL), "--targets", str(plays_store), "--decision-weight", "2",
+            "--run-dir", str(tmp_path / "d"), "--quiet"]  # fmt: skip
+    assert stages.main(lone) == 2 and "give --decisions too" in capsys.readouterr().err
+    assert not (tmp_path / "d").exists()
 
 
 def _probs(model: str, pos: np.ndarray) -> np.ndarray:

@@ -97,7 +97,13 @@ class FitConfig:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> FitConfig:
-        """The config of ``fit``'s parsed command line (checked by :func:`run_fit`)."""
+        """The config of ``fit``'s parsed command line (checked by :func:`run_fit`).
+
+        Raises:
+            StageError: ``--decision-weight`` without ``--decisions`` (it would weigh nothing).
+        """
+        if args.decision_weight is not None and not args.decisions:
+            raise StageError("--decision-weight weighs the decision loss of --decisions STORE: give --decisions too")
         return cls(
             init=args.init,
             targets=tuple(args.targets),
@@ -115,7 +121,7 @@ class FitConfig:
             classes=None if args.classes is None else tuple(args.classes),
             stderr_scale=args.stderr_scale,
             decisions=tuple(args.decisions or ()),
-            decision_weight=args.decision_weight,
+            decision_weight=1.0 if args.decision_weight is None else args.decision_weight,
             resume=args.resume,
             quiet=args.quiet,
         )

@@ -158,7 +158,7 @@ def build_parser(prog: str = "python -m training") -> argparse.ArgumentParser:
         "nets' differences between a decision's candidates against the rollouts' (training.fit.DecisionTargets)",
     )
     f.add_argument(
-        "--decision-weight", type=float, default=1.0, help="the decision loss's weight beside the targets' (default 1)"
+        "--decision-weight", type=float, default=None, help="the decision loss's weight beside the targets' (default 1)"
     )
     f.add_argument("--run-dir", required=True, type=_directory)
     f.add_argument("--epochs", type=int_at_least(1), default=10)
