@@ -190,6 +190,15 @@ def test_an_out_dir_with_another_tournaments_files_is_refused_unless_forced(caps
     assert (out / "notes.txt").read_text() == "mine" and (out / "game.mat").read_text() == "mine too"
     assert main([*argv, "--resume", str(out), "--force"]) == 2
     assert capsys.readouterr().err == f"error: {tournament.FORCE_WITH_RESUME}\n"
+    plain = tmp_path / "a-file"  # a regular file as --out: refused before any game, even with --force
+    plain.write_text("not a directory")
+    for extra in ([], ["--force"]):
+        assert main([*argv, "--games", "4", "--out", str(plain), *extra]) == 2
+        assert (
+            capsys.readouterr().err
+            == f"error: --out {plain} exists and is not a directory: give a directory for the .mat files\n"
+        )
+    assert plain.read_text() == "not a directory"
 
 
 @pytest.mark.parametrize(

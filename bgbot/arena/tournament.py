@@ -666,11 +666,14 @@ def claim_out_dir(out_dir: str | Path, force: bool = False) -> None:
     (:func:`tournament_files`), unless ``force``, which deletes those files (and only those; a user's other files stay).
 
     Raises:
-        TournamentError: another tournament's files are there and ``force`` is off.
+        TournamentError: ``out_dir`` exists and is not a directory; another tournament's files are there and ``force``
+            is off.
         OSError: one of them cannot be deleted.
     """
     import shutil
 
+    if Path(out_dir).exists() and not Path(out_dir).is_dir():
+        raise TournamentError(f"--out {out_dir} exists and is not a directory: give a directory for the .mat files")
     found = tournament_files(out_dir)
     if found and not force:
         names = [p.name + ("/" if p.is_dir() else "") for p in found]
