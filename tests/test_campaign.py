@@ -340,7 +340,7 @@ def test_a_store_path_that_is_a_file_is_one_clear_error_line(pool, tmp_path, cap
     for action in ("run", "status"):
         assert stages.main(["campaign", action, "--store", str(file), "--quiet"]) == 2
         err = capsys.readouterr().err
-        assert f"--store {str(file)!r} is a file" in err and err.count("\n") == 1, err
+        assert f"{str(file)!r} is a file, not a campaign store" in err and err.count("\n") == 1, err
     assert file.read_text() == "not a store\n"
 
 

@@ -97,8 +97,10 @@ def load_settings(store: Path) -> CampaignSettings:
             another format.
     """
     path = store / STORE_FILE
-    if store.exists() and not store.is_dir():
-        raise StoreError(f"--store {str(store)!r} is a file, not a campaign store (a directory)")
+    if not store.exists():
+        raise StoreError(f"{str(store)!r} is not a campaign store: it does not exist")
+    if not store.is_dir():
+        raise StoreError(f"{str(store)!r} is a file, not a campaign store (a directory)")
     if not path.is_file():
         raise StoreError(f"{str(store)!r} is not a campaign store (no {STORE_FILE}): plan it first")
     try:
@@ -128,7 +130,7 @@ def check_part(path: Path, n: int, settings: CampaignSettings, plan: dict | None
         StoreError: the part is torn or unreadable, made by another model or with other settings, misnumbered (a part
             of this store saved under another part's number), or malformed.
     """
-    fix = f"remove {str(path)!r} and run again to roll it out anew"
+    fix = f"to roll it out anew, remove {str(path)!r} and resume the campaign (python -m training campaign run)"
     try:
         data = load_npz(path)
     except StoreError as e:
