@@ -107,11 +107,6 @@ def differences(cands: list[Candidate]) -> tuple[np.ndarray, np.ndarray]:
     return np.array(mean), np.array(se)
 
 
-def difference_se(cands: list[Candidate]) -> float:
-    """The mean of :func:`differences`' standard errors: the noise of a rollout's differences for one decision."""
-    return float(differences(cands)[1].mean())
-
-
 def against(d: list[np.ndarray], se: list[np.ndarray], ref_d: list[np.ndarray], ref_se: list[np.ndarray]) -> dict:
     """``bias_rms``, ``within_noise`` and ``same_best`` of a kind's differences ``d`` (with standard errors ``se``)
     against the reference's, decision by decision (module docstring)."""
