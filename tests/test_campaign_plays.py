@@ -261,3 +261,25 @@ def _probs(model: str, pos: np.ndarray) -> np.ndarray:
 
     path = model if Path(model).is_absolute() else str(ROOT / model)
     return position_probabilities(load_model(path)[1], pos)
+
+
+def test_a_truncated_variance_reduced_plays_store_records_its_horizon_and_rolls_out_by_it(
+    pool, tmp_path, evaluator, capsys
+):
+    store = tmp_path / "truncated"
+    argv = plan(store, pool, "--truncate", "4", "--variance-reduction")
+    argv[argv.index("--size") + 1] = "20"
+    assert stages.main(argv) == 0
+    settings = campaign.load_settings(store)
+    assert settings.rollout["truncate"] == 4 and settings.rollout["variance_reduction"] is True
+    # another horizon is another store
+    other = plan(store, pool, "--truncate", "8", "--variance-reduction")
+    other[other.index("--size") + 1] = "20"
+    assert stages.main(other) == 2 and "other settings" in capsys.readouterr().err
+    assert stages.main(["campaign", "run", "--store", str(store), "--quiet"]) == 0
+    p = load_npz(campaign.part_path(store, 0))
+    players = prune.PrunedEvaluator(evaluator, prune.filter_for(ROOT / MODEL))
+    how = RolloutSettings(trials=36, truncate=4, seed=3 * 100_003, variance_reduction=True, move_filter=True)
+    mean, se = rollout_positions(p["positions"], players, how)
+    assert np.array_equal(p["targets"], np.clip(mean, 0, 1).astype(np.float32))
+    assert np.array_equal(p["stderr"], se.astype(np.float32))

@@ -332,7 +332,7 @@ def plan_store(args: argparse.Namespace) -> dict:
         if prune.filter_for(model) is None:
             raise StageError(f"--move-filter: {args.model!r} has no move filter of its own (prune/<name>.pt)")
     rollout = RolloutSettings(
-        args.trials, 0, args.ply, args.seed, args.variance_reduction, True, True, move_filter=move_filter
+        args.trials, args.truncate, args.ply, args.seed, args.variance_reduction, True, True, move_filter=move_filter
     ).to_json()
     src = [p for d in args.pool for p in sorted(Path(d).glob("part-*.npz"))]
     if not src:
@@ -694,6 +694,15 @@ def add_parser(sub) -> None:
         "--variance-reduction",
         action="store_true",
         help="plan: luck estimation in every trial (default: plain trials, cheaper per unit of accuracy at 0-ply)",
+    )
+    c.add_argument(
+        "--truncate",
+        type=int_at_least(0),
+        default=0,
+        metavar="PLIES",
+        help="plan: value each trial by the model's 0-ply after PLIES half-moves (0: play to the end; "
+        "RolloutSettings.truncate). Truncated variance-reduced trials cost a tenth of full ones for the plays stream "
+        "(models/candidates/campaign-3/plays-bias*.json)",
     )
     c.add_argument("--seed", type=int_at_least(0), default=21, help="plan: the plan's order and the dice")
     c.add_argument("--part-size", type=int_at_least(1), default=100, help="plan: positions a part")
