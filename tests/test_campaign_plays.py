@@ -283,3 +283,30 @@ def test_a_truncated_variance_reduced_plays_store_records_its_horizon_and_rolls_
     mean, se = rollout_positions(p["positions"], players, how)
     assert np.array_equal(p["targets"], np.clip(mean, 0, 1).astype(np.float32))
     assert np.array_equal(p["stderr"], se.astype(np.float32))
+
+
+def test_a_fits_curve_judges_it_on_held_out_decisions(plays_store, tmp_path, capsys):
+    """--held-out-decisions: each epoch records the nets' 0-ply choice loss on decisions never fitted; before the first
+    step it is the initial model's (training.plays.choice_losses of its 0-ply, in millipoints)."""
+    fitted, held = tmp_path / "fitted", tmp_path / "held"
+    for folder, parts in ((fitted, (0, 1)), (held, (2,))):
+        folder.mkdir()
+        for n in parts:
+            (folder / campaign.part_path(plays_store, n).name).symlink_to(campaign.part_path(plays_store, n))
+    run = tmp_path / "fit"
+    args = ["fit", "--init", str(ROOT / MODEL), "--targets", str(fitted), "--decisions", str(fitted),
+            "--held-out-decisions", str(held), "--run-dir", str(run), "--epochs", "2", "--quiet"]  # fmt: skip
+    assert stages.main(args) == 0
+    capsys.readouterr()
+    curve = [json.loads(line) for line in (run / "curve.jsonl").read_text().splitlines()]
+    from training.fit import load_decisions
+
+    pos, tg, key = load_decisions([str(held)])
+    before = plays.choice_losses(_probs(MODEL, pos), key, tg)
+    assert curve[0]["val"]["held_out_choice_mp"] == pytest.approx(1000 * before.mean(), abs=1e-3)  # float32 equities
+    after = plays.choice_losses(_probs(str(run / "latest.pt"), pos), key, tg)
+    assert curve[-1]["val"]["held_out_choice_mp"] == pytest.approx(1000 * after.mean(), abs=1e-3)
+    assert all(r["val"]["held_out_decisions"] > 0 for r in curve)
+    # a store that is fitted is not held out
+    again = args[:-5] + [str(fitted), "--run-dir", str(tmp_path / "x"), "--quiet"]
+    assert stages.main(again) == 2 and "is also fitted" in capsys.readouterr().err

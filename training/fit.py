@@ -71,6 +71,8 @@ class FitConfig:
         decisions: plays stores (:mod:`training.plays`) whose decisions add the decision loss
             (:class:`DecisionTargets`) to every step; empty: none.
         decision_weight: the decision loss's weight beside the targets' loss.
+        held_out_decisions: plays stores (or folders of their parts) never fitted; each epoch's curve records the
+            nets' decision loss and 0-ply choice loss on them (``val.held_out_decisions``, ``val.held_out_choice_mp``).
         resume: continue the fit in ``run_dir``.
         quiet: no progress bar.
     """
@@ -92,6 +94,7 @@ class FitConfig:
     stderr_scale: float | None = None
     decisions: tuple[str, ...] = ()
     decision_weight: float = 1.0
+    held_out_decisions: tuple[str, ...] = ()
     resume: bool = False
     quiet: bool = False
 
@@ -122,6 +125,7 @@ class FitConfig:
             stderr_scale=args.stderr_scale,
             decisions=tuple(args.decisions or ()),
             decision_weight=1.0 if args.decision_weight is None else args.decision_weight,
+            held_out_decisions=tuple(args.held_out_decisions or ()),
             resume=args.resume,
             quiet=args.quiet,
         )
@@ -361,6 +365,25 @@ class DecisionTargets:
         mean = torch.zeros(len(decisions)).index_add(0, seg, diff) / n
         return ((diff - mean[seg]) ** 2).mean()
 
+    def choice_loss(self) -> np.ndarray:
+        """What the nets' 0-ply choice among each decision's candidates loses against the rollouts' best.
+
+        Returns:
+            ``(D,)`` float64, one per decision (in decision order), in points of the mover's cubeless money equity
+            (>= 0; the rollouts' own noise is in it, the same for every model): the rollouts' best candidate's equity
+            minus that of the candidate the nets rank first (:func:`training.plays.choice_losses`, batched). The
+            nets' own choice: the bear-off databases that answer such positions in play are not consulted.
+        """
+        with torch.no_grad():
+            mine = -(self.encoded.outputs(np.arange(len(self.mover))) @ EQUITY_WEIGHTS - 1.0)
+        mine_np = mine.double().numpy()
+        mover = self.mover.double().numpy()
+        key = np.repeat(np.arange(len(self)), self.ends - self.starts)
+        # the first row of each decision holding its largest net equity: rows sorted by (decision, -equity, row)
+        order = np.lexsort((np.arange(len(key)), -mine_np, key))
+        chosen = order[self.starts]
+        return np.maximum.reduceat(mover, self.starts) - mover[chosen]
+
 
 def _saved(net: SingleFit | specialists.ClassNets) -> ValueNet | specialists.ClassNets:
     """What a fit checkpoint holds: the single net itself, or the specialists."""
@@ -435,6 +458,11 @@ def run_fit(cfg: FitConfig) -> dict:
         "seed": cfg.seed,
         "stderr_scale": cfg.stderr_scale,
     }
+    for d in cfg.held_out_decisions:
+        if any(Path(d).resolve() == Path(f).resolve() for f in (*cfg.decisions, *cfg.targets)):
+            raise StageError(
+                f"--held-out-decisions {d!r} is also fitted (--targets or --decisions): it is not held out"
+            )
     if cfg.decisions:  # recorded only when used: fits made before the decision loss existed resume as they were
         if fit_classes != sorted(specialists.CLASSES):
             raise StageError("--decisions fits every net a decision's candidates reach: it cannot go with --classes")
@@ -495,6 +523,7 @@ def run_fit(cfg: FitConfig) -> dict:
 
     data = EncodedTargets(net, pos, tg, weights)
     plays = DecisionTargets(net, *load_decisions(cfg.decisions)) if cfg.decisions else None
+    held_plays = DecisionTargets(net, *load_decisions(cfg.held_out_decisions)) if cfg.held_out_decisions else None
 
     def val_loss() -> dict:
         with torch.no_grad():
@@ -502,6 +531,9 @@ def run_fit(cfg: FitConfig) -> dict:
             out = {"all": float(data.loss(val))}
             if plays is not None:  # over every decision (the plays store's held-out parts judge the fit)
                 out["decisions"] = float(plays.loss(np.arange(len(plays))))
+            if held_plays is not None:  # never fitted: the curve of the decisions the fit is judged on
+                out["held_out_decisions"] = float(held_plays.loss(np.arange(len(held_plays))))
+                out["held_out_choice_mp"] = 1000.0 * float(held_plays.choice_loss().mean())
             cls = specialists.classify(pos[val])
             for code, name in enumerate(specialists.CLASSES, start=1):
                 rows = val[cls == code]

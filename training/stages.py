@@ -160,6 +160,14 @@ def build_parser(prog: str = "python -m training") -> argparse.ArgumentParser:
     f.add_argument(
         "--decision-weight", type=float, default=None, help="the decision loss's weight beside the targets' (default 1)"
     )
+    f.add_argument(
+        "--held-out-decisions",
+        nargs="+",
+        metavar="DIR",
+        help="plays stores or folders of their parts never fitted (e.g. a store's part-????9.npz): each epoch's curve "
+        "records the nets' decision loss on them and the millipoints their 0-ply choice loses "
+        "(training.fit.DecisionTargets.choice_loss)",
+    )
     f.add_argument("--run-dir", required=True, type=_directory)
     f.add_argument("--epochs", type=int_at_least(1), default=10)
     f.add_argument("--lr", type=float, default=1e-4)
