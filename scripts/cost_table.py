@@ -18,8 +18,8 @@ For each kind, on the win probability and on the cubeless equity (``2w - 1 + wg 
   (their bias does not fall with more work), so compare them by ``rmse`` at their cost.
 
 Kinds (``--kinds``): ``plyN`` (N-ply search: :func:`training.targets.ply_targets`), ``plainT`` (T plain full trials),
-``vrT`` (T variance-reduced full trials), ``vrT-hH`` / ``plainT-hH`` (truncated after H half-moves, valued at 0-ply).
-All rollouts use quasi-random dice and stop at the exact bear-off databases.
+``vrT`` (T variance-reduced full trials), ``vrT-hH`` / ``plainT-hH`` (truncated after H >= 1 half-moves, valued at
+0-ply). All rollouts use quasi-random dice and stop at the exact bear-off databases.
 
 Usage: ``python scripts/cost_table.py [--reference DIR] [--positions 100] [--kinds ply0,ply1,ply2,plain144,...]
 [--seed 5] [--out FILE.json]``
@@ -44,9 +44,11 @@ from bgbot.arena.rollout import RolloutSettings, rollout_positions  # noqa: E402
 from bgbot.errors import BgbotError, int_at_least, run_script  # noqa: E402
 from bgbot.rules.outcomes import equity  # noqa: E402
 from training import campaign, parts, targets  # noqa: E402
+from training.rollout import ROLLOUT_KINDS, rollout_kind  # noqa: E402
 
 DEFAULT_KINDS = "ply0,ply1,ply2,plain144,plain324,plain1296,vr36,vr36-h8,plain1296-h16"
-KIND = re.compile(r"^(?:ply(?P<ply>[0-3])|(?P<how>plain|vr)(?P<trials>\d+)(?:-h(?P<horizon>\d+))?)$")
+PLY = re.compile(r"^ply(?P<ply>[0-3])$")
+"""A search kind's name, ``plyN``; the others are rollout kinds (:func:`training.rollout.rollout_kind`)."""
 
 
 def reference(store: Path, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
@@ -72,20 +74,29 @@ def reference(store: Path, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return p, t, s, settings.to_json()
 
 
+def settings_for(kind: str, seed: int) -> RolloutSettings | None:
+    """The rollout settings of ``kind`` (:func:`training.rollout.rollout_kind`); None for a search kind (``plyN``).
+
+    Raises:
+        BgbotError: an unknown kind.
+    """
+    if PLY.match(kind):
+        return None
+    settings = rollout_kind(kind, seed)
+    if settings is None:
+        raise BgbotError(f"unknown kind {kind!r}: plyN, {ROLLOUT_KINDS}")
+    return settings
+
+
 def compute(kind: str, evaluator, positions: np.ndarray, seed: int) -> np.ndarray:
     """The side on roll's probabilities ``(P, 5)`` by ``kind`` (see the module docstring).
 
     Raises:
         BgbotError: an unknown kind.
     """
-    m = KIND.match(kind)
-    if not m:
-        raise BgbotError(f"unknown kind {kind!r}: plyN, plainT, vrT, plainT-hH or vrT-hH")
-    if m["ply"] is not None:
-        return targets.ply_targets(evaluator, positions, int(m["ply"]))
-    settings = RolloutSettings(
-        trials=int(m["trials"]), truncate=int(m["horizon"] or 0), seed=seed, variance_reduction=m["how"] == "vr"
-    )
+    settings = settings_for(kind, seed)
+    if settings is None:
+        return targets.ply_targets(evaluator, positions, int(kind[3:]))
     mean, _ = rollout_positions(positions, evaluator, settings)
     return np.clip(mean, 0.0, 1.0)
 
@@ -113,8 +124,7 @@ def main() -> None:
     args = p.parse_args()
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
     for k in kinds:
-        if not KIND.match(k):
-            raise BgbotError(f"unknown kind {k!r}: plyN, plainT, vrT, plainT-hH or vrT-hH")
+        settings_for(k, args.seed)  # every kind checked before any work
     pos, ref, ref_se, settings = reference(Path(args.reference), args.positions)
     _, evaluator, _ = parts.load_model(str(campaign.model_path(Path(args.reference), settings["model"])))
     compute("ply0", evaluator, pos[:2], args.seed)  # warm-up: the bear-off databases are read once, not timed

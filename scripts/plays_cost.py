@@ -13,7 +13,8 @@ Per kind (JSON on stdout):
 
 * ``cpu_s``: CPU seconds a decision (all its candidates);
 * ``diff_se``: the mean over decisions of the paired standard error of (candidate - 0-ply's choice) in cubeless money
-  equity, averaged over the other candidates (:func:`bgbot.arena.rollout.rank_candidates`'s ``difference_se``);
+  equity, averaged over the other candidates (:func:`bgbot.arena.rollout.paired_difference`, as
+  :func:`bgbot.arena.rollout.rank_candidates`' ``difference_se``);
   ``by_class``: the same for the decisions' positions by class (contact, crashed, race);
 * ``var_x_cpu``: ``mean(se^2) * cpu_s``, the variance of a difference at one CPU-second a decision, for a kind whose
   noise falls as 1/trials; lower is cheaper; ``relative``: over the first kind's.
@@ -34,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import time
 from pathlib import Path
@@ -44,12 +44,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the training package of this checkout
 
-from bgbot.arena.rollout import Candidate, RolloutSettings, rollout_plays  # noqa: E402
+from bgbot.arena.rollout import Candidate, RolloutSettings, paired_difference, rollout_plays  # noqa: E402
 from bgbot.errors import BgbotError, int_at_least, run_script  # noqa: E402
 from bgbot.evaluation import specialists  # noqa: E402
 from training import campaign, parts  # noqa: E402
-
-KIND = re.compile(r"^(?P<how>plain|vr)(?P<trials>\d+)(?:-h(?P<horizon>[1-9]\d*))?$")
+from training.rollout import ROLLOUT_KINDS, rollout_kind  # noqa: E402
 
 
 def decisions(store: Path, part: int, limit: int) -> tuple[list[np.ndarray], np.ndarray, dict]:
@@ -75,35 +74,30 @@ def decisions(store: Path, part: int, limit: int) -> tuple[list[np.ndarray], np.
 
 
 def settings_for(kind: str, move_filter: bool, seed: int) -> RolloutSettings:
-    """The rollout settings of ``kind`` (``plainT``, ``vrT``, ``plainT-hH``, ``vrT-hH``).
+    """The rollout settings of ``kind`` (``plainT``, ``vrT``, ``plainT-hH``, ``vrT-hH``:
+    :func:`training.rollout.rollout_kind`).
 
     Raises:
         BgbotError: an unknown kind.
     """
-    m = KIND.match(kind)
-    if not m:
-        raise BgbotError(f"unknown kind {kind!r}: plainT, vrT, plainT-hH or vrT-hH (H >= 1 half-moves)")
-    return RolloutSettings(
-        trials=int(m["trials"]),
-        truncate=int(m["horizon"] or 0),
-        seed=seed,
-        variance_reduction=m["how"] == "vr",
-        move_filter=move_filter,
-    )
+    settings = rollout_kind(kind, seed, move_filter)
+    if settings is None:
+        raise BgbotError(f"unknown kind {kind!r}: {ROLLOUT_KINDS}")
+    return settings
 
 
 def differences(cands: list[Candidate]) -> tuple[np.ndarray, np.ndarray]:
     """Each candidate after the first minus the first, over the trials of a rollout of ``cands`` (filled by
     :func:`rollout_plays`), in cubeless money equity for the mover: the means ``(k - 1,)`` float64 and their paired
-    standard errors ``(k - 1,)`` float64."""
+    standard errors ``(k - 1,)`` float64 (:func:`bgbot.arena.rollout.paired_difference`)."""
     first = cands[0].estimate
     assert first is not None
     mean, se = [], []
     for c in cands[1:]:
         assert c.estimate is not None
-        d = c.estimate.values() - first.values()
-        mean.append(d.mean())
-        se.append(d.std(ddof=1) / np.sqrt(len(d)))
+        d, d_se = paired_difference(c.estimate, first)
+        mean.append(d)
+        se.append(d_se)
     return np.array(mean), np.array(se)
 
 

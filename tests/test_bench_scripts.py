@@ -554,6 +554,43 @@ def test_plays_cost_against_a_reference_separates_bias_from_noise():
     assert shifted["bias_rms"] == pytest.approx(0.1, rel=1e-6) and shifted["same_best"] == 0.5
 
 
+@pytest.mark.parametrize(
+    ("kind", "want"),
+    [
+        ("plain324", (324, 0, False)),
+        ("vr108-h8", (108, 8, True)),
+        ("vr36-h16", (36, 16, True)),
+        ("plain36-h0", None),  # a full rollout under a truncated label
+        ("vr36-h08", None),
+        ("ply2", None),
+        ("vr", None),
+        ("plain36-h", None),
+        ("Plain36", None),
+    ],
+)
+def test_cost_scripts_read_rollout_kinds_with_one_parser(kind, want):
+    """``training.rollout.rollout_kind`` names trials, horizon and variance reduction; both cost scripts take it:
+    plays_cost refuses what it does not parse, cost_table takes ``plyN`` besides and refuses the rest."""
+    from bgbot.errors import BgbotError
+    from training.rollout import rollout_kind
+
+    got = rollout_kind(kind, seed=7, move_filter=True)
+    assert (None if got is None else (got.trials, got.truncate, got.variance_reduction)) == want
+    assert got is None or (got.seed, got.move_filter) == (7, True)
+    plays_cost, cost_table = _load("plays_cost"), _load("cost_table")
+    if want is None:
+        with pytest.raises(BgbotError, match=f"unknown kind {kind!r}: plainT, vrT"):
+            plays_cost.settings_for(kind, False, 5)
+    else:
+        assert plays_cost.settings_for(kind, False, 5) == rollout_kind(kind, 5, False)
+        assert cost_table.settings_for(kind, 5) == rollout_kind(kind, 5)
+    if kind == "ply2":
+        assert cost_table.settings_for(kind, 5) is None
+    elif want is None:
+        with pytest.raises(BgbotError, match=f"unknown kind {kind!r}: plyN, plainT"):
+            cost_table.settings_for(kind, 5)
+
+
 @pytest.mark.parametrize("kinds", ["plain36-h0", "plain36,plain36", ""])
 def test_plays_cost_refuses_a_zero_horizon_and_repeated_or_missing_kinds(monkeypatch, kinds):
     """``-h0`` would be a full rollout under a truncated label; a kind twice or none is a mistake: one error each."""

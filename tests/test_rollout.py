@@ -270,6 +270,22 @@ def test_candidates_are_the_plays_given_then_the_best_others_by_the_move_filter(
         ro.candidates(ev, start, roll, [outside[0], ranked[0], ranked[1]], 2)
 
 
+def test_paired_difference_is_the_mean_and_standard_error_of_the_per_trial_differences():
+    """Equities 1, -1, 1, 1 against 0 in every trial: a mean of 0.5 and a sample sd of 1 over 4 trials (se 0.5); one
+    trial has no spread to measure (se 0); cubeful estimates are compared by their cubeful points."""
+    wins = np.zeros((4, 5))
+    wins[:, 0] = [1.0, 0.0, 1.0, 1.0]
+    even = np.zeros((4, 5))
+    even[:, 0] = 0.5
+    assert ro.paired_difference(ro.Estimate.of(wins), ro.Estimate.of(even)) == (0.5, 0.5)
+    assert ro.paired_difference(ro.Estimate.of(even), ro.Estimate.of(wins)) == (-0.5, 0.5)
+    one = [ro.Estimate(np.zeros(5), np.zeros(5), 0.0, 0.0, 1, r[:1]) for r in (wins, even)]  # no spread to take
+    assert ro.paired_difference(*one) == (1.0, 0.0)
+    cubeful = np.column_stack([wins, [2.0, -2.0, 1.0, 1.0]])
+    flat = np.column_stack([wins, np.zeros(4)])
+    assert ro.paired_difference(ro.Estimate.of(cubeful), ro.Estimate.of(flat)) == (0.5, pytest.approx(0.75**0.5))
+
+
 def test_cli_rollout_json_and_table(capsys):
     assert main(["rollout", "4HPwATDgc/ABMA", "31", "--trials", "72", "--truncate", "2", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

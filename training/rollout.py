@@ -4,14 +4,46 @@ One implementation: this is :func:`bgbot.arena.rollout.rollout_positions` (trial
 engine, GNU Backgammon's luck-estimation variance reduction, quasi-random first rolls, fixed seeded work units,
 exact bear-off values where the databases apply), with the targets' conventions: probabilities clipped to [0, 1],
 float32.
+
+The one parser of a rollout kind's name (``plain324``, ``vr108-h8``: :func:`rollout_kind`), as the cost scripts
+(``scripts/cost_table.py``, ``scripts/plays_cost.py``) take them.
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
 from bgbot.arena.rollout import RolloutSettings, rollout_positions
 from bgbot.evaluation.evaluator import PositionEvaluator
+
+ROLLOUT_KIND = re.compile(r"^(?P<how>plain|vr)(?P<trials>\d+)(?:-h(?P<horizon>[1-9]\d*))?$")
+"""A rollout kind's name: ``plainT`` (T plain full trials), ``vrT`` (T variance-reduced full trials), ``plainT-hH`` and
+``vrT-hH`` (truncated after H >= 1 half-moves, valued at 0-ply; ``-h0`` would be a full rollout under a truncated
+label, so it is no kind)."""
+ROLLOUT_KINDS = "plainT, vrT, plainT-hH or vrT-hH (H >= 1 half-moves)"
+"""The rollout kinds' names as an error message lists them."""
+
+
+def rollout_kind(kind: str, seed: int = 0, move_filter: bool = False) -> RolloutSettings | None:
+    """The rollout settings that ``kind`` names (:data:`ROLLOUT_KIND`: trials, truncation, variance reduction), with
+    ``seed`` and ``move_filter`` (:class:`bgbot.arena.rollout.RolloutSettings`); None when ``kind`` is not a rollout
+    kind's name (a caller refuses it naming :data:`ROLLOUT_KINDS`, or takes kinds of its own).
+
+    Raises:
+        bgbot.arena.rollout.RolloutError: a kind's trials or horizon out of :class:`RolloutSettings`' ranges.
+    """
+    m = ROLLOUT_KIND.match(kind)
+    if not m:
+        return None
+    return RolloutSettings(
+        trials=int(m["trials"]),
+        truncate=int(m["horizon"] or 0),
+        seed=seed,
+        variance_reduction=m["how"] == "vr",
+        move_filter=move_filter,
+    )
 
 
 def rollout(

@@ -113,6 +113,7 @@ __all__ = [
     "rollout_positions",
     "candidates",
     "rollout_plays",
+    "paired_difference",
     "rank_candidates",
     "cube_rollout",
     "cube_result",
@@ -865,9 +866,17 @@ def rollout_plays(
     return cands
 
 
+def paired_difference(e: Estimate, base: Estimate) -> tuple[float, float]:
+    """``e`` minus ``base``, paired over trials (rolled out together: the same dice in trial ``i``, the same number of
+    trials): the mean of the per-trial differences of :meth:`Estimate.values` (cubeful points when cubeful, else
+    cubeless money equity, for the root) and its standard error (sample sd, ddof 1, / sqrt(T); 0.0 for one trial)."""
+    diff = e.values() - base.values()
+    return float(diff.mean()), _se(diff) if len(diff) > 1 else 0.0
+
+
 def rank_candidates(cands: list[Candidate], z: float = 1.96) -> list[dict]:
     """Candidates best first by rolled-out equity, each with its difference from the best, the standard error of
-    that difference (paired over trials: the same dice in trial ``i``) and whether it is significant (two-sided 95%,
+    that difference (paired over trials: :func:`paired_difference`) and whether it is significant (two-sided 95%,
     ``|difference| > z * se``). Returns JSON-ready dicts."""
     est = [c.estimate for c in cands]
     assert all(e is not None for e in est)
@@ -878,17 +887,16 @@ def rank_candidates(cands: list[Candidate], z: float = 1.96) -> list[dict]:
     for rank, i in enumerate(order, 1):
         e = est[i]
         assert e is not None
-        diff = e.values() - best.values()
-        se = float(diff.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else 0.0
+        difference, se = paired_difference(e, best)
         out.append(
             {
                 "rank": rank,
                 "play": cands[i].play,
                 "position_id": positionid.encode(cands[i].afterstate),
                 **estimate_json(e),
-                "difference": float(diff.mean()),
+                "difference": difference,
                 "difference_se": se,
-                "significant": bool(rank > 1 and abs(diff.mean()) > z * se),
+                "significant": bool(rank > 1 and abs(difference) > z * se),
             }
         )
     return out
