@@ -1,7 +1,7 @@
 """Models' checker-play error against the engine's own rollouts of the plays store's held-out decisions.
 
 Prints one JSON object. The reference is a plays store of the rollout campaign (``python -m training campaign plan
---plays``, :mod:`training.plays`; by default ``models/candidates/campaign-3``): decisions of self-play positions where
+--plays``, :mod:`training.plays`; by default ``models/candidates/campaign-5``): decisions of self-play positions where
 the campaign model's 0-ply and 2-ply chose different plays, each with up to five candidate plays rolled out with the
 same dice. Only the **held-out parts** are read: those whose number ends in 9 (``part-????9.npz``, one part in ten),
 which fits leave out (fit the others: ``part-????[0-8].npz``).
@@ -44,7 +44,7 @@ from bgbot.evaluation.evaluator import position_probabilities  # noqa: E402
 from training import campaign, plays  # noqa: E402
 from training.parts import StageError  # noqa: E402
 
-DEFAULT_STORE = "models/candidates/campaign-3"
+DEFAULT_STORE = "models/candidates/campaign-5"
 HELD_OUT = "part-????9.npz"
 
 
