@@ -18,7 +18,7 @@ import torch
 from bgbot import files
 from bgbot.arena import cubegate, tournament
 from bgbot.arena.players import NetPlayer, Player
-from bgbot.errors import BgbotError, is_int
+from bgbot.errors import BgbotError, duplicate_path, is_int
 from bgbot.formats import matfile
 from bgbot.formats.store import reference_positions
 
@@ -284,11 +284,16 @@ def gate(
     a third of the size); the candidate keeps it, to resume training from.
 
     Raises:
-        GateError: a missing checkpoint, or a file with other weights already at the promotion path; too few
+        GateError: a missing checkpoint; ``against`` the candidate itself (compared resolved); a file with other
+            weights already at the promotion path; too few
             decisions in ``cube_reference`` (:func:`cube_check`).
         bgbot.formats.store.StoreError: a ``cube_reference`` that is not a readable campaign store.
     """
     games, seed, plies, cube = settings.games, settings.seed, settings.plies, settings.cube
+    if duplicate_path((candidate, against)):
+        raise GateError(
+            f"--against {str(against)!r} is the candidate {str(candidate)!r}: a candidate cannot be gated against itself"
+        )
     candidate, against = Path(candidate), Path(against)
     for p in (candidate, against):
         if not p.is_file():
