@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -286,3 +287,13 @@ def test_gate_promotes_a_significant_winner(tiny_model, tmp_path, monkeypatch):
     assert text.index("ACCEPTED") < text.index("## Other")
     with pytest.raises(benchmark.GateError, match="at least 200"):
         benchmark.GateSettings(100)
+
+
+def test_a_ppg_that_rounds_to_zero_prints_without_a_minus(capsys):
+    """pubeval against itself with duplicate dice: every pair sums to 0, so each side's ppg is 0 (B's -0.0): the
+    table prints +0.000 for both, never -0.000."""
+    argv = ["tournament", "--player", "pubeval", "--player", "pubeval", "--games", "4", "--seed", "1", "--workers", "1"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "-0.000" not in out
+    assert re.search(r"(?m)^ 2\. pubeval#2 +\+0\.000 ", out), out

@@ -20,6 +20,7 @@ from bgbot.arena import cubegate, tournament
 from bgbot.arena.players import NetPlayer, Player
 from bgbot.errors import BgbotError, duplicate_path, is_int
 from bgbot.formats import matfile
+from bgbot.formats.figures import figure
 from bgbot.formats.store import reference_positions
 
 GATE_SECTION = "## Gate decisions"
@@ -345,8 +346,8 @@ def record_decision(readme: str | Path, decision: dict) -> None:
     half = (decision["ci_high"] - decision["ci_low"]) / 2
     line = (
         f"- {decision['date']}: {verdict} `{decision['candidate']}` against `{decision['against']}`: "
-        f"{decision['ppg']:+.3f} ± {half:.3f} ppg "
-        f"(95% CI [{decision['ci_low']:+.3f}, {decision['ci_high']:+.3f}]), "
+        f"{figure(decision['ppg'], '+.3f')} ± {half:.3f} ppg "
+        f"(95% CI [{figure(decision['ci_low'], '+.3f')}, {figure(decision['ci_high'], '+.3f')}]), "
         f"{decision['games']} games{' (cubeful)' if decision.get('cube') else ''}, seed {decision['seed']}, "
         f"{decision.get('plies', 0)}-ply"
         + cube_check_note(decision.get("cube_check"))
@@ -365,8 +366,8 @@ def cube_check_note(check: dict | None) -> str:
     parts = []
     for kind in cubegate.KINDS:
         d = check["diff"][kind]
-        interval = "" if d["ci_low"] is None else f" [{d['ci_low']:+.1f}, {d['ci_high']:+.1f}]"
-        mean = "n/a" if d["mean"] is None else f"{d['mean']:+.1f}"
+        interval = "" if d["ci_low"] is None else f" [{figure(d['ci_low'], '+.1f')}, {figure(d['ci_high'], '+.1f')}]"
+        mean = "n/a" if d["mean"] is None else f"{figure(d['mean'], '+.1f')}"
         parts.append(f"{kind} {mean}{interval} mp")
     verdict = "not worse" if check["not_worse"] else "WORSE"
     return f"; cube on {check['positions']} held-out rollouts: {', '.join(parts)} ({verdict})"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from bgbot.formats.figures import figure
+
 __all__ = ["format_table"]
 
 
@@ -49,7 +51,7 @@ def format_table(results: dict) -> str:
         if cube is None:
             a, b = r["stats_a"], r["stats_b"]
             cols = (
-                f"{r['ppg']:+7.3f}  [{r['ci_low']:+7.3f}, {r['ci_high']:+7.3f}]  {a['win_rate']:6.1%}"
+                f"{figure(r['ppg'], '+7.3f')}  [{figure(r['ci_low'], '+7.3f')}, {figure(r['ci_high'], '+7.3f')}]  {a['win_rate']:6.1%}"
                 f"  {a['gammon_rate']:6.1%}  {a['backgammon_rate']:5.1%}  {b['gammon_rate']:6.1%}"
                 f"  {b['backgammon_rate']:5.1%}"
             )
@@ -62,7 +64,7 @@ def format_table(results: dict) -> str:
         else:
             ca, cb = r["cube_actions"]["a"], r["cube_actions"]["b"]
             cols = (
-                f"{r['ppg']:+7.3f}  [{r['ci_low']:+7.3f}, {r['ci_high']:+7.3f}]  {r['stats_a']['win_rate']:6.1%}"
+                f"{figure(r['ppg'], '+7.3f')}  [{figure(r['ci_low'], '+7.3f')}, {figure(r['ci_high'], '+7.3f')}]  {r['stats_a']['win_rate']:6.1%}"
                 f"  {r['stats_a']['gammon_rate']:6.1%}  {r['stats_b']['gammon_rate']:6.1%}"
                 f"  {_dtp(ca):>8}  {_dtp(cb):>8}  {r['mean_final_cube']:5.2f}"
             )
@@ -84,7 +86,7 @@ def format_table(results: dict) -> str:
         if match:
             value = f"{r['value']:6.1%}  [{r['ci_low']:6.1%}, {r['ci_high']:6.1%}]"
         else:
-            value = f"{r['value']:+7.3f}  [{r['ci_low']:+7.3f}, {r['ci_high']:+7.3f}]"
+            value = f"{figure(r['value'], '+7.3f')}  [{figure(r['ci_low'], '+7.3f')}, {figure(r['ci_high'], '+7.3f')}]"
         lines.append(f"{k:2d}. {r['player']:<{w}}  {value}")
     if results.get("worker_restarts"):
         lines.append(f"(a worker died {results['worker_restarts']} time(s); its games were replayed)")
