@@ -171,8 +171,9 @@ def benchmark(
             :mod:`bgbot.arena.cubeful`) instead of cubeless ones.
 
     Returns:
-        ``{"ppg", "ci_low", "ci_high", "ci_half_width", "stderr", "games", "pairs", "win_rate", "gammon_rate",
-        "backgammon_rate", "opponent_gammon_rate", "opponent_backgammon_rate", "opponent", "seed", "games_per_s"}``
+        ``{"ppg", "ci_low", "ci_high", "ci_half_width", "stderr", "games", "pairs", "interval_reliable", "win_rate",
+        "gammon_rate", "backgammon_rate", "opponent_gammon_rate", "opponent_backgammon_rate", "opponent", "seed",
+        "games_per_s"}``
         -- points per game of the candidate (money, cubeless unless ``cube``), rates as fractions of all games.
     """
     r = tournament.run(
@@ -180,7 +181,8 @@ def benchmark(
         tournament.TournamentSettings(games, seed=seed, workers=workers, cube=cube),
     )
     row = r["pairings"][0]
-    return {k: row[k] for k in ("ppg", "ci_low", "ci_high", "ci_half_width", "stderr", "games", "pairs")} | {
+    keys = ("ppg", "ci_low", "ci_high", "ci_half_width", "stderr", "games", "pairs", "interval_reliable")
+    return {k: row[k] for k in keys} | {
         "win_rate": row["stats_a"]["win_rate"],
         "gammon_rate": row["stats_a"]["gammon_rate"],
         "backgammon_rate": row["stats_a"]["backgammon_rate"],
@@ -226,9 +228,9 @@ def plot_progress(records: list[dict], path: str | Path, opponent: str = "pubeva
 
 def accepts(result: dict) -> bool:
     """The gate's rule, for :func:`gate` and the training stages' gate: a candidate is accepted when the lower end of
-    the 95% interval of its ppg against the current model is above 0 (``result``: :func:`benchmark`'s, or a
-    tournament's pairing row)."""
-    return bool(result["ci_low"] > 0)
+    the 95% interval of its ppg against the current model is above 0, an interval over enough games to be reliable
+    (:data:`bgbot.arena.stats.MIN_INTERVAL_GAMES`; ``result``: :func:`benchmark`'s, or a tournament's pairing row)."""
+    return bool(result["ci_low"] > 0 and result.get("interval_reliable", True))
 
 
 @dataclasses.dataclass(frozen=True)
