@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from numbers import Integral
+from pathlib import Path
 from typing import NoReturn
 
 
@@ -19,6 +21,42 @@ def is_int(value: object) -> bool:
     """Whether ``value`` is a whole number, Python's or numpy's (``numbers.Integral``), and not a bool (``True`` is an
     ``int`` in Python, never a count). The one such check of bgbot's argument validation."""
     return isinstance(value, Integral) and not isinstance(value, bool)
+
+
+def duplicate_path(paths: Iterable[str | os.PathLike[str]]) -> tuple[str, str] | None:
+    """The first name among ``paths`` that names the same file or directory as an earlier one, with that earlier name
+    (``(name, earlier)``), or None. Names are compared as :meth:`pathlib.Path.resolve` makes them: ``S`` and ``S/``, a
+    relative and an absolute name, a link and its target are one path. The one such comparison of bgbot's argument
+    checks (:func:`check_distinct_paths`, a candidate gated against itself)."""
+    seen: dict[Path, str] = {}
+    for p in paths:
+        name = os.fspath(p)
+        key = Path(name).resolve()
+        if key in seen:
+            return name, seen[key]
+        seen[key] = name
+    return None
+
+
+def check_distinct_paths(
+    paths: Iterable[str | os.PathLike[str]], what: str, error: type[BgbotError] = BgbotError
+) -> None:
+    """Refuse a file or directory named twice among ``paths`` (:func:`duplicate_path`): a store or checkpoint that
+    would count twice.
+
+    Args:
+        paths: the names as given. what: what each one is, which the message starts with (``"--decisions"``).
+        error: the :class:`BgbotError` subclass raised (a stage's or a command's own).
+
+    Raises:
+        error: ``"--decisions 'S/' is given twice (also as 'S'): give it once"``; ``"--model 'A' is given twice: give
+            it once"`` when both names are the same text.
+    """
+    found = duplicate_path(paths)
+    if found is not None:
+        name, earlier = found
+        also = "" if name == earlier else f" (also as {earlier!r})"
+        raise error(f"{what} {name!r} is given twice{also}: give it once")
 
 
 def run_script(main: Callable[[], object]) -> NoReturn:

@@ -38,7 +38,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the training package of this checkout
 
-from bgbot.errors import run_script  # noqa: E402
+from bgbot.errors import check_distinct_paths, run_script  # noqa: E402
 from bgbot.evaluation import checkpoint, specialists  # noqa: E402
 from bgbot.evaluation.evaluator import position_probabilities  # noqa: E402
 from training import campaign, plays  # noqa: E402
@@ -88,6 +88,7 @@ def report(argv: list[str] | None = None) -> dict:
     ap.add_argument("--store", default=DEFAULT_STORE, help=f"a plays store (default {DEFAULT_STORE})")
     ap.add_argument("--all-parts", action="store_true", help="every part, not only the held-out ones")
     args = ap.parse_args(argv)
+    check_distinct_paths(args.model, "--model")
     ref = held_out(ROOT / args.store if not Path(args.store).is_absolute() else Path(args.store), args.all_parts)
     out: dict = {"store": args.store, "parts": "all" if args.all_parts else HELD_OUT, "models": {}}
     first = None

@@ -600,3 +600,14 @@ def test_plays_cost_refuses_a_zero_horizon_and_repeated_or_missing_kinds(monkeyp
     monkeypatch.setattr(sys, "argv", ["plays_cost.py", "--decisions", "1", "--kinds", kinds])
     with pytest.raises(BgbotError, match="kind"):
         module.main()
+
+
+def test_plays_error_refuses_a_model_given_twice(capsys):
+    """``scripts/plays_error.py --model A --model ./A``: one ``error:`` line naming it, status 2, no model loaded."""
+    from bgbot.errors import run_script
+
+    module = _load("plays_error")
+    with pytest.raises(SystemExit) as exit_:
+        run_script(lambda: module.report(["--model", "A.pt", "--model", "./A.pt", "--store", "nowhere"]))
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err == "error: --model './A.pt' is given twice (also as 'A.pt'): give it once\n"

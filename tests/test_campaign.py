@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -233,7 +234,8 @@ def test_gate_with_cube_reference_records_both_models_cube_errors(pool, tmp_path
     assert stages.main(["campaign", "run", "--store", str(ref), "--quiet"]) == 0
     capsys.readouterr()
     five = str(ROOT / "models" / "bgbot-5.pt")
-    argv = ["gate", "--candidate", MODEL, "--against", MODEL, "--games", "4", "--cube-reference", str(ref), "--quiet"]
+    same = str(shutil.copy(MODEL, tmp_path / "same.pt"))  # the model's weights under another name: no gain
+    argv = ["gate", "--candidate", same, "--against", MODEL, "--games", "4", "--cube-reference", str(ref), "--quiet"]
     assert stages.main(argv) == 2  # a few held-out decisions judge nothing: refused, never a pass
     assert "too few to judge the cube" in capsys.readouterr().err
     from bgbot.arena import cubegate

@@ -134,5 +134,23 @@ def test_a_reference_store_given_twice_is_refused(monkeypatch):
     pos, ref = reference_positions([holdout])
     assert pos.shape == (200, 26) and ref.shape == (200, 5)
     for twice in ([holdout, holdout], [holdout, f"./{holdout}/"], [holdout, str(ROOT / holdout)]):
-        with pytest.raises(StoreError, match=r"the reference store .* is given twice .*: give it once"):
+        with pytest.raises(StoreError, match=r"the reference store .* is given twice.*: give it once"):
             reference_positions(twice)
+
+
+def test_bgbot_gate_refuses_a_candidate_gated_against_itself(tmp_path, monkeypatch, capsys):
+    """``bgbot gate X --against X`` (however the path is written) is one ``error:`` line, status 2, before any game."""
+
+    def no_games(*a, **k):
+        raise AssertionError("games played against the candidate itself")
+
+    monkeypatch.setattr(tournament, "run", no_games)
+    models = tmp_path / "models"
+    models.mkdir()
+    x = str(shutil.copy(ONE, models / "x.pt"))
+    for against in (x, str(models / "." / "x.pt")):
+        assert main(["gate", x, "--against", against, "--games", "200"]) == 2
+        assert capsys.readouterr().err == (
+            f"error: --against {against!r} is the candidate {x!r}: a candidate cannot be gated against itself\n"
+        )
+    assert not (models / "README.md").exists()

@@ -312,7 +312,7 @@ def test_cli_rollout_json_and_table(capsys):
         (["4HPwATDgc/ABMA", "31", "--ray", "nonsense"], "HOST:PORT"),
         (
             ["4HPwATDgc/ABMA", "31", "--play", "8/5 6/5", "--play", "24/21 24/23", "--candidates", "1"],
-            "1 candidates cannot hold the 2 plays given: ask for at least 2",
+            "1 candidate cannot hold the 2 plays given: ask for at least 2",
         ),
     ],
 )

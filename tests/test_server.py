@@ -131,18 +131,19 @@ def test_batch(server, capsys):
     assert close(answers[0], cli_json(capsys, "move", START, "31"))
     assert answers[1] == cli_json(capsys, "moves", PLUS, "21")
     assert close(answers[2], cli_json(capsys, "cube", MATCH))
-    assert answers[3] == {"error": "impossible dice '71': each die is 1 to 6"}
+    assert answers[3] == {"error": "impossible dice '71': each die is 1 to 6", "status": 400}
     assert close(answers[4], cli_json(capsys, "move", START, "44", "--ply", "1"))
     assert cli.main(["move", DOUBLED, "--json"]) == 2
-    assert answers[5] == {"error": capsys.readouterr().err.strip().removeprefix("error: ")}
+    assert answers[5] == {"error": capsys.readouterr().err.strip().removeprefix("error: "), "status": 400}
     assert answers[5]["error"].startswith("a double awaits an answer in '4HPwATDgc/ABUA:MBkAAAAAAAAA'")
     assert answers[6:10] == [
         {
-            "error": "unknown field 'dice': a cube request takes position, jacoby, ply, probabilities, cube_search or a board"
+            "error": "unknown field 'dice': a cube request takes position, jacoby, ply, probabilities, cube_search or a board",
+            "status": 422,
         },
-        {"error": "unknown field 'ply': a moves request takes position, dice or a board"},
-        {"error": "unknown field 'jacoby': a move request takes position, dice, ply or a board"},
-        {"error": "unknown field 'probabilities': a move request takes position, dice, ply or a board"},
+        {"error": "unknown field 'ply': a moves request takes position, dice or a board", "status": 422},
+        {"error": "unknown field 'jacoby': a move request takes position, dice, ply or a board", "status": 422},
+        {"error": "unknown field 'probabilities': a move request takes position, dice, ply or a board", "status": 422},
     ]
     assert answers[10] == cli_json(capsys, "moves", START, "31") and len(answers[10]["plays"]) == 16
 
@@ -378,14 +379,14 @@ def test_unknown_or_repeated_fields_and_a_position_with_a_board_are_refused(serv
     assert by_id.status_code == 200
     for path in ("/v1/move", "/v1/moves", "/v1/show"):
         bad = get(server, path, dice="31", **{**STARTING_BOARD, "p26": 1})  # p26: no such point
-        assert bad.status_code == 400 and bad.json()["detail"].startswith("unknown field 'p26'"), (path, bad.text)
+        assert bad.status_code == 422 and bad.json()["detail"].startswith("unknown field 'p26'"), (path, bad.text)
         both = get(server, path, position=START, dice="31", p6=4)  # the board's p6 must not lose silently
         assert both.status_code == 400, (path, both.text)
         assert both.json()["detail"] == "give one of position or a board (p0 .. p25), not both"
     bad = get(server, "/v1/cube", **{**STARTING_BOARD, "p-1": 1})
-    assert bad.status_code == 400 and "unknown field 'p-1'" in bad.json()["detail"]
+    assert bad.status_code == 422 and "unknown field 'p-1'" in bad.json()["detail"]
     typo = get(server, "/v1/move", position=START, dise="31")
-    assert typo.status_code == 400 and typo.json()["detail"].startswith("unknown field 'dise': this request takes")
+    assert typo.status_code == 422 and typo.json()["detail"].startswith("unknown field 'dise': this request takes")
     assert "dice" in typo.json()["detail"]
     twice = httpx.get(f"{server}/v1/move?dice=31&p6=5&p6=4&p8=3", timeout=60)
     assert twice.status_code == 400 and twice.json()["detail"] == "'p6' is given 2 times: give it once"
@@ -399,7 +400,7 @@ def test_unknown_or_repeated_fields_and_a_position_with_a_board_are_refused(serv
     got = httpx.post(server + "/v1/batch", json={"requests": reqs}, timeout=60)
     assert got.status_code == 200
     answers = got.json()["answers"]
-    assert answers[0] == {"error": "give one of position or board, not both"} and "cube" in answers[1]
+    assert answers[0] == {"error": "give one of position or board, not both", "status": 400} and "cube" in answers[1]
     extra = httpx.post(
         server + "/v1/batch", json={"requests": [{"endpoint": "cube", "board": board, "p26": 1}]}, timeout=60
     )
@@ -497,7 +498,10 @@ def test_cube_search_in_a_batch_and_its_conflict_with_probabilities(server, caps
     searched = cli_json(capsys, "cube", PLUS, "--ply", "1", "--cube-search")
     assert searched["cube_search"] is True and close(answers[0], searched)
     assert close(answers[1], cli_json(capsys, "cube", PLUS, "--ply", "1")) and "cube_search" not in answers[1]
-    assert answers[2] == {"error": "unknown field 'cube_search': a move request takes position, dice, ply or a board"}
+    assert answers[2] == {
+        "error": "unknown field 'cube_search': a move request takes position, dice, ply or a board",
+        "status": 422,
+    }
     conflict = "cube_search and probabilities cannot be used together"
     got = get(server, "/v1/cube", position=START, cube_search="true", probabilities="0.7,0.2,0.01,0.05,0.001")
     assert got.status_code == 422 and got.json()["detail"].startswith(conflict)
@@ -524,4 +528,66 @@ def test_a_ply_outside_0_to_2_is_422_with_the_one_checks_message(server):
     assert got.status_code == 422 and got.json() == {"detail": f"ply: {message}"}
     body = {"requests": [{"endpoint": "move", "position": START, "dice": "31", "ply": 3}]}
     answers = httpx.post(server + "/v1/batch", json=body, timeout=60).json()["answers"]
-    assert answers == [{"error": message}]
+    assert answers == [{"error": message, "status": 422}]
+
+
+def test_a_batch_request_refused_alone_carries_the_get_endpoints_status_and_message(server):
+    """Each refused request of a batch answers ``{"error", "status"}``: the ``detail`` and the status code the GET
+    endpoint gives the same request (422 for a bad ply or a field the endpoint does not take, 400 for bad dice)."""
+    cases = [
+        ("move", {"position": START, "dice": "31", "ply": 3}, 422),
+        ("move", {"position": START, "dice": "31", "ply": 7}, 422),
+        ("cube", {"position": START, "ply": 3}, 422),
+        ("move", {"position": START, "dice": "71"}, 400),
+    ]
+    body = {"requests": [{"endpoint": e, **params} for e, params, _ in cases]}
+    answers = httpx.post(server + "/v1/batch", json=body, timeout=60).json()["answers"]
+    for (endpoint, params, status), got in zip(cases, answers):
+        alone = get(server, f"/v1/{endpoint}", **params)
+        assert alone.status_code == status and got == {"error": alone.json()["detail"], "status": status}, got
+    assert answers[1]["error"] == "ply must be a whole number 0 .. 2 (the search depth), got 7"
+    # a field the endpoint does not take: 422 both ways (each message lists what that form of request takes)
+    body = {"requests": [{"endpoint": "cube", "position": START, "dice": "31"}]}
+    (got,) = httpx.post(server + "/v1/batch", json=body, timeout=60).json()["answers"]
+    alone = get(server, "/v1/cube", position=START, dice="31")
+    assert alone.status_code == got["status"] == 422
+    assert got["error"].startswith("unknown field 'dice': ")
+    assert alone.json()["detail"].startswith("unknown field 'dice': ")
+
+
+def test_booleans_and_fractions_are_not_whole_numbers(server):
+    """``ply=1.0`` or ``ply=true`` in a query and ``"ply": true`` or ``1.0`` in a body are 422 naming the field, never
+    read as 1."""
+    for value in ("1.0", "true", "1e0"):
+        got = get(server, "/v1/move", position=START, dice="31", ply=value)
+        assert got.status_code == 422 and got.json() == {"detail": "ply: must be a whole number written in digits"}
+        got = get(server, "/v1/cube", position=START, ply=value)
+        assert got.status_code == 422 and got.json() == {"detail": "ply: must be a whole number written in digits"}
+    got = get(server, "/v1/rollout", position=START, dice="31", trials="36.0")
+    assert got.status_code == 422 and got.json() == {"detail": "trials: must be a whole number written in digits"}
+    for value in (True, 1.0):
+        body = {"requests": [{"endpoint": "move", "position": START, "dice": "31", "ply": value}]}
+        got = httpx.post(server + "/v1/batch", json=body, timeout=60)
+        assert got.status_code == 422 and got.json() == {"detail": "requests.0.ply: Input should be a valid integer"}
+        got = httpx.post(server + "/v1/games", json={"ply": value}, timeout=60)
+        assert got.status_code == 422 and got.json() == {"detail": "ply: Input should be a valid integer"}
+    body = {"requests": [{"endpoint": "cube", "position": START, "cube_search": 1}]}
+    got = httpx.post(server + "/v1/batch", json=body, timeout=60)
+    assert got.status_code == 422 and got.json()["detail"].startswith("requests.0.cube_search: ")
+    assert get(server, "/v1/move", position=START, dice="31", ply="1").status_code == 200
+
+
+def test_health_counts_each_request_of_a_batch(server):
+    """``/v1/health``'s ``requests`` counts each request (item) of a ``POST /v1/batch``, and ``batches`` the batch as
+    one evaluator round."""
+    before = httpx.get(server + "/v1/health").json()
+    body = {
+        "requests": [
+            {"endpoint": "move", "position": START, "dice": "31"},
+            {"endpoint": "moves", "position": START, "dice": "31"},
+            {"endpoint": "cube", "position": START, "ply": 3},  # refused alone: still a request answered
+        ]
+    }
+    assert httpx.post(server + "/v1/batch", json=body, timeout=60).status_code == 200
+    after = httpx.get(server + "/v1/health").json()
+    assert (after["requests"] - before["requests"], after["batches"] - before["batches"]) == (3, 1)

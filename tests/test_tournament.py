@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -286,3 +287,50 @@ def test_gate_promotes_a_significant_winner(tiny_model, tmp_path, monkeypatch):
     assert text.index("ACCEPTED") < text.index("## Other")
     with pytest.raises(benchmark.GateError, match="at least 200"):
         benchmark.GateSettings(100)
+
+
+def test_a_ppg_that_rounds_to_zero_prints_without_a_minus(capsys):
+    """pubeval against itself with duplicate dice: every pair sums to 0, so each side's ppg is 0 (B's -0.0): the
+    table prints +0.000 for both, never -0.000."""
+    argv = ["tournament", "--player", "pubeval", "--player", "pubeval", "--games", "4", "--seed", "1", "--workers", "1"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "-0.000" not in out
+    assert re.search(r"(?m)^ 2\. pubeval#2 +\+0\.000 ", out), out
+
+
+def test_an_interval_over_too_few_games_is_marked_unreliable_and_not_printed(capsys):
+    """Below MIN_INTERVAL_GAMES (30) games a pairing's ppg interval is marked ``interval_reliable: false`` with a note
+    (in the JSON, and in the ranking rows resting on it), the table prints "too few games" instead of it, and the
+    gate accepts no candidate on it; at 30 games it is printed as before."""
+    assert arena_stats.MIN_INTERVAL_GAMES == 30
+    few = arena_stats.summarize(np.array([3, -1, 3, -2]))  # 2 pairs: the t-interval reaches beyond +3 ppg
+    assert few["ppg"] == 0.75 and few["ci_high"] > 3
+    assert few["interval_reliable"] is False
+    assert few["interval_note"] == "too few games for a 95% interval: 4 (at least 30)"
+    assert not benchmark.accepts({**few, "ci_low": 0.1})  # a positive lower end over 4 games accepts nothing
+    enough = arena_stats.summarize(np.array([2, -1] * 15))
+    assert enough["interval_reliable"] is True and enough["interval_note"] is None
+    assert benchmark.accepts(enough)
+    (a, b) = arena_stats.ranking(["x", "y"], [(0, 1)], [few])
+    assert (a["interval_reliable"], a["interval_note"]) == (False, few["interval_note"])
+    assert (b["interval_reliable"], b["interval_note"]) == (False, few["interval_note"])
+
+    argv = ["tournament", "--player", "pubeval", "--player", "random", "--games", "4", "--seed", "1", "--workers", "1"]
+    assert main([*argv, "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["pairings"][0]["interval_reliable"] is False and r["ranking"][0]["interval_reliable"] is False
+    assert r["pairings"][0]["interval_note"] == "too few games for a 95% interval: 4 (at least 30)"
+    assert main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[3] == "pubeval  random    +2.250    too few games     100.0%   75.0%  50.0%    0.0%   0.0%"
+    assert out[6:8] == [" 1. pubeval   +2.250    too few games", " 2. random    -2.250    too few games"]
+    assert out[-1] == (
+        "95% CI not shown: 4 games per pairing, fewer than the 30 a t-interval over duplicate pairs needs to be "
+        "trusted (it may have zero width or pass the feasible range)"
+    )
+    argv[argv.index("4")] = "30"
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "too few games" not in out and "CI not shown" not in out
+    assert re.search(r"(?m)^pubeval  random    [+-]\d\.\d{3}  \[ [+-]\d\.\d{3},  [+-]\d\.\d{3}\]", out), out

@@ -20,6 +20,7 @@ from typing import cast
 import numpy as np
 import torch
 
+from bgbot.errors import check_distinct_paths
 from bgbot.evaluation import checkpoint, encoding, specialists
 from bgbot.evaluation.network import NetConfig, ValueNet, set_threads
 from bgbot.progress import progress_bar
@@ -423,7 +424,8 @@ def run_fit(cfg: FitConfig) -> dict:
     Raises:
         StageError: a run directory that holds a fit (without ``resume``) or none (with it); a learning rate, a
             ``val_frac`` or a ``stderr_scale`` out of range; target directories without target parts; a resumed fit
-            whose settings or data differ from those it started with; an ``arch`` its net cannot take.
+            whose settings or data differ from those it started with; an ``arch`` its net cannot take; a store given
+            twice to ``decisions`` or to ``held_out_decisions`` (compared resolved: ``S`` and ``S/`` are one store).
     """
     set_threads(None)
     run_dir = cfg.run_dir
@@ -458,6 +460,8 @@ def run_fit(cfg: FitConfig) -> dict:
         "seed": cfg.seed,
         "stderr_scale": cfg.stderr_scale,
     }
+    check_distinct_paths(cfg.decisions, "--decisions", StageError)
+    check_distinct_paths(cfg.held_out_decisions, "--held-out-decisions", StageError)
     for d in cfg.held_out_decisions:
         if any(Path(d).resolve() == Path(f).resolve() for f in (*cfg.decisions, *cfg.targets)):
             raise StageError(

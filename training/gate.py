@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bgbot import files
+from bgbot.errors import duplicate_path
 
 from .parts import StageError, now
 
@@ -76,12 +77,17 @@ def run_gate(cfg: GateConfig) -> dict:
     (:meth:`bgbot.arena.benchmark.CubeGate.to_json`) with a cube reference.
 
     Raises:
-        StageError: a missing candidate or ``against`` checkpoint; ``out`` there and not a regular file; a cube reference with
+        StageError: a missing candidate or ``against`` checkpoint; ``against`` the candidate itself (compared
+            resolved); ``out`` there and not a regular file; a cube reference with
             ``against`` not a checkpoint.
         bgbot.errors.BgbotError: a bad player spec or game count (the tournament's errors).
     """
     from bgbot.arena.benchmark import accepts, benchmark
 
+    if duplicate_path((cfg.candidate, cfg.against)):
+        raise StageError(
+            f"--against {cfg.against!r} is the candidate {cfg.candidate!r}: a candidate cannot be gated against itself"
+        )
     for p in (cfg.candidate, cfg.against):
         if p.endswith(".pt") and not Path(p).is_file() or p is cfg.candidate and not p.endswith(".pt"):
             raise StageError(f"no checkpoint file at {p!r}")

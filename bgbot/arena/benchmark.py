@@ -18,8 +18,9 @@ import torch
 from bgbot import files
 from bgbot.arena import cubegate, tournament
 from bgbot.arena.players import NetPlayer, Player
-from bgbot.errors import BgbotError, is_int
+from bgbot.errors import BgbotError, duplicate_path, is_int
 from bgbot.formats import matfile
+from bgbot.formats.figures import figure
 from bgbot.formats.store import reference_positions
 
 GATE_SECTION = "## Gate decisions"
@@ -170,8 +171,9 @@ def benchmark(
             :mod:`bgbot.arena.cubeful`) instead of cubeless ones.
 
     Returns:
-        ``{"ppg", "ci_low", "ci_high", "ci_half_width", "stderr", "games", "pairs", "win_rate", "gammon_rate",
-        "backgammon_rate", "opponent_gammon_rate", "opponent_backgammon_rate", "opponent", "seed", "games_per_s"}``
+        ``{"ppg", "ci_low", "ci_high", "ci_half_width", "stderr", "games", "pairs", "interval_reliable", "win_rate",
+        "gammon_rate", "backgammon_rate", "opponent_gammon_rate", "opponent_backgammon_rate", "opponent", "seed",
+        "games_per_s"}``
         -- points per game of the candidate (money, cubeless unless ``cube``), rates as fractions of all games.
     """
     r = tournament.run(
@@ -179,7 +181,8 @@ def benchmark(
         tournament.TournamentSettings(games, seed=seed, workers=workers, cube=cube),
     )
     row = r["pairings"][0]
-    return {k: row[k] for k in ("ppg", "ci_low", "ci_high", "ci_half_width", "stderr", "games", "pairs")} | {
+    keys = ("ppg", "ci_low", "ci_high", "ci_half_width", "stderr", "games", "pairs", "interval_reliable")
+    return {k: row[k] for k in keys} | {
         "win_rate": row["stats_a"]["win_rate"],
         "gammon_rate": row["stats_a"]["gammon_rate"],
         "backgammon_rate": row["stats_a"]["backgammon_rate"],
@@ -225,9 +228,9 @@ def plot_progress(records: list[dict], path: str | Path, opponent: str = "pubeva
 
 def accepts(result: dict) -> bool:
     """The gate's rule, for :func:`gate` and the training stages' gate: a candidate is accepted when the lower end of
-    the 95% interval of its ppg against the current model is above 0 (``result``: :func:`benchmark`'s, or a
-    tournament's pairing row)."""
-    return bool(result["ci_low"] > 0)
+    the 95% interval of its ppg against the current model is above 0, an interval over enough games to be reliable
+    (:data:`bgbot.arena.stats.MIN_INTERVAL_GAMES`; ``result``: :func:`benchmark`'s, or a tournament's pairing row)."""
+    return bool(result["ci_low"] > 0 and result.get("interval_reliable", True))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -284,11 +287,16 @@ def gate(
     a third of the size); the candidate keeps it, to resume training from.
 
     Raises:
-        GateError: a missing checkpoint, or a file with other weights already at the promotion path; too few
+        GateError: a missing checkpoint; ``against`` the candidate itself (compared resolved); a file with other
+            weights already at the promotion path; too few
             decisions in ``cube_reference`` (:func:`cube_check`).
         bgbot.formats.store.StoreError: a ``cube_reference`` that is not a readable campaign store.
     """
     games, seed, plies, cube = settings.games, settings.seed, settings.plies, settings.cube
+    if duplicate_path((candidate, against)):
+        raise GateError(
+            f"--against {str(against)!r} is the candidate {str(candidate)!r}: a candidate cannot be gated against itself"
+        )
     candidate, against = Path(candidate), Path(against)
     for p in (candidate, against):
         if not p.is_file():
@@ -340,8 +348,8 @@ def record_decision(readme: str | Path, decision: dict) -> None:
     half = (decision["ci_high"] - decision["ci_low"]) / 2
     line = (
         f"- {decision['date']}: {verdict} `{decision['candidate']}` against `{decision['against']}`: "
-        f"{decision['ppg']:+.3f} ± {half:.3f} ppg "
-        f"(95% CI [{decision['ci_low']:+.3f}, {decision['ci_high']:+.3f}]), "
+        f"{figure(decision['ppg'], '+.3f')} ± {half:.3f} ppg "
+        f"(95% CI [{figure(decision['ci_low'], '+.3f')}, {figure(decision['ci_high'], '+.3f')}]), "
         f"{decision['games']} games{' (cubeful)' if decision.get('cube') else ''}, seed {decision['seed']}, "
         f"{decision.get('plies', 0)}-ply"
         + cube_check_note(decision.get("cube_check"))
@@ -360,8 +368,8 @@ def cube_check_note(check: dict | None) -> str:
     parts = []
     for kind in cubegate.KINDS:
         d = check["diff"][kind]
-        interval = "" if d["ci_low"] is None else f" [{d['ci_low']:+.1f}, {d['ci_high']:+.1f}]"
-        mean = "n/a" if d["mean"] is None else f"{d['mean']:+.1f}"
+        interval = "" if d["ci_low"] is None else f" [{figure(d['ci_low'], '+.1f')}, {figure(d['ci_high'], '+.1f')}]"
+        mean = "n/a" if d["mean"] is None else f"{figure(d['mean'], '+.1f')}"
         parts.append(f"{kind} {mean}{interval} mp")
     verdict = "not worse" if check["not_worse"] else "WORSE"
     return f"; cube on {check['positions']} held-out rollouts: {', '.join(parts)} ({verdict})"

@@ -61,6 +61,7 @@ from bgbot.arena.players import Player
 from bgbot.arena.tournament import MAX_GAMES, MAX_SEED
 from bgbot.errors import BgbotError, is_int
 from bgbot.formats import matfile
+from bgbot.formats.figures import figure
 
 __all__ = [
     "ChouetteError",
@@ -526,7 +527,7 @@ def format_table(results: dict) -> str:
         a = s["cube_actions"]
         dtp = f"{a['doubles']}/{a['takes']}/{a['passes']}"
         lines.append(
-            f"{n:<{w}}  {s['points']:>+7d}  {s['ppg']:+7.3f}  [{s['ci_low']:+7.3f}, {s['ci_high']:+7.3f}]"
+            f"{n:<{w}}  {s['points']:>+7d}  {figure(s['ppg'], '+7.3f')}  [{figure(s['ci_low'], '+7.3f')}, {figure(s['ci_high'], '+7.3f')}]"
             f"  {s['games_in_box']:>5d}  {s['games_as_captain']:>7d}  {dtp:>11}  {s['disagreements']:>7d}"
         )
     lines += [

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+from bgbot.arena.stats import MIN_INTERVAL_GAMES
+from bgbot.formats.figures import figure
+
 __all__ = ["format_table"]
 
 
 def _dtp(a: dict) -> str:
     return f"{a['doubles']}/{a['takes']}/{a['passes']}"
+
+
+def _ppg_interval(row: dict) -> str:
+    """A row's ppg interval as the table prints it (18 characters): ``[ +0.123,  +0.456]``, or "too few games" where
+    the interval rests on fewer than :data:`bgbot.arena.stats.MIN_INTERVAL_GAMES` games (``interval_reliable``)."""
+    if not row.get("interval_reliable", True):
+        return f"{'too few games':^18}"
+    return f"[{figure(row['ci_low'], '+7.3f')}, {figure(row['ci_high'], '+7.3f')}]"
 
 
 def format_table(results: dict) -> str:
@@ -17,6 +28,8 @@ def format_table(results: dict) -> str:
     mean final cube, and with automatic doubles the share of games that started at each cube value (95% Wilson
     interval over duplicate pairs). Matches: match-win rate of A with its 95% Wilson interval, games per match, cube actions, mean
     cube. Ranking: each player's value with its 95% interval (:func:`bgbot.arena.stats.ranking`).
+    A ppg interval over fewer than :data:`bgbot.arena.stats.MIN_INTERVAL_GAMES` games is not printed ("too few
+    games", and a note under the table says why; the JSON marks it ``"interval_reliable": false``).
     """
     cube = results.get("cube")
     match = bool(cube and cube["match_length"])
@@ -49,7 +62,7 @@ def format_table(results: dict) -> str:
         if cube is None:
             a, b = r["stats_a"], r["stats_b"]
             cols = (
-                f"{r['ppg']:+7.3f}  [{r['ci_low']:+7.3f}, {r['ci_high']:+7.3f}]  {a['win_rate']:6.1%}"
+                f"{figure(r['ppg'], '+7.3f')}  {_ppg_interval(r)}  {a['win_rate']:6.1%}"
                 f"  {a['gammon_rate']:6.1%}  {a['backgammon_rate']:5.1%}  {b['gammon_rate']:6.1%}"
                 f"  {b['backgammon_rate']:5.1%}"
             )
@@ -62,7 +75,7 @@ def format_table(results: dict) -> str:
         else:
             ca, cb = r["cube_actions"]["a"], r["cube_actions"]["b"]
             cols = (
-                f"{r['ppg']:+7.3f}  [{r['ci_low']:+7.3f}, {r['ci_high']:+7.3f}]  {r['stats_a']['win_rate']:6.1%}"
+                f"{figure(r['ppg'], '+7.3f')}  {_ppg_interval(r)}  {r['stats_a']['win_rate']:6.1%}"
                 f"  {r['stats_a']['gammon_rate']:6.1%}  {r['stats_b']['gammon_rate']:6.1%}"
                 f"  {_dtp(ca):>8}  {_dtp(cb):>8}  {r['mean_final_cube']:5.2f}"
             )
@@ -84,8 +97,14 @@ def format_table(results: dict) -> str:
         if match:
             value = f"{r['value']:6.1%}  [{r['ci_low']:6.1%}, {r['ci_high']:6.1%}]"
         else:
-            value = f"{r['value']:+7.3f}  [{r['ci_low']:+7.3f}, {r['ci_high']:+7.3f}]"
-        lines.append(f"{k:2d}. {r['player']:<{w}}  {value}")
+            value = f"{figure(r['value'], '+7.3f')}  {_ppg_interval(r)}"
+        lines.append(f"{k:2d}. {r['player']:<{w}}  {value}".rstrip())
+    if not match and not all(r.get("interval_reliable", True) for r in results["pairings"]):
+        lines += [
+            "",
+            f"95% CI not shown: {results['games']} games per pairing, fewer than the {MIN_INTERVAL_GAMES} a "
+            "t-interval over duplicate pairs needs to be trusted (it may have zero width or pass the feasible range)",
+        ]
     if results.get("worker_restarts"):
         lines.append(f"(a worker died {results['worker_restarts']} time(s); its games were replayed)")
     return "\n".join(lines)

@@ -812,7 +812,8 @@ def candidates(
         raise RolloutError(f"the number of candidates must be at least 1, got {max_candidates}")
     if max_candidates is not None and max_candidates < len(plays):
         raise RolloutError(
-            f"{max_candidates} candidates cannot hold the {len(plays)} plays given: ask for at least {len(plays)} "
+            f"{max_candidates} candidate{'' if max_candidates == 1 else 's'} cannot hold the {len(plays)} plays "
+            f"given: ask for at least {len(plays)} "
             "(the plays given, then the best others by the move filter)"
         )
     position = validate(position)

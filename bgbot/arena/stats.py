@@ -12,6 +12,16 @@
   one Wilson interval (match-win rate); with two players it is exactly the pairing's interval.
 
 At least two pairs are needed for a t-interval (:class:`StatsError` otherwise), so an interval is never NaN.
+
+**Too few games for an interval.** The t-interval over pair means leans on the central limit theorem; a pair mean takes
+a few discrete values in -3 .. +3 (cubeless), so with few pairs the interval is not to be trusted: with 2 pairs that
+happen to agree it has zero width (``[x, x]``), with 2 that differ it reaches far beyond the ±3 ppg a cubeless game
+can score. Below :data:`MIN_INTERVAL_GAMES` games (15 pairs) a pairing's ppg interval is therefore marked unreliable
+(:func:`interval_note`), as is a ranking row that rests on such a pairing: the JSON keeps the t-interval's numbers
+beside ``"interval_reliable": false`` and an ``interval_note`` saying why, the printed table shows "too few games" in
+place of the interval, and the gate accepts no candidate on such an interval (:func:`bgbot.arena.benchmark.accepts`).
+The interval is never clipped to the feasible range: a clipped interval would look trustworthy and is not. Match-win
+rates need no such mark: Wilson's interval stays inside [0, 1] and is never zero-width.
 """
 
 from __future__ import annotations
@@ -36,6 +46,8 @@ __all__ = [
     "ratio_interval",
     "CONFIDENCE",
     "BOOTSTRAP_RESAMPLES",
+    "MIN_INTERVAL_GAMES",
+    "interval_note",
 ]
 
 CONFIDENCE = 0.95
@@ -44,6 +56,24 @@ CONFIDENCE = 0.95
 
 BOOTSTRAP_RESAMPLES = 10_000
 """Resamples of :func:`ratio_interval`'s bootstrap."""
+
+
+MIN_INTERVAL_GAMES = 30
+"""Fewest games of a pairing (15 duplicate pairs) whose ppg interval is reported as reliable (module docstring)."""
+
+
+def interval_note(games: int) -> str | None:
+    """Why a ppg interval over ``games`` duplicate games is unreliable, or None when it is not (``games`` at least
+    :data:`MIN_INTERVAL_GAMES`).
+
+    >>> interval_note(4)
+    'too few games for a 95% interval: 4 (at least 30)'
+    >>> interval_note(30) is None
+    True
+    """
+    if games >= MIN_INTERVAL_GAMES:
+        return None
+    return f"too few games for a {CONFIDENCE:.0%} interval: {games} (at least {MIN_INTERVAL_GAMES})"
 
 
 class StatsError(BgbotError):
@@ -100,7 +130,9 @@ def wilson(k: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float
 
 def summarize(points_a: np.ndarray) -> dict:
     """Statistics of A's results in duplicate games ``(2P,)`` ints (pairs adjacent, P >= 2): ppg, its 95% t-interval
-    over the pair means (:func:`t_interval`), and win / gammon / backgammon rates of each side (fractions of all games).
+    over the pair means (:func:`t_interval`) with ``interval_reliable`` (bool: at least :data:`MIN_INTERVAL_GAMES`
+    games) and ``interval_note`` (:func:`interval_note`: why not, or None), and win / gammon / backgammon rates of each
+    side (fractions of all games).
 
     Raises:
         StatsError: fewer than two pairs.
@@ -126,6 +158,8 @@ def summarize(points_a: np.ndarray) -> dict:
         "ci_high": t["ci_high"],
         "ci_half_width": t["ci_half_width"],
         "df": t["df"],
+        "interval_reliable": interval_note(len(p)) is None,
+        "interval_note": interval_note(len(p)),
         "stats_a": side(1.0),
         "stats_b": side(-1.0),
     }
@@ -234,9 +268,12 @@ def ranking(names: list[str], pairings: list[tuple[int, int]], rows: list[dict],
     of freedom (the pairing's own ``df`` when k = 1). Match-win rate: the Wilson interval of all its matches pooled.
     Either way, with two players each one's interval is its pairing's interval (mirrored for B).
 
+    A ppg interval that rests on a pairing of too few games (``interval_reliable`` false in its row, :func:`summarize`)
+    is unreliable too, with that pairing's note; a match-win rate's (Wilson) always is reliable.
+
     Returns:
         One dict per player: ``player``, ``key``, ``value`` (the same mean), ``ci_low``, ``ci_high``, ``ci_half_width``
-        (half the interval's width), ``pairings``.
+        (half the interval's width), ``interval_reliable``, ``interval_note`` (None when reliable), ``pairings``.
     """
     out = []
     for p, name in enumerate(names):
@@ -260,6 +297,7 @@ def ranking(names: list[str], pairings: list[tuple[int, int]], rows: list[dict],
             df = sum(var) ** 2 / den if den > 0 else float(sum(r["df"] for r, _ in mine))
             half = float(stats.t.ppf(0.5 + CONFIDENCE / 2, df) * se)
             lo, hi = mean - half, mean + half
+        notes = [] if key == "match_win_rate" else [r["interval_note"] for r, _ in mine if r.get("interval_note")]
         out.append(
             {
                 "player": name,
@@ -268,6 +306,8 @@ def ranking(names: list[str], pairings: list[tuple[int, int]], rows: list[dict],
                 "ci_low": lo,
                 "ci_high": hi,
                 "ci_half_width": (hi - lo) / 2,
+                "interval_reliable": not notes,
+                "interval_note": notes[0] if notes else None,
                 "pairings": k,
             }
         )

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from bgbot.commands import common
 from bgbot.formats import context
+from bgbot.formats.figures import figure
 
 if TYPE_CHECKING:
     from bgbot.api import Bot
@@ -114,17 +115,25 @@ def print_decision(result: dict, game: str) -> None:
     )
     print(
         f"Cubeless probabilities (side on roll): win {q['win']:.3f} (gammon {q['win_gammon']:.3f}, backgammon "
-        f"{q['win_backgammon']:.3f}), lose {1 - q['win']:.3f} (gammon {q['lose_gammon']:.3f}, backgammon "
+        f"{q['win_backgammon']:.3f}), lose {figure(1 - q['win'], '.3f')} (gammon {q['lose_gammon']:.3f}, backgammon "
         f"{q['lose_backgammon']:.3f})"
     )
     print("Cubeful equities (normalised) and match winning chance:" if mwc else "Cubeful equities:")
     for i, o in enumerate(result["options"], 1):
-        rel = "" if abs(o["diff"]) < 5e-7 else (f" ({o['diff']:+.2%})" if mwc else f" ({o['diff']:+.3f})")
-        value = f"{o['emg']:+7.3f}  {o['value']:7.2%}" if mwc else f"{o['value']:+7.3f}"
+        rel = (
+            ""
+            if abs(o["diff"]) < 5e-7
+            else (f" ({figure(o['diff'], '+.2%')})" if mwc else f" ({figure(o['diff'], '+.3f')})")
+        )
+        value = f"{figure(o['emg'], '+7.3f')}  {o['value']:7.2%}" if mwc else f"{figure(o['value'], '+7.3f')}"
         print(f"{i:4d}. {o['name']:<14} {value}{rel}")
     if result.get("double_offered"):
         t = result["taker"]
-        take, drop = (f"{t['take']:7.2%}", f"{t['pass']:7.2%}") if mwc else (f"{t['take']:+7.3f}", f"{t['pass']:+7.3f}")
+        take, drop = (
+            (f"{t['take']:7.2%}", f"{t['pass']:7.2%}")
+            if mwc
+            else (f"{figure(t['take'], '+7.3f')}", f"{figure(t['pass'], '+7.3f')}")
+        )
         print(f"Doubler's proper action: {result['doubler_action']}")
         print(f"A double awaits the answer. Taker: take {take}, pass {drop} ({'MWC' if mwc else 'equity'})")
         print(f"Proper cube action: {result['action']}")

@@ -10,6 +10,7 @@ import os
 
 from bgbot.arena import benchmark, tournament
 from bgbot.commands import common
+from bgbot.formats.figures import figure
 
 
 def add_parser(subparsers) -> None:
@@ -72,8 +73,8 @@ def run(args: argparse.Namespace) -> int:
         verdict = f"ACCEPTED, promoted to {d['promoted_to']}" if d["accepted"] else "rejected"
         games = f"{d['games']} {'cubeful ' if d['cube'] else ''}games"
         print(
-            f"{d['candidate']} vs {d['against']}: {d['ppg']:+.3f} ppg, 95% CI [{d['ci_low']:+.3f}, "
-            f"{d['ci_high']:+.3f}] over {games} (seed {d['seed']}){benchmark.cube_check_note(d['cube_check'])}: "
+            f"{d['candidate']} vs {d['against']}: {figure(d['ppg'], '+.3f')} ppg, 95% CI [{figure(d['ci_low'], '+.3f')}, "
+            f"{figure(d['ci_high'], '+.3f')}] over {games} (seed {d['seed']}){benchmark.cube_check_note(d['cube_check'])}: "
             f"{verdict}"
         )
     return benchmark.EXIT_ACCEPTED if d["accepted"] else benchmark.EXIT_REJECTED

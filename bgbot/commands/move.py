@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from bgbot.commands import common
 from bgbot.formats import notation, positionid
+from bgbot.formats.figures import figure
 from bgbot.rules import board
 
 if TYPE_CHECKING:
@@ -105,7 +106,7 @@ def print_table(result: dict, game: str, ply: int) -> None:
         q = p["probabilities"]
         i = p["rank"]
         value = p["mwc" if match else "equity"]
-        diff = "" if i == 1 else f" ({value - best:+.2%})" if match else f" ({value - best:+.3f})"
+        diff = "" if i == 1 else f" ({figure(value - best, '+.2%')})" if match else f" ({figure(value - best, '+.3f')})"
         diff = f"  {p.get('evaluator', '?')}{diff}"
         shown = p["emg"] if match else p["equity"]
         line = f"{i:4d}. {p['play']:<{width}}  {shown:+{9 if match else 7}.3f}" + (
@@ -113,6 +114,7 @@ def print_table(result: dict, game: str, ply: int) -> None:
         )
         note = "" if p.get("ply", ply) == ply else f"  [{p['ply']}-ply: outside the move filter]"
         print(
-            line + f"  {q['win']:6.3f} {q['win_gammon']:6.3f} {q['win_backgammon']:6.3f}  {1 - q['win']:6.3f} "
+            line
+            + f"  {q['win']:6.3f} {q['win_gammon']:6.3f} {q['win_backgammon']:6.3f}  {figure(1 - q['win'], '6.3f')} "
             f"{q['lose_gammon']:6.3f} {q['lose_backgammon']:6.3f}{diff}{note}"
         )

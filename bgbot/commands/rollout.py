@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from bgbot.commands import common
+from bgbot.formats.figures import figure
 
 MAX_WORKERS = 1024
 
@@ -200,7 +201,7 @@ def _progress(enabled: bool, n_cands: int, settings):
         means = eq.mean(axis=1)
         best = int(np.argmax(means))
         se = eq[best].std(ddof=1) / np.sqrt(eq.shape[1]) if eq.shape[1] > 1 else float("nan")
-        bar.set_postfix_str(f"best {means[best]:+.4f} ± {se:.4f}")
+        bar.set_postfix_str(f"best {figure(means[best], '+.4f')} ± {se:.4f}")
         bar.update(r.shape[0] * r.shape[1])
 
     return bar, progress
@@ -220,22 +221,24 @@ def print_table(out: dict) -> None:
         c = out["cube"]
         print(f"Cube rollout of Position ID {out['position_id']}; {how}")
         nd, dt = c["no_double"], c["double_take"]
-        print(f"  No double     {nd['cubeful_equity']:+8.4f} ± {nd['cubeful_equity_se']:.4f}")
-        print(f"  Double/Take   {dt['cubeful_equity']:+8.4f} ± {dt['cubeful_equity_se']:.4f}")
-        print(f"  Double/Pass   {c['double_pass']:+8.4f}")
-        print(f"  DT - ND       {c['double_take_minus_no_double']:+8.4f} ± {c['double_take_minus_no_double_se']:.4f}")
+        print(f"  No double     {figure(nd['cubeful_equity'], '+8.4f')} ± {nd['cubeful_equity_se']:.4f}")
+        print(f"  Double/Take   {figure(dt['cubeful_equity'], '+8.4f')} ± {dt['cubeful_equity_se']:.4f}")
+        print(f"  Double/Pass   {figure(c['double_pass'], '+8.4f')}")
+        print(
+            f"  DT - ND       {figure(c['double_take_minus_no_double'], '+8.4f')} ± {c['double_take_minus_no_double_se']:.4f}"
+        )
         print(f"  Proper cube action: {c['action']}")
         sig = "significant" if c["significant"] else "NOT significant"
         print(
-            f"    ({sig} at 95% after {nd['trials']} trials: double - no double {c['double_minus_no_double']:+.4f} "
-            f"± {c['double_minus_no_double_se']:.4f}, take - pass {c['take_minus_pass']:+.4f} "
+            f"    ({sig} at 95% after {nd['trials']} trials: double - no double {figure(c['double_minus_no_double'], '+.4f')} "
+            f"± {c['double_minus_no_double_se']:.4f}, take - pass {figure(c['take_minus_pass'], '+.4f')} "
             f"± {c['take_minus_pass_se']:.4f})"
         )
         q = nd["probabilities"]
         print(
             "  Cubeless (no double): "
             + " ".join(f"{k} {v:.4f}" for k, v in q.items())
-            + f"  equity {nd['equity']:+.4f}"
+            + f"  equity {figure(nd['equity'], '+.4f')}"
         )
         return
     if out["dice"] is None:
@@ -243,7 +246,7 @@ def print_table(out: dict) -> None:
         q, se = e["probabilities"], e["probabilities_se"]
         print(f"Rollout of Position ID {out['position_id']} before the roll; {how}")
         print(f"{'':8}{'Win':>8} {'W(g)':>8} {'W(bg)':>8} {'L(g)':>8} {'L(bg)':>8}  {'Equity':>8}")
-        print(f"{'':8}" + " ".join(f"{v:8.4f}" for v in q.values()) + f"  {e['equity']:+8.4f}")
+        print(f"{'':8}" + " ".join(f"{v:8.4f}" for v in q.values()) + f"  {figure(e['equity'], '+8.4f')}")
         print(f"{'± SE':8}" + " ".join(f"{v:8.4f}" for v in se.values()) + f"  {e['equity_se']:8.4f}")
         return
     plays = out["plays"]
@@ -258,11 +261,11 @@ def print_table(out: dict) -> None:
         print("      (Equity columns: cubeful money equity; cubeless equity in --json)")
     for p in plays:
         q = p["probabilities"]
-        diff = "" if p["rank"] == 1 else f"  {p['difference']:+8.4f} {p['difference_se']:7.4f}"
+        diff = "" if p["rank"] == 1 else f"  {figure(p['difference'], '+8.4f')} {p['difference_se']:7.4f}"
         mark = " *" if p["significant"] else ""
         eq, se = (p["cubeful_equity"], p["cubeful_equity_se"]) if cubeful else (p["equity"], p["equity_se"])
         print(
-            f"{p['rank']:4d}. {p['play']:<{width}}  {eq:+8.4f} {se:7.4f}  "
+            f"{p['rank']:4d}. {p['play']:<{width}}  {figure(eq, '+8.4f')} {se:7.4f}  "
             + " ".join(f"{v:6.3f}" for v in q.values())
             + diff
             + mark

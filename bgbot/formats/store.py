@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bgbot.errors import BgbotError
+from bgbot.errors import BgbotError, check_distinct_paths
 
 FORMAT = 1
 """The format of ``campaign.json`` this code reads."""
@@ -175,12 +175,7 @@ def reference_positions(stores: list[str]) -> tuple[np.ndarray, np.ndarray]:
         StoreError: a store is not a campaign store, holds a torn or foreign part, or none holds a finished part; a
             store given twice (its positions would count twice, narrowing the gate's interval).
     """
-    seen: dict[Path, str] = {}
-    for store in stores:
-        key = Path(store).resolve()
-        if key in seen:
-            raise StoreError(f"the reference store {store!r} is given twice (also as {seen[key]!r}): give it once")
-        seen[key] = store
+    check_distinct_paths(stores, "the reference store", StoreError)
     pos, tg = [], []
     for store in stores:
         settings = load_settings(Path(store))

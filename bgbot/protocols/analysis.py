@@ -55,6 +55,7 @@ from bgbot.evaluation.classes import cube_efficiencies
 from bgbot.evaluation.evaluator import classified_probabilities
 from bgbot.evaluation.selection import segment_argmax
 from bgbot.formats import matfile, positionid
+from bgbot.formats.figures import figure
 from bgbot.formats.xgid import XGID
 from bgbot.rules.movegen import ROLL_WEIGHTS, ROLLS, generate_all_rolls
 from bgbot.rules.outcomes import flip_probabilities
@@ -399,12 +400,13 @@ def format_report(result: dict) -> str:
             lines.append(f"{label:<24}" + "".join(f"{fmt(p[group]):>24}" for p in result["players"]))
     lines.append("Luck")
     for label, key, spec in (
-        ("  rolls", "rolls", "{}"),
-        ("  luck total", "total", "{:+.3f}"),
-        ("  luck rate (x1000)", "rate", "{:+.1f}"),
-        ("  luck rating", "rating", "{}"),
+        ("  rolls", "rolls", None),
+        ("  luck total", "total", "+.3f"),
+        ("  luck rate (x1000)", "rate", "+.1f"),
+        ("  luck rating", "rating", None),
     ):
-        lines.append(f"{label:<24}" + "".join(f"{spec.format(p['luck'][key]):>24}" for p in result["players"]))
+        cells = (p["luck"][key] for p in result["players"])
+        lines.append(f"{label:<24}" + "".join(f"{str(v) if spec is None else figure(v, spec):>24}" for v in cells))
     flagged = [d for d in result["decisions"] if d["mark"] in ("bad", "very bad")]
     lines += ["", f"Decisions marked bad or very bad ({len(flagged)}):"]
     for d in flagged:

@@ -43,6 +43,7 @@ from bgbot.evaluation.search import check_ply
 from bgbot.files import write_atomic
 from bgbot.formats import context, matfile, notation
 from bgbot.formats.diagram import draw
+from bgbot.formats.figures import figure
 from bgbot.rules import board
 from bgbot.rules.movegen_scalar import legal_plays
 from bgbot.rules.state import CubeState, MatchState
@@ -421,8 +422,8 @@ class Session:
                 d = self.bot.cube_action(g.pos[HUMAN], cube, match)
                 eq = d.equities
                 self.say(
-                    f"  {d.action} (no double {eq['no_double']:+.3f}, double/take {eq['double_take']:+.3f}, "
-                    f"double/pass {eq['double_pass']:+.3f}{' MWC' if d.unit == 'mwc' else ''})"
+                    f"  {d.action} (no double {figure(eq['no_double'], '+.3f')}, double/take {figure(eq['double_take'], '+.3f')}, "
+                    f"double/pass {figure(eq['double_pass'], '+.3f')}{' MWC' if d.unit == 'mwc' else ''})"
                 )
             elif answer == "double":
                 if not self.may_double(g, HUMAN):
@@ -530,7 +531,7 @@ class Session:
             if low == "hint":
                 cube, match = self.states(g, HUMAN)
                 for i, r in enumerate(self.bot.rank_plays(pos, dice, cube, match, ply=self.ply)[:5], 1):
-                    value = f"MWC {r.mwc:.1%}" if r.mwc is not None else f"equity {r.equity:+.3f}"
+                    value = f"MWC {r.mwc:.1%}" if r.mwc is not None else f"equity {figure(r.equity, '+.3f')}"
                     self.say(f"  {i}. {r.play:<24} {value}")
                 continue
             if low.split()[:1] == ["resign"]:

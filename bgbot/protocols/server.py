@@ -8,14 +8,19 @@ Endpoints (OpenAPI documentation at ``/docs``, the schema at ``/openapi.json``):
     GET  /v1/cube?position=P[&ply=N][&cube_search=true][&jacoby=on|off][&probabilities=W,WG,WBG,LG,LBG]
                                                      as ``bgbot cube ... [--ply N] [--cube-search] --json``
     POST /v1/batch  {"requests": [{"endpoint": "move"|"moves"|"cube", "position", "dice", "ply", "jacoby",
-                     "probabilities", "cube_search"}, ...]}  ->  {"answers": [answer or {"error": message}, ...]}
+                     "probabilities", "cube_search"}, ...]}
+                    ->  {"answers": [answer or {"error": message, "status": 400|422}, ...]}
 
 A bad position or dice is HTTP 400 with ``{"detail": message}``, the message the CLI prints after ``error:``; a
 malformed request (a missing parameter, a ply that is not a whole number 0 .. 2 with the message of
-:func:`bgbot.evaluation.search.check_ply`, a batch body that is not the schema) is 422, and so are settings that cannot
-be used together (``cube_search`` with ``probabilities``: :class:`RequestConflict`).
-Nothing is ignored: a query parameter an endpoint does not take (``p26``, a misspelt name), one given twice, or both a
-position and a board is 400 naming it (:func:`query_position`); a body field a schema does not have is 422 naming it.
+:func:`bgbot.evaluation.search.check_ply`, a field the endpoint does not take, a batch body that is not the schema) is
+422, and so are settings that cannot be used together (``cube_search`` with ``probabilities``: :class:`RequestConflict`)
+(:func:`error_status`). A batch request refused alone answers ``{"error": message, "status": code}``: the message and
+status the GET endpoint gives the same request (:func:`error_answer`); the batch itself is then 200.
+Nothing is ignored: a query parameter an endpoint does not take (``p26``, a misspelt name) or a body field a schema does
+not have is 422 naming it; one given twice, or both a position and a board, is 400 (:func:`query_position`).
+Whole numbers are whole numbers: a query's ``ply=1.0`` or ``ply=true`` and a batch's ``"ply": true`` or ``"ply": 1.0``
+are 422 naming the field, never read as 1.
 Position IDs contain ``+`` and ``/``: clients URL-encode them; a ``+`` that arrives decoded to a space is read back as
 ``+`` (positions never contain spaces).
 
@@ -39,7 +44,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 
@@ -54,7 +59,18 @@ from bgbot.formats import context, plays
 from bgbot.protocols import web
 from bgbot.rules.state import CubeState, MatchState
 
-__all__ = ["ServerError", "RequestConflict", "create_app", "serve", "answer", "query_position", "BOARD_FIELDS"]
+__all__ = [
+    "ServerError",
+    "MalformedRequest",
+    "RequestConflict",
+    "error_status",
+    "error_answer",
+    "create_app",
+    "serve",
+    "answer",
+    "query_position",
+    "BOARD_FIELDS",
+]
 
 MAX_BATCH = 1000
 """Most requests one ``POST /v1/batch`` may carry."""
@@ -72,9 +88,38 @@ class ServerError(BgbotError):
     """A server that cannot start (port in use, FastAPI missing) or a request it cannot answer."""
 
 
-class RequestConflict(ServerError):
+class MalformedRequest(ServerError):
+    """A request that is not well formed (a field its endpoint does not take): HTTP 422, as FastAPI answers a body
+    that is not its schema."""
+
+
+class RequestConflict(MalformedRequest):
     """A request whose settings cannot be used together (``cube_search`` with ``probabilities``): HTTP 422, a
     malformed request, as the command line refuses the same flags before any work."""
+
+
+def error_status(err: BgbotError) -> int:
+    """The HTTP status of a request refused with ``err``: 422 for a malformed request (:class:`MalformedRequest`, a
+    ply outside 0 .. 2: :class:`bgbot.evaluation.search.SearchError`), 400 for bad input (a position, dice, ...)."""
+    return 422 if isinstance(err, (MalformedRequest, SearchError)) else 400
+
+
+def error_answer(err: BgbotError) -> dict:
+    """A batch request refused with ``err``: ``{"error": message, "status": code}``, the ``detail`` and the status code
+    the GET endpoint answers the same request with (:func:`api_message`, :func:`error_status`)."""
+    return {"error": api_message(err), "status": error_status(err)}
+
+
+def whole_number_text(value: object) -> object:
+    """A query parameter's whole number as written: text that is not digits with an optional sign (``1.0``, ``true``,
+    ``1e3``) is refused rather than read as a number; other values pass to the field's own check unchanged.
+
+    Raises:
+        ValueError: ``"must be a whole number written in digits"`` (the API names the field before it).
+    """
+    if isinstance(value, str) and not re.fullmatch(r"[+-]?\d+", value):
+        raise ValueError("must be a whole number written in digits")
+    return value
 
 
 def check_cube_settings(request: dict[str, Any]) -> None:
@@ -151,16 +196,17 @@ def query_position(position: str | None, params: list[tuple[str, str]], known: s
         known: the endpoint's own parameter names (``position``, ``dice``, ...).
 
     Raises:
-        ServerError: a parameter the endpoint does not take (``p26``, a misspelt name), one given twice, both a
-            position and a board, neither, or a count that is not an integer.
+        MalformedRequest: a parameter the endpoint does not take (``p26``, a misspelt name).
+        ServerError: a parameter given twice, both a position and a board, neither, or a count that is not an
+            integer.
         PositionError: the board is not a position (too many checkers, both sides on a point, ...).
     """
     names = [k for k, _ in params]
     for k in names:
         if k not in known and k not in BOARD_FIELDS:
             if re.fullmatch(r"p[-+]?\d+", k):
-                raise ServerError(f"unknown field {k!r}: a board is p0 .. p25 (p25 the bar of the side on roll)")
-            raise ServerError(
+                raise MalformedRequest(f"unknown field {k!r}: a board is p0 .. p25 (p25 the bar of the side on roll)")
+            raise MalformedRequest(
                 f"unknown field {k!r}: this request takes {', '.join(sorted(known))} or a board p0 .. p25"
             )
         if names.count(k) > 1:
@@ -190,13 +236,13 @@ ENDPOINT_FIELDS = {
 def check_fields(endpoint: str, request: dict[str, Any]) -> None:
     """Refuse a setting ``endpoint`` does not take (a batch request's ``dice`` for ``cube``, ``ply`` for ``moves``,
     ...), as the GET endpoints and the CLI refuse it, instead of ignoring it. A setting left out or at its default
-    (None, ``ply`` 0, ``cube_search`` false) passes. Raises ServerError."""
+    (None, ``ply`` 0, ``cube_search`` false) passes. Raises MalformedRequest."""
     takes = ENDPOINT_FIELDS.get(endpoint, ())
     for name in ("dice", "ply", "jacoby", "probabilities", "cube_search"):
         value = request.get(name)
         default = value is None or (name == "ply" and value == 0) or (name == "cube_search" and value is False)
         if name not in takes and not default:
-            raise ServerError(
+            raise MalformedRequest(
                 f"unknown field {name!r}: a {endpoint} request takes {', '.join(('position', *takes))} or a board"
             )
 
@@ -352,6 +398,14 @@ class _Batcher:
                 else:
                     future.set_result(result)
 
+    async def answer_batch(self, requests: list[tuple[str, dict]]) -> list[dict | BgbotError]:
+        """The requests of one ``POST /v1/batch`` answered together in the worker thread (:func:`answer_many`),
+        counted in ``requests`` (each of them) and ``batches`` (one)."""
+        results = await asyncio.get_running_loop().run_in_executor(self.pool, answer_many, self.bot, requests)
+        self.requests += len(requests)
+        self.batches += 1
+        return results
+
 
 # -- the app ----------------------------------------------------------------------------------------------------
 
@@ -505,8 +559,7 @@ def create_app(
 
     @app.exception_handler(BgbotError)
     async def _bad_input(request, err: BgbotError):
-        status = 422 if isinstance(err, (RequestConflict, SearchError)) else 400
-        return JSONResponse(status_code=status, content={"detail": api_message(err)})
+        return JSONResponse(status_code=error_status(err), content={"detail": api_message(err)})
 
     from fastapi.exceptions import RequestValidationError
 
@@ -518,6 +571,7 @@ def create_app(
         None, description="Position ID, PositionID:MatchID (GNUbg ID) or XGID=...; or instead the board as p0 .. p25"
     )
     DICE = Query(None, description="the roll: 31, 3-1 or '3 1' (optional when the position carries dice)")
+    Whole = Annotated[int, pydantic.BeforeValidator(whole_number_text)]  # a query's integer: 1.0 and true refused
 
     def position_of(position: str | None, request) -> str:
         """The request's position (:func:`query_position`), its endpoint's parameters read from the route."""
@@ -527,8 +581,10 @@ def create_app(
 
     @app.get("/v1/health")
     async def health() -> dict:
-        """Liveness: version and model path; ``requests`` and ``batches``: the ``move`` and ``cube`` requests answered
-        so far and the evaluator batches that answered them (concurrent requests share a batch)."""
+        """Liveness: version and model path; ``requests`` and ``batches``: the requests answered by the evaluator so
+        far and the evaluator batches that answered them. ``requests`` counts each ``GET /v1/move`` and ``/v1/cube``
+        and each request (item) of a ``POST /v1/batch``; ``batches`` counts rounds of the evaluator: concurrent GET
+        requests share one, and a ``POST /v1/batch`` is one."""
         return {
             "status": "ok",
             "version": bgbot.__version__,
@@ -552,7 +608,7 @@ def create_app(
         request: Request,
         position: str | None = POSITION,
         dice: str | None = DICE,
-        ply: int = Query(0, description="search depth 0..2"),
+        ply: Annotated[Whole, Query(description="search depth 0..2")] = 0,
     ) -> dict:
         """The legal plays ranked by the model, best first (``bgbot move --json``)."""
         return await batcher.submit("move", {"position": position_of(position, request), "dice": dice, "ply": ply})
@@ -563,7 +619,7 @@ def create_app(
         position: str | None = POSITION,
         jacoby: Literal["on", "off"] | None = Query(None, description="Jacoby rule for money play"),
         probabilities: str | None = Query(None, description="W,WG,WBG,LG,LBG to use instead of the model's"),
-        ply: int = Query(0, description="lookahead of the cubeless probabilities, 0..2"),
+        ply: Annotated[Whole, Query(description="lookahead of the cubeless probabilities, 0..2")] = 0,
         cube_search: bool = Query(
             False, description="decide by cubeful search at ply (bgbot cube --cube-search); not with probabilities"
         ),
@@ -579,7 +635,8 @@ def create_app(
     strict = pydantic.ConfigDict(extra="forbid")  # an unknown field is a 422 naming it, never ignored
 
     class BatchRequest(pydantic.BaseModel):  # type: ignore[name-defined]
-        model_config = strict
+        # strict: "ply": true or 1.0 is a 422 naming the field, never read as 1
+        model_config = pydantic.ConfigDict(extra="forbid", strict=True)
         endpoint: Literal["moves", "move", "cube"]
         position: str | None = None
         board: list[int] | None = pydantic.Field(
@@ -604,28 +661,23 @@ def create_app(
 
     @app.post("/v1/batch")
     async def batch(body: Batch) -> dict:
-        """Many requests (at most 1000), one answer each (``{"error": message}`` for a bad one), evaluated in one
-        batch."""
+        """Many requests (at most 1000), one answer each, evaluated in one batch. A request refused alone answers
+        ``{"error": message, "status": code}``: the ``detail`` and status code of the GET endpoint for it."""
         reqs: list[tuple[str, dict]] = []
-        boards: dict[int, str] = {}
+        boards: dict[int, BgbotError] = {}
         for k, r in enumerate(body.requests):
             fields = r.model_dump(exclude={"endpoint", "board"})
             if r.position is not None and r.board is not None:
-                boards[k] = "give one of position or board, not both"
+                boards[k] = ServerError("give one of position or board, not both")
             elif r.board is not None:
                 try:
                     fields["position"] = points_position(r.board)
                 except BgbotError as err:
-                    boards[k] = api_message(err)
+                    boards[k] = err
             reqs.append((r.endpoint, fields))
-        loop = asyncio.get_running_loop()
-        results = await loop.run_in_executor(batcher.pool, answer_many, bot, reqs)
-        return {
-            "answers": [
-                {"error": boards[k]} if k in boards else {"error": api_message(r)} if isinstance(r, BgbotError) else r
-                for k, r in enumerate(results)
-            ]
-        }
+        results = await batcher.answer_batch(reqs)
+        refused = {k: r for k, r in enumerate(results) if isinstance(r, BgbotError)} | boards
+        return {"answers": [error_answer(refused[k]) if k in refused else r for k, r in enumerate(results)]}
 
     # -- the web page's own requests -------------------------------------------------------------------------------
 
@@ -664,7 +716,7 @@ def create_app(
     class NewGame(pydantic.BaseModel):  # type: ignore[name-defined]
         model_config = strict
         match_length: int = pydantic.Field(0, ge=0, le=64, description="0: money play")
-        ply: int = pydantic.Field(0, description="the bot's search depth, 0 .. 2")
+        ply: pydantic.StrictInt = pydantic.Field(0, description="the bot's search depth, 0 .. 2")  # type: ignore[name-defined]
         seed: int | None = pydantic.Field(None, ge=0, le=2**63 - 1)
 
         @pydantic.field_validator("ply")
@@ -727,11 +779,11 @@ def create_app(
     class RolloutQuery:
         """The rollout settings of ``/v1/rollout``, each a query parameter (FastAPI reads the fields)."""
 
-        trials: int = Query(1296, description="trials per candidate")
-        truncate: int = Query(0, description="plies before a trial is valued (0: none)")
-        ply: int = Query(0, description="lookahead of the players inside")
-        seed: int = Query(0)
-        candidates: int | None = Query(None, description="at most this many of the best plays")
+        trials: Annotated[Whole, Query(description="trials per candidate")] = 1296
+        truncate: Annotated[Whole, Query(description="plies before a trial is valued (0: none)")] = 0
+        ply: Annotated[Whole, Query(description="lookahead of the players inside")] = 0
+        seed: Annotated[Whole, Query()] = 0
+        candidates: Annotated[Whole | None, Query(description="at most this many of the best plays")] = None
         cube: bool = Query(False, description="cubeful money rollout")
         variance_reduction: bool = Query(True)
         quasi_random: bool = Query(True)
@@ -812,7 +864,8 @@ def create_app(
 
     @app.post("/v1/analyse")
     async def analyse(
-        text: str = Body(..., media_type="text/plain"), ply: int = Query(0, description="search depth 0 .. 2")
+        text: str = Body(..., media_type="text/plain"),
+        ply: Annotated[Whole, Query(description="search depth 0 .. 2")] = 0,
     ) -> dict:
         """``bgbot analyse --json`` of a Jellyfish ``.mat`` file sent as the body, each decision with its
         ``gnubg_id``."""
