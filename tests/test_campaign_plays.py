@@ -310,3 +310,37 @@ def test_a_fits_curve_judges_it_on_held_out_decisions(plays_store, tmp_path, cap
     # a store that is fitted is not held out
     again = args[:-5] + [str(fitted), "--run-dir", str(tmp_path / "x"), "--quiet"]
     assert stages.main(again) == 2 and "is also fitted" in capsys.readouterr().err
+
+
+def test_a_held_out_part_copied_into_a_fitted_folder_is_refused(plays_store, tmp_path, capsys):
+    fitted, held = tmp_path / "fitted", tmp_path / "held"
+    fitted.mkdir()
+    held.mkdir()
+    part = campaign.part_path(plays_store, 2)
+    (fitted / part.name).write_bytes(part.read_bytes())
+    (held / part.name).write_bytes(part.read_bytes())
+    args = ["fit", "--init", str(ROOT / MODEL), "--targets", str(fitted), "--held-out-decisions", str(held),
+            "--run-dir", str(tmp_path / "r"), "--quiet"]  # fmt: skip
+    assert stages.main(args) == 2
+    assert "the same part is in --targets or --decisions" in capsys.readouterr().err
+
+
+def test_campaign_actions_refuse_the_options_of_another(tmp_path, capsys):
+    run = ["campaign", "run", "--store", str(tmp_path / "s"), "--truncate", "3", "--parts", "1"]
+    assert stages.main(run) == 2
+    assert "campaign run does not take --truncate: an option of campaign plan" in capsys.readouterr().err
+    status = ["campaign", "status", "--store", str(tmp_path / "s"), "--workers", "2"]
+    assert stages.main(status) == 2 and "does not take --workers" in capsys.readouterr().err
+    plan_ = [
+        "campaign",
+        "plan",
+        "--store",
+        str(tmp_path / "s"),
+        "--model",
+        MODEL,
+        "--pool",
+        str(tmp_path),
+        "--parts",
+        "3",
+    ]
+    assert stages.main(plan_) == 2 and "campaign plan does not take --parts" in capsys.readouterr().err

@@ -723,8 +723,35 @@ def add_parser(sub) -> None:
     )
 
 
+PLAN_OPTIONS = {  # option -> its default: given to run or status, it would be ignored
+    "model": None,
+    "pool": None,
+    "exclude": None,
+    "size": 60_000,
+    "trials": 1296,
+    "ply": 0,
+    "variance_reduction": False,
+    "truncate": 0,
+    "seed": 21,
+    "part_size": 100,
+    "plays": False,
+    "move_filter": False,
+}
+RUN_OPTIONS = {"workers": 1, "ray": None, "parts": 0}
+
+
 def run_campaign(args: argparse.Namespace) -> dict:
-    """Dispatch ``campaign plan|run|status``."""
+    """Dispatch ``campaign plan|run|status``.
+
+    Raises:
+        StageError: an option of another action (``run --truncate 3``: a store's settings are fixed when planned).
+    """
+    foreign = {"plan": RUN_OPTIONS, "run": PLAN_OPTIONS, "status": PLAN_OPTIONS | RUN_OPTIONS}[args.action]
+    given = [name for name, default in foreign.items() if getattr(args, name, default) != default]
+    if given:
+        flags = ", ".join("--" + n.replace("_", "-") for n in given)
+        owner = "run" if args.action == "plan" else "plan (a store's settings are fixed when it is planned)"
+        raise StageError(f"campaign {args.action} does not take {flags}: an option of campaign {owner}")
     if args.action == "plan":
         missing = [f"--{n}" for n in ("model", "pool") if not getattr(args, n)]
         if missing:

@@ -386,6 +386,11 @@ class DecisionTargets:
         return np.maximum.reduceat(mover, self.starts) - mover[chosen]
 
 
+def _file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's bytes (hex)."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 def _saved(net: SingleFit | specialists.ClassNets) -> ValueNet | specialists.ClassNets:
     """What a fit checkpoint holds: the single net itself, or the specialists."""
     return net.net if isinstance(net, SingleFit) else net
@@ -467,6 +472,15 @@ def run_fit(cfg: FitConfig) -> dict:
             raise StageError(
                 f"--held-out-decisions {d!r} is also fitted (--targets or --decisions): it is not held out"
             )
+    if cfg.held_out_decisions:  # a part copied or linked into a fitted folder is fitted too
+        fitted = {_file_sha256(p) for d in (*cfg.decisions, *cfg.targets) for p in Path(d).glob("part-*.npz")}
+        for d in cfg.held_out_decisions:
+            for p in sorted(Path(d).glob("part-*.npz")):
+                if _file_sha256(p) in fitted:
+                    raise StageError(
+                        f"--held-out-decisions {str(p)!r} is also fitted (the same part is in --targets or "
+                        "--decisions): it is not held out"
+                    )
     if cfg.decisions:  # recorded only when used: fits made before the decision loss existed resume as they were
         if fit_classes != sorted(specialists.CLASSES):
             raise StageError("--decisions fits every net a decision's candidates reach: it cannot go with --classes")

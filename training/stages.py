@@ -164,7 +164,8 @@ def build_parser(prog: str = "python -m training") -> argparse.ArgumentParser:
         "--held-out-decisions",
         nargs="+",
         metavar="DIR",
-        help="plays stores or folders of their parts never fitted (e.g. a store's part-????9.npz): each epoch's curve "
+        help="plays stores or folders of their parts never fitted (e.g. a folder of a store's part-????9.npz): each "
+        "epoch's curve "
         "records the nets' decision loss on them and the millipoints their 0-ply choice loses "
         "(training.fit.DecisionTargets.choice_loss)",
     )
