@@ -69,6 +69,7 @@ import numpy as np
 from bgbot.arena.rollout import RolloutSettings, rollout_positions
 from bgbot.errors import int_at_least
 from bgbot.evaluation.evaluator import position_probabilities
+from bgbot.evaluation.prune import file_sha256
 from bgbot.formats.store import STORE_FILE, CampaignSettings, check_part, load_settings, n_parts, part_path
 from bgbot.rules.outcomes import equity
 
@@ -250,10 +251,6 @@ def choose_decisions(evaluator, positions: np.ndarray, classes: np.ndarray, seed
 # --- the store -----------------------------------------------------------------------------------------------------
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def model_path(store: Path, model: str) -> Path:
     """The checkpoint a store names: ``model`` as recorded (a path relative to the repository root where the store was
     planned, e.g. ``models/bgbot-5.pt``), found from the current directory or, failing that, from each folder above
@@ -274,7 +271,7 @@ def load_plan(store: Path, settings: CampaignSettings) -> dict:
         StageError: the plan is missing, unreadable or not the one the settings were made with.
     """
     path = store / PLAN_FILE
-    if not path.is_file() or _sha256(path) != settings.plan_sha256:
+    if not path.is_file() or file_sha256(path) != settings.plan_sha256:
         raise StageError(f"{str(path)!r} is missing or not the plan {STORE_FILE} was made with")
     return load_npz(path)
 
@@ -375,7 +372,7 @@ def plan_store(args: argparse.Namespace) -> dict:
     np.savez_compressed(buffer, positions=p, classes=c, reasons=r, probabilities=prob, **extra)
     settings = CampaignSettings(
         model=str(model),
-        model_sha256=_sha256(model),
+        model_sha256=file_sha256(model),
         rollout=rollout,
         seed=args.seed,
         part_size=args.part_size,
@@ -620,7 +617,7 @@ def run_store(args: argparse.Namespace, out=sys.stderr) -> dict:
     settings = load_settings(store)
     plan = load_plan(store, settings)
     model = model_path(store, settings.model)
-    if not model.is_file() or _sha256(model) != settings.model_sha256:
+    if not model.is_file() or file_sha256(model) != settings.model_sha256:
         raise StageError(f"{settings.model!r} is missing or is not the model this store was planned with")
     if args.workers > 1 and args.ray:
         raise StageError("give --workers or --ray, not both")

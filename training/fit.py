@@ -23,10 +23,12 @@ import torch
 from bgbot.errors import check_distinct_paths
 from bgbot.evaluation import checkpoint, encoding, specialists
 from bgbot.evaluation.network import NetConfig, ValueNet, set_threads
+from bgbot.evaluation.prune import file_sha256
 from bgbot.progress import progress_bar
 
 from .jsonl import append_jsonl
 from .parts import StageError, check_settings, first_rows, load_npz
+from .plays import choice_losses
 
 __all__ = [
     "FIT_ARCHS",
@@ -372,23 +374,13 @@ class DecisionTargets:
         Returns:
             ``(D,)`` float64, one per decision (in decision order), in points of the mover's cubeless money equity
             (>= 0; the rollouts' own noise is in it, the same for every model): the rollouts' best candidate's equity
-            minus that of the candidate the nets rank first (:func:`training.plays.choice_losses`, batched). The
+            minus that of the candidate the nets rank first (:func:`training.plays.choice_losses`). The
             nets' own choice: the bear-off databases that answer such positions in play are not consulted.
         """
         with torch.no_grad():
-            mine = -(self.encoded.outputs(np.arange(len(self.mover))) @ EQUITY_WEIGHTS - 1.0)
-        mine_np = mine.double().numpy()
-        mover = self.mover.double().numpy()
+            mine = self.encoded.outputs(np.arange(len(self.mover))).double().numpy()
         key = np.repeat(np.arange(len(self)), self.ends - self.starts)
-        # the first row of each decision holding its largest net equity: rows sorted by (decision, -equity, row)
-        order = np.lexsort((np.arange(len(key)), -mine_np, key))
-        chosen = order[self.starts]
-        return np.maximum.reduceat(mover, self.starts) - mover[chosen]
-
-
-def _file_sha256(path: Path) -> str:
-    """The SHA-256 of a file's bytes (hex)."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+        return choice_losses(mine, key, self.encoded.targets.double().numpy())
 
 
 def _saved(net: SingleFit | specialists.ClassNets) -> ValueNet | specialists.ClassNets:
@@ -467,16 +459,11 @@ def run_fit(cfg: FitConfig) -> dict:
     }
     check_distinct_paths(cfg.decisions, "--decisions", StageError)
     check_distinct_paths(cfg.held_out_decisions, "--held-out-decisions", StageError)
-    for d in cfg.held_out_decisions:
-        if any(Path(d).resolve() == Path(f).resolve() for f in (*cfg.decisions, *cfg.targets)):
-            raise StageError(
-                f"--held-out-decisions {d!r} is also fitted (--targets or --decisions): it is not held out"
-            )
-    if cfg.held_out_decisions:  # a part copied or linked into a fitted folder is fitted too
-        fitted = {_file_sha256(p) for d in (*cfg.decisions, *cfg.targets) for p in Path(d).glob("part-*.npz")}
+    if cfg.held_out_decisions:  # by content: a part copied or linked into a fitted folder is fitted too
+        fitted = {file_sha256(p) for d in (*cfg.decisions, *cfg.targets) for p in Path(d).glob("part-*.npz")}
         for d in cfg.held_out_decisions:
             for p in sorted(Path(d).glob("part-*.npz")):
-                if _file_sha256(p) in fitted:
+                if file_sha256(p) in fitted:
                     raise StageError(
                         f"--held-out-decisions {str(p)!r} is also fitted (the same part is in --targets or "
                         "--decisions): it is not held out"
