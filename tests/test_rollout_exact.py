@@ -1,6 +1,11 @@
 """Rollouts stay bit-identical: each case's per-trial results (a SHA-256 of their bytes), means and standard errors
 against the values recorded for fixed seeds with the evaluation path as it was before its speed-ups (classes passed
-down, one pass over the features, ...). A speed-up that moves one bit of one trial fails here.
+down, one pass over the features, ...). A speed-up that moves one bit of one plain trial fails here.
+
+Plain trials are pinned to the bit: they read the network only through which play is best. Variance-reduced trials
+add up evaluated luck terms, and a float32 matrix product's last bits depend on the CPU's kernels (AVX2 against
+AVX-512 machines differ by up to about 1e-7 in a case's means), so their means and standard errors are pinned within
+``VR_TOLERANCE`` (1e-6) instead: a different play in any one trial moves a mean by far more than that.
 
 The cases cover plain and variance-reduced trials, with the bear-off databases on and off, truncated and full-length,
 position rollouts, a checker-play rollout and a cubeful cube rollout, on bgbot-6 (``models/bgbot-6.pt``, a fixed file:
@@ -269,6 +274,15 @@ EXPECTED: dict[str, dict] = {
 """Case name -> :func:`summary` of its results, recorded before the evaluation path's speed-ups."""
 
 
+VR_TOLERANCE = 1e-6
+"""Largest absolute difference allowed in a variance-reduced case's means and standard errors (probabilities and
+equities, in their units): about 8x the largest difference measured between two x86-64 CPUs' float32 kernels."""
+
+
+def _floats(rows: list[list[str]]) -> np.ndarray:
+    return np.array([[float.fromhex(x) for x in row] for row in rows])
+
+
 @pytest.fixture(scope="module")
 def ev():
     net, _ = load(MODEL)
@@ -276,9 +290,13 @@ def ev():
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_rollout_results_are_bit_identical_to_the_recorded_ones(ev, name):
+def test_rollout_results_match_the_recorded_ones(ev, name):
     got = summary(run_case(ev, CASES[name]))
     want = EXPECTED[name]
+    if CASES[name]["vr"]:
+        np.testing.assert_allclose(_floats(got["mean"]), _floats(want["mean"]), rtol=0, atol=VR_TOLERANCE)
+        np.testing.assert_allclose(_floats(got["se"]), _floats(want["se"]), rtol=0, atol=VR_TOLERANCE)
+        return
     assert got["mean"] == want["mean"]
     assert got["se"] == want["se"]
     assert got["sha256"] == want["sha256"]
