@@ -371,3 +371,33 @@ def test_each_reason_carries_its_rule():
     assert [r.rule for r in Reason] == list(campaign.RULES.values())
     assert Reason(3) is Reason.PRIME and Reason.PRIME.rule.startswith("A side has four or more consecutive")
     assert "0.058 in win probability" in Reason.BACKGAME.rule
+
+
+def test_a_store_planned_otherwise_names_each_setting_that_differs_and_status_shows_truncate(pool, tmp_path, capsys):
+    store = tmp_path / "s"
+    assert stages.main(plan(store, pool, "--truncate", "4")) == 0
+    capsys.readouterr()
+    assert stages.main(plan(store, pool, "--trials", "72", "--seed", "5")) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {str(store)!r} holds a campaign planned with other settings (")
+    assert err.count("\n") == 1
+    for differs in (
+        "rollout.trials: 36 in the store, 72 asked",
+        "rollout.truncate: 4 in the store, 0 asked",
+        "rollout.seed: 21 in the store, 5 asked",
+        "seed: 21 in the store, 5 asked",
+    ):
+        assert differs in err, (differs, err)
+    assert "model" not in err and "part_size" not in err  # only what differs is named
+    assert stages.main(["campaign", "status", "--store", str(store)]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert (shown["trials"], shown["truncate"]) == (36, 4)
+
+
+def test_a_pool_given_twice_is_refused(pool, tmp_path, capsys):
+    for again in (str(pool), str(pool) + "/"):
+        assert stages.main(plan(tmp_path / "s", pool, "--pool", str(pool), again)) == 2
+        err = capsys.readouterr().err
+        also = "" if again == str(pool) else f" (also as {str(pool)!r})"
+        assert err == f"error: --pool {again!r} is given twice{also}: give it once\n"
+    assert not (tmp_path / "s").exists()

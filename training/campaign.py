@@ -67,7 +67,7 @@ from pathlib import Path
 import numpy as np
 
 from bgbot.arena.rollout import RolloutSettings, rollout_positions
-from bgbot.errors import int_at_least
+from bgbot.errors import check_distinct_paths, int_at_least
 from bgbot.evaluation.evaluator import position_probabilities
 from bgbot.evaluation.prune import file_sha256
 from bgbot.formats.store import STORE_FILE, CampaignSettings, check_part, load_settings, n_parts, part_path
@@ -314,11 +314,34 @@ def check_store_path(store: Path) -> None:
             break
 
 
+def setting_differences(old: CampaignSettings, new: CampaignSettings) -> list[str]:
+    """Each setting in which ``new`` (a plan asked for) differs from ``old`` (a store's), as ``"NAME: OLD in the
+    store, NEW asked"``, a rollout setting named ``rollout.KEY`` (``"rollout.trials: 1296 in the store, 36 asked"``);
+    empty when they are the same. The plan's SHA-256 and the rules' wording are records, not settings: never listed."""
+    out = []
+    for field in dataclasses.fields(CampaignSettings):
+        if field.name in ("plan_sha256", "rules"):
+            continue
+        a, b = getattr(old, field.name), getattr(new, field.name)
+        if field.name == "rollout":
+            for key in sorted(set(a) | set(b)):
+                if a.get(key) != b.get(key):
+                    out.append(f"rollout.{key}: {a.get(key)!r} in the store, {b.get(key)!r} asked")
+        elif a != b:
+            out.append(f"{field.name}: {a!r} in the store, {b!r} asked")
+    return out
+
+
 def plan_store(args: argparse.Namespace) -> dict:
     """``campaign plan``: choose the positions and fix the settings of a new store (a store that exists is left as it
-    is if asked the same, refused otherwise)."""
+    is if asked the same, refused otherwise, naming each setting that differs: :func:`setting_differences`).
+
+    Raises:
+        StageError: a ``--pool`` directory given twice, no model or positions, or a store planned otherwise.
+    """
     store = Path(args.store)
     check_store_path(store)
+    check_distinct_paths(args.pool, "--pool", StageError)
     model = Path(args.model)
     if not model.is_file():
         raise StageError(f"no checkpoint file at {args.model!r}")
@@ -385,9 +408,14 @@ def plan_store(args: argparse.Namespace) -> dict:
     if (store / STORE_FILE).exists():
         old = load_settings(store)
         # the rules' wording is a record, not a setting (a store planned before it was fixed stays the same store)
-        same = dataclasses.replace(old, plan_sha256=settings.plan_sha256, rules=settings.rules) == settings
-        if not same or not plan_file.is_file():
-            raise StageError(f"{str(store)!r} holds a campaign planned with other settings: pick another --store")
+        differ = setting_differences(old, settings)
+        if differ:
+            raise StageError(
+                f"{str(store)!r} holds a campaign planned with other settings ({'; '.join(differ)}): pick another "
+                "--store"
+            )
+        if not plan_file.is_file():
+            raise StageError(f"{str(store)!r} holds {STORE_FILE} but no {PLAN_FILE}: pick another --store")
         if old.plan_sha256 != settings.plan_sha256:
             raise StageError(f"{str(store)!r} was planned from other positions: pick another --store")
         return {"store": str(store), "planned": False, "rows": old.plan_rows}
@@ -520,10 +548,10 @@ def _roll_plays_part(evaluator, players, settings: CampaignSettings, plan: dict,
 
 
 def status(store: Path) -> dict:
-    """What a store holds: parts and positions done, CPU-hours, positions per reason, mean standard error of the win
-    probability, and per reason the gap between the rollouts and the planning model's 0-ply probabilities (mean and
-    root mean square of rollout minus 0-ply, in win probability and in cubeless equity): where the model's 0-ply
-    misses what its own play knows.
+    """What a store holds: its rollouts' trials and truncation, parts and positions done, CPU-hours, positions per
+    reason, mean standard error of the win probability, and per reason the gap between the rollouts and the planning
+    model's 0-ply probabilities (mean and root mean square of rollout minus 0-ply, in win probability and in cubeless
+    equity): where the model's 0-ply misses what its own play knows.
 
     Raises:
         StageError: not a store, or a part is torn or foreign.
@@ -585,6 +613,7 @@ def status(store: Path) -> dict:
         "store": str(store),
         "model": settings.model,
         "trials": settings.rollout["trials"],
+        "truncate": settings.rollout["truncate"],
         "parts_done": done,
         "parts_total": total,
         "positions": positions,
