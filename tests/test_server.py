@@ -180,11 +180,14 @@ def test_bad_input_400_and_422_server_stays_up(server, capsys):
     ]:
         assert get(server, path, **params).status_code == 422
     assert httpx.post(server + "/v1/batch", content=b"not json").status_code == 422
-    assert httpx.post(server + "/v1/batch", json={"requests": [{"endpoint": "x"}]}).status_code == 422
-    # a non-finite number in the body: 422 naming it, not a 500 from rendering the validation error
+    assert httpx.post(server + "/v1/batch", json={"requests": {"endpoint": "move"}}).status_code == 422
+    got = httpx.post(server + "/v1/batch", json={"requests": [{"endpoint": "x"}]})  # refused alone
+    assert got.status_code == 200
+    assert got.json() == {"answers": [{"error": "endpoint: Input should be 'moves', 'move' or 'cube'", "status": 422}]}
+    # a non-finite number in the body: refused naming it, not a 500 from rendering the validation error
     body = b'{"requests": [{"endpoint": "move", "position": "4HPwATDgc/ABMA", "dice": "31", "ply": 1e400}]}'
     got = httpx.post(server + "/v1/batch", content=body, headers={"content-type": "application/json"})
-    assert got.status_code == 422 and got.json()["detail"].startswith("requests.0.ply: ")
+    assert got.status_code == 200 and got.json()["answers"][0]["error"].startswith("ply: ")
     assert httpx.get(server + "/v1/health").json()["status"] == "ok"
 
 
@@ -194,7 +197,11 @@ def test_port_in_use():
         s.listen(1)
         port = s.getsockname()[1]
         done = subprocess.run([*BGBOT, "serve", "--port", str(port)], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2 and done.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}")
+    assert done.returncode == 2
+    assert (
+        done.stderr
+        == f"error: port {port} on 127.0.0.1 is already in use: stop what listens there, or give another --port\n"
+    )
 
 
 async def _raw_get_all(url: str, paths: list[str]) -> list[dict]:
@@ -265,7 +272,7 @@ def test_malformed_batch_answer_is_short_and_does_not_echo(server):
     got = httpx.post(server + "/v1/batch", json=body)
     assert got.status_code == 422 and got.json() == {"detail": "requests: at most 1000 requests in a batch"}
     got = httpx.post(server + "/v1/batch", json={"requests": [{"endpoint": "x" * 5000, "position": START}]})
-    assert got.status_code == 422 and len(got.text) < 300 and "xxxx" not in got.text
+    assert got.status_code == 200 and len(got.text) < 300 and "xxxx" not in got.text  # refused alone, not echoed
 
 
 def test_openapi_documents_the_batch_limit(server):
@@ -404,7 +411,7 @@ def test_unknown_or_repeated_fields_and_a_position_with_a_board_are_refused(serv
     extra = httpx.post(
         server + "/v1/batch", json={"requests": [{"endpoint": "cube", "board": board, "p26": 1}]}, timeout=60
     )
-    assert extra.status_code == 422 and extra.json()["detail"] == "requests.0.p26: unknown field"
+    assert extra.status_code == 200 and extra.json()["answers"] == [{"error": "p26: unknown field", "status": 422}]
     extra = httpx.post(server + "/v1/board", json={"points": board, "cube": 2}, timeout=60)
     assert extra.status_code == 422 and extra.json()["detail"] == "cube: unknown field"
     extra = httpx.post(server + "/v1/steps", json={"position": START, "dice": "31", "board": board}, timeout=60)
@@ -507,7 +514,8 @@ def test_cube_search_in_a_batch_and_its_conflict_with_probabilities(server, caps
     assert got.status_code == 422 and got.json()["detail"].startswith(conflict)
     request = {"endpoint": "cube", "position": START, "cube_search": True, "probabilities": "0.7,0.2,0.01,0.05,0.001"}
     got = httpx.post(server + "/v1/batch", json={"requests": [body["requests"][1], request]}, timeout=60)
-    assert got.status_code == 422 and got.json()["detail"].startswith(f"requests.1: {conflict}")
+    assert got.status_code == 200 and close(got.json()["answers"][0], answers[1])
+    assert got.json()["answers"][1]["error"].startswith(conflict) and got.json()["answers"][1]["status"] == 422
     got = get(server, "/v1/cube", position=START, cube_search="maybe")
     assert got.status_code == 422 and got.json()["detail"].startswith("cube_search: ")
 
@@ -556,38 +564,137 @@ def test_a_batch_request_refused_alone_carries_the_get_endpoints_status_and_mess
 
 
 def test_booleans_and_fractions_are_not_whole_numbers(server):
-    """``ply=1.0`` or ``ply=true`` in a query and ``"ply": true`` or ``1.0`` in a body are 422 naming the field, never
-    read as 1."""
-    for value in ("1.0", "true", "1e0"):
+    """``ply=1.0``, ``ply=true`` or a digit other than 0-9 (the full-width ``２``) in a query is 422 naming the field
+    and what it takes, never read as a number; a batch request's ``"ply": true`` or ``1.0`` is refused alone (422)."""
+    digits = "must be a whole number written in digits 0-9"
+    for value in ("1.0", "true", "1e0", "\uff12", "\u0662"):  # full-width 2, Arabic-Indic 2
         got = get(server, "/v1/move", position=START, dice="31", ply=value)
-        assert got.status_code == 422 and got.json() == {"detail": "ply: must be a whole number written in digits"}
+        assert got.status_code == 422 and got.json() == {"detail": f"ply: {digits}"}, (value, got.text)
         got = get(server, "/v1/cube", position=START, ply=value)
-        assert got.status_code == 422 and got.json() == {"detail": "ply: must be a whole number written in digits"}
+        assert got.status_code == 422 and got.json() == {"detail": f"ply: {digits}"}, (value, got.text)
     got = get(server, "/v1/rollout", position=START, dice="31", trials="36.0")
-    assert got.status_code == 422 and got.json() == {"detail": "trials: must be a whole number written in digits"}
+    assert got.status_code == 422 and got.json() == {"detail": f"trials: {digits}"}
+    got = httpx.post(server + "/v1/analyse?ply=%EF%BC%92", content=b" 1 point match\n", timeout=60)
+    assert got.status_code == 422 and got.json() == {"detail": f"ply: {digits}"}
     for value in (True, 1.0):
         body = {"requests": [{"endpoint": "move", "position": START, "dice": "31", "ply": value}]}
         got = httpx.post(server + "/v1/batch", json=body, timeout=60)
-        assert got.status_code == 422 and got.json() == {"detail": "requests.0.ply: Input should be a valid integer"}
+        assert got.status_code == 200
+        assert got.json() == {"answers": [{"error": "ply: Input should be a valid integer", "status": 422}]}
         got = httpx.post(server + "/v1/games", json={"ply": value}, timeout=60)
         assert got.status_code == 422 and got.json() == {"detail": "ply: Input should be a valid integer"}
     body = {"requests": [{"endpoint": "cube", "position": START, "cube_search": 1}]}
     got = httpx.post(server + "/v1/batch", json=body, timeout=60)
-    assert got.status_code == 422 and got.json()["detail"].startswith("requests.0.cube_search: ")
+    assert got.status_code == 200 and got.json()["answers"][0]["error"].startswith("cube_search: ")
     assert get(server, "/v1/move", position=START, dice="31", ply="1").status_code == 200
 
 
 def test_health_counts_each_request_of_a_batch(server):
-    """``/v1/health``'s ``requests`` counts each request (item) of a ``POST /v1/batch``, and ``batches`` the batch as
-    one evaluator round."""
-    before = httpx.get(server + "/v1/health").json()
+    """``/v1/health``'s ``requests`` counts each request (item) of a ``POST /v1/batch`` answered, never one refused,
+    and ``batches`` the batch as one evaluator round."""
+
+    def counts() -> tuple[int, int]:
+        health = httpx.get(server + "/v1/health").json()
+        return health["requests"], health["batches"]
+
+    before = counts()
     body = {
         "requests": [
             {"endpoint": "move", "position": START, "dice": "31"},
             {"endpoint": "moves", "position": START, "dice": "31"},
-            {"endpoint": "cube", "position": START, "ply": 3},  # refused alone: still a request answered
+            {"endpoint": "cube", "position": START, "ply": 3},  # refused alone: no answer
+            {"endpoint": "move", "position": START, "dice": "31", "ply": 1.0},  # refused alone by the schema
+            {"endpoint": "cube", "board": [0] * 26, "position": START},  # refused alone: position and board
         ]
     }
     assert httpx.post(server + "/v1/batch", json=body, timeout=60).status_code == 200
-    after = httpx.get(server + "/v1/health").json()
-    assert (after["requests"] - before["requests"], after["batches"] - before["batches"]) == (3, 1)
+    after = counts()
+    assert (after[0] - before[0], after[1] - before[1]) == (2, 1)
+
+
+def test_health_counts_no_refused_request_and_no_empty_batch(server):
+    """A request refused (400 or 422, or a batch whose every request is refused) and a batch of no requests are no
+    answers and no evaluator rounds: ``/v1/health`` counts none of them; an answered GET is one of each."""
+
+    def counts() -> tuple[int, int]:
+        health = httpx.get(server + "/v1/health").json()
+        return health["requests"], health["batches"]
+
+    before = counts()
+    assert get(server, "/v1/move", position=START, dice="71").status_code == 400
+    assert get(server, "/v1/cube", position=START, ply=3).status_code == 422
+    assert get(server, "/v1/move", position=START, dice="31", ply="1.0").status_code == 422
+    assert httpx.post(server + "/v1/batch", json={"requests": []}, timeout=60).json() == {"answers": []}
+    refused = {
+        "requests": [
+            {"endpoint": "move", "position": START, "dice": "71"},
+            {"endpoint": "cube", "position": START, "ply": 3},
+        ]
+    }
+    got = httpx.post(server + "/v1/batch", json=refused, timeout=60).json()["answers"]
+    assert [a["status"] for a in got] == [400, 422]
+    assert httpx.post(server + "/v1/batch", json={"requests": 5}, timeout=60).status_code == 422
+    assert counts() == before
+    assert get(server, "/v1/move", position=START, dice="31").status_code == 200
+    assert counts() == (before[0] + 1, before[1] + 1)
+
+
+def test_a_batch_request_not_of_the_schema_is_refused_alone(server, capsys):
+    """A batch request that is not its schema (``"ply": 1.0``, an unknown endpoint, not an object) answers
+    ``{"error", "status": 422}`` in its place, as a ``"ply": 3`` does, and the others are answered; a malformed
+    envelope (no ``requests`` list, an unknown top-level field) is still 422."""
+    body = {
+        "requests": [
+            {"endpoint": "move", "position": START, "dice": "31", "ply": 1.0},
+            {"endpoint": "move", "position": START, "dice": "31", "ply": 3},
+            {"endpoint": "move", "position": START, "dice": "31"},
+            {"endpoint": "moves", "position": START, "dice": 31},
+            {"endpoint": "hint", "position": START},
+            "move",
+        ]
+    }
+    got = httpx.post(server + "/v1/batch", json=body, timeout=60)
+    assert got.status_code == 200, got.text
+    answers = got.json()["answers"]
+    assert answers[0] == {"error": "ply: Input should be a valid integer", "status": 422}
+    assert answers[1] == {"error": "ply must be a whole number 0 .. 2 (the search depth), got 3", "status": 422}
+    assert close(answers[2], cli_json(capsys, "move", START, "31"))
+    assert answers[3] == {"error": "dice: Input should be a valid string", "status": 422}
+    assert answers[4] == {"error": "endpoint: Input should be 'moves', 'move' or 'cube'", "status": 422}
+    assert answers[5] == {
+        "error": 'a batch request is an object: {"endpoint": "move", "position": ..., ...}',
+        "status": 422,
+    }
+    for envelope, detail in (
+        ({"requests": "move"}, "requests: Input should be a valid list"),
+        ({"requests": [], "ply": 1}, "ply: unknown field"),
+        ({}, "requests: Field required"),
+    ):
+        got = httpx.post(server + "/v1/batch", json=envelope, timeout=60)
+        assert got.status_code == 422 and got.json() == {"detail": detail}, got.text
+
+
+def test_a_json_key_given_twice_is_refused_naming_it(server):
+    """A JSON body that gives a key twice in one object is 400 naming the key, never read as its last value: in a
+    batch request, in the batch envelope, and in the other JSON endpoints' bodies."""
+    json_type = {"content-type": "application/json"}
+    for path, raw, key in (
+        (
+            "/v1/batch",
+            b'{"requests": [{"endpoint": "moves", "position": "a", "position": "%s", "dice": "31"}]}' % START.encode(),
+            "position",
+        ),
+        ("/v1/batch", b'{"requests": [], "requests": []}', "requests"),
+        ("/v1/games", b'{"ply": 0, "ply": 2}', "ply"),
+        ("/v1/steps", b'{"position": "%s", "dice": "31", "dice": "42"}' % START.encode(), "dice"),
+    ):
+        got = httpx.post(server + path, content=raw, headers=json_type, timeout=60)
+        assert got.status_code == 400, (path, got.text)
+        assert got.json() == {"detail": f"duplicate key {key!r} in the JSON body: give each field once"}
+    got = httpx.post(
+        server + "/v1/batch",
+        content=b'{"requests": [{"endpoint": "moves", "position": "%s", "dice": "31"}]}' % START.encode(),
+        headers=json_type,
+        timeout=60,
+    )
+    assert got.status_code == 200 and len(got.json()["answers"][0]["plays"]) == 16  # the same keys once: answered

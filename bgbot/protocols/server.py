@@ -19,8 +19,12 @@ malformed request (a missing parameter, a ply that is not a whole number 0 .. 2 
 status the GET endpoint gives the same request (:func:`error_answer`); the batch itself is then 200.
 Nothing is ignored: a query parameter an endpoint does not take (``p26``, a misspelt name) or a body field a schema does
 not have is 422 naming it; one given twice, or both a position and a board, is 400 (:func:`query_position`).
-Whole numbers are whole numbers: a query's ``ply=1.0`` or ``ply=true`` and a batch's ``"ply": true`` or ``"ply": 1.0``
-are 422 naming the field, never read as 1.
+Whole numbers are whole numbers: a query's ``ply=1.0``, ``ply=true`` or ``ply=２`` (a digit other than 0-9) is 422
+naming the field, never read as 1 or 2; a batch request's ``"ply": true`` or ``"ply": 1.0`` is refused alone (422).
+A batch request that is not its schema (a type, an endpoint, a field it does not have) is refused alone, as one that
+its endpoint refuses: the batch is 422 only when the envelope is malformed (not JSON, no ``requests`` list, more than
+:data:`MAX_BATCH` requests). A JSON body that gives a key twice in one object is 400 naming the key
+(:func:`unique_keys`), never read as its last value.
 Position IDs contain ``+`` and ``/``: clients URL-encode them; a ``+`` that arrives decoded to a space is read back as
 ``+`` (positions never contain spaces).
 
@@ -35,6 +39,7 @@ through the evaluator rather than serialised one network call each.
 import asyncio
 import copy
 import dataclasses
+import errno
 import ipaddress
 import json
 import re
@@ -111,15 +116,48 @@ def error_answer(err: BgbotError) -> dict:
 
 
 def whole_number_text(value: object) -> object:
-    """A query parameter's whole number as written: text that is not digits with an optional sign (``1.0``, ``true``,
-    ``1e3``) is refused rather than read as a number; other values pass to the field's own check unchanged.
+    """A query parameter's whole number as written: text that is not the digits 0-9 with an optional sign (``1.0``,
+    ``true``, ``1e3``, the full-width ``２``) is refused rather than read as a number; other values pass to the field's
+    own check unchanged.
 
     Raises:
-        ValueError: ``"must be a whole number written in digits"`` (the API names the field before it).
+        ValueError: ``"must be a whole number written in digits 0-9"`` (the API names the field before it).
     """
-    if isinstance(value, str) and not re.fullmatch(r"[+-]?\d+", value):
-        raise ValueError("must be a whole number written in digits")
+    if isinstance(value, str) and not re.fullmatch(r"[+-]?[0-9]+", value):
+        raise ValueError("must be a whole number written in digits 0-9")
     return value
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """The object of a request body's JSON (:func:`json.loads`'s ``object_pairs_hook``), refusing a key given twice in
+    it instead of keeping the last value silently.
+
+    Raises:
+        ServerError: ``"duplicate key 'position' in the JSON body: give each field once"``.
+    """
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ServerError(f"duplicate key {key!r} in the JSON body: give each field once")
+        out[key] = value
+    return out
+
+
+def check_json_body(body: bytes, content_type: str | None) -> None:
+    """Refuse a request body read as JSON (no content type, ``application/json`` or ``application/*+json``, as FastAPI
+    reads bodies) that gives a key twice in one object (:func:`unique_keys`); a body that is not JSON is left to the
+    endpoint's schema (422).
+
+    Raises:
+        ServerError: a duplicated key, named.
+    """
+    media = (content_type or "").split(";")[0].strip().lower()
+    if not body or (media and media != "application/json" and not re.fullmatch(r"application/\S+\+json", media)):
+        return
+    try:
+        json.loads(body, object_pairs_hook=unique_keys)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        pass  # not JSON: FastAPI's own reading refuses it
 
 
 def check_cube_settings(request: dict[str, Any]) -> None:
@@ -362,8 +400,17 @@ class _Batcher:
         self.queue: asyncio.Queue | None = None
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bgbot-eval")
         self.task: asyncio.Task | None = None
-        self.requests = 0  # requests answered through the queue
-        self.batches = 0  # rounds of the worker: each evaluates the positions of all its requests together
+        self.requests = 0  # requests answered (not refused) by the worker
+        self.batches = (
+            0  # rounds of the worker that answered a request: each evaluates its requests' positions together
+        )
+
+    def count(self, results: list) -> None:
+        """Count a round's answers: ``requests`` those answered, ``batches`` the round when it answered one (a request
+        refused with an error, a batch of none, is no answer and no evaluator round)."""
+        answered = sum(not isinstance(r, Exception) for r in results)
+        self.requests += answered
+        self.batches += answered > 0
 
     async def submit(self, endpoint: str, request: dict) -> dict:
         if self.queue is None:
@@ -384,12 +431,11 @@ class _Batcher:
             await asyncio.sleep(0)  # let requests that arrived together join this batch
             while not self.queue.empty():
                 items.append(self.queue.get_nowait())
-            self.requests += len(items)
-            self.batches += 1
             try:
                 results = await loop.run_in_executor(self.pool, answer_many, self.bot, [(e, r) for e, r, _ in items])
             except Exception as err:  # a bug: every waiting request gets it (500), the loop goes on
                 results = [err] * len(items)  # type: ignore[list-item]
+            self.count(results)
             for (_, _, future), result in zip(items, results):
                 if future.done():
                     continue
@@ -400,10 +446,11 @@ class _Batcher:
 
     async def answer_batch(self, requests: list[tuple[str, dict]]) -> list[dict | BgbotError]:
         """The requests of one ``POST /v1/batch`` answered together in the worker thread (:func:`answer_many`),
-        counted in ``requests`` (each of them) and ``batches`` (one)."""
+        counted by :meth:`count` (``requests``: each one answered; ``batches``: one, unless none was)."""
+        if not requests:
+            return []
         results = await asyncio.get_running_loop().run_in_executor(self.pool, answer_many, self.bot, requests)
-        self.requests += len(requests)
-        self.batches += 1
+        self.count(results)
         return results
 
 
@@ -533,14 +580,20 @@ def create_app(
     from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, StreamingResponse
     from fastapi.staticfiles import StaticFiles
 
+    async def json_body(request: Request) -> None:
+        """Every request's JSON body read for a key given twice (:func:`check_json_body`) before its endpoint runs."""
+        if request.method in ("POST", "PUT", "PATCH"):
+            check_json_body(await request.body(), request.headers.get("content-type"))
+
     app = fastapi.FastAPI(
+        dependencies=[Depends(json_body)],
         title="bgbot",
         version=bgbot.__version__,
         description="Backgammon plays and cube actions by bgbot's value network. The JSON shapes are those of the "
         "command line's --json. Position IDs contain + and /: URL-encode them. A position is a Position ID, a GNUbg "
         "ID (PositionID:MatchID) or an XGID, or instead a board as 26 signed checker counts (query parameters p0 .. "
         f'p25, as wildbg\'s; in a batch, "board"), never both. A parameter or field an endpoint does not take is '
-        f"refused (400 or 422), never ignored. Request bodies are limited to {max_body} bytes (413 beyond); a "
+        f"refused (400 or 422), never ignored, and so is a JSON key given twice. Request bodies are limited to {max_body} bytes (413 beyond); a "
         f"batch carries at most {MAX_BATCH} requests.",
     )
     app.add_middleware(_BodyLimit, limit=max_body)
@@ -583,8 +636,10 @@ def create_app(
     async def health() -> dict:
         """Liveness: version and model path; ``requests`` and ``batches``: the requests answered by the evaluator so
         far and the evaluator batches that answered them. ``requests`` counts each ``GET /v1/move`` and ``/v1/cube``
-        and each request (item) of a ``POST /v1/batch``; ``batches`` counts rounds of the evaluator: concurrent GET
-        requests share one, and a ``POST /v1/batch`` is one."""
+        answered and each request (item) of a ``POST /v1/batch`` answered, never one refused (400, 422, or a batch
+        item's ``{"error", "status"}``); ``batches`` counts rounds of the evaluator that answered a request:
+        concurrent GET requests share one, a ``POST /v1/batch`` is one, and one of no requests (or only refused
+        ones) is none."""
         return {
             "status": "ok",
             "version": bgbot.__version__,
@@ -635,7 +690,7 @@ def create_app(
     strict = pydantic.ConfigDict(extra="forbid")  # an unknown field is a 422 naming it, never ignored
 
     class BatchRequest(pydantic.BaseModel):  # type: ignore[name-defined]
-        # strict: "ply": true or 1.0 is a 422 naming the field, never read as 1
+        # strict: "ply": true or 1.0 is refused naming the field, never read as 1
         model_config = pydantic.ConfigDict(extra="forbid", strict=True)
         endpoint: Literal["moves", "move", "cube"]
         position: str | None = None
@@ -653,9 +708,20 @@ def create_app(
             check_cube_settings({"cube_search": self.cube_search, "probabilities": self.probabilities})
             return self
 
+    def refused_alone(value, handler):
+        """A batch request read by its schema, or the MalformedRequest that refuses it alone when it is not the schema
+        (``"ply": 1.0``, an unknown endpoint or field, ``cube_search`` with ``probabilities``): one malformed request
+        never fails its batch."""
+        if not isinstance(value, dict):
+            return MalformedRequest('a batch request is an object: {"endpoint": "move", "position": ..., ...}')
+        try:
+            return handler(value)
+        except pydantic.ValidationError as err:
+            return MalformedRequest(_validation_message(list(err.errors())))
+
     class Batch(pydantic.BaseModel):  # type: ignore[name-defined]
         model_config = strict
-        requests: list[BatchRequest] = pydantic.Field(
+        requests: list[Annotated[BatchRequest, pydantic.WrapValidator(refused_alone)]] = pydantic.Field(
             ..., max_length=MAX_BATCH, description=f"at most {MAX_BATCH} requests"
         )
 
@@ -663,21 +729,28 @@ def create_app(
     async def batch(body: Batch) -> dict:
         """Many requests (at most 1000), one answer each, evaluated in one batch. A request refused alone answers
         ``{"error": message, "status": code}``: the ``detail`` and status code of the GET endpoint for it."""
+        asked: list[int] = []  # the requests the evaluator answers (their places in the batch)
         reqs: list[tuple[str, dict]] = []
-        boards: dict[int, BgbotError] = {}
+        refused: dict[int, BgbotError] = {}
         for k, r in enumerate(body.requests):
+            if isinstance(r, BgbotError):  # not the schema (refused_alone)
+                refused[k] = r
+                continue
             fields = r.model_dump(exclude={"endpoint", "board"})
             if r.position is not None and r.board is not None:
-                boards[k] = ServerError("give one of position or board, not both")
-            elif r.board is not None:
+                refused[k] = ServerError("give one of position or board, not both")
+                continue
+            if r.board is not None:
                 try:
                     fields["position"] = points_position(r.board)
                 except BgbotError as err:
-                    boards[k] = err
+                    refused[k] = err
+                    continue
+            asked.append(k)
             reqs.append((r.endpoint, fields))
-        results = await batcher.answer_batch(reqs)
-        refused = {k: r for k, r in enumerate(results) if isinstance(r, BgbotError)} | boards
-        return {"answers": [error_answer(refused[k]) if k in refused else r for k, r in enumerate(results)]}
+        results = dict(zip(asked, await batcher.answer_batch(reqs)))
+        answers = [refused[k] if k in refused else results[k] for k in range(len(body.requests))]
+        return {"answers": [error_answer(a) if isinstance(a, BgbotError) else a for a in answers]}
 
     # -- the web page's own requests -------------------------------------------------------------------------------
 
@@ -896,16 +969,35 @@ def create_app(
     return app
 
 
-def check_port(host: str, port: int) -> None:
-    """Raise ServerError when ``host:port`` cannot be listened on (in use, bad address)."""
+def listen_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port`` and listening (IPv6 where ``host`` has a colon, as uvicorn binds), the one
+    :func:`serve` hands to uvicorn.
+
+    Raises:
+        ServerError: ``"port 8000 on 127.0.0.1 is already in use"``, or ``"cannot listen on HOST:PORT: why"`` (a port
+            outside 1 .. 65535, an address not of this machine).
+    """
     if not 0 < port < 65536:
         raise ServerError(f"--port must be 1..65535, got {port}")
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+    s = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    try:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind((host, port))
-        except OSError as err:
-            raise ServerError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
+        s.bind((host, port))
+        s.listen(2048)
+    except OSError as err:
+        s.close()
+        if err.errno == errno.EADDRINUSE:
+            raise ServerError(
+                f"port {port} on {host} is already in use: stop what listens there, or give another --port"
+            ) from None
+        raise ServerError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
+    return s
+
+
+def check_port(host: str, port: int) -> None:
+    """Raise ServerError when ``host:port`` cannot be listened on (in use, bad address: :func:`listen_socket`), before
+    any work (the model is loaded after this check)."""
+    listen_socket(host, port).close()
 
 
 def is_loopback(host: str) -> bool:
@@ -928,23 +1020,31 @@ def serve(
     models_dir: str | None = None,
     runs_dir: str | None = None,
 ) -> int:
-    """Run the API and the web page with uvicorn until interrupted (see :func:`create_app` for the options).
-    Raises ServerError (port in use, FastAPI missing)."""
-    check_port(host, port)
-    set_threads()  # one torch thread: requests are small batches, and threads fighting for cores cost ~10 ms each
-    if class_dispatch():
-        bearoff.load()  # the bear-off databases now, not on the first request that reaches a bear-off (~0.5 s)
-    app = create_app(bot, max_body=max_body, max_rollouts=max_rollouts, models_dir=models_dir, runs_dir=runs_dir)
-    try:
-        import uvicorn
-    except ImportError as err:
-        raise ServerError("bgbot serve needs the optional extra: pip install 'bgbot[server]'") from err
-    if not is_loopback(host):
+    """Run the API and the web page with uvicorn until interrupted (see :func:`create_app` for the options), on the
+    socket of :func:`listen_socket`, bound before anything else is done and kept: a port taken meanwhile is refused with
+    the same message, never by uvicorn's own log line.
+
+    Raises:
+        ServerError: the port is in use or cannot be listened on; FastAPI or uvicorn missing.
+    """
+    with listen_socket(host, port) as sock:
+        set_threads()  # one torch thread: requests are small batches, and threads fighting for cores cost ~10 ms each
+        if class_dispatch():
+            bearoff.load()  # the bear-off databases now, not on the first request that reaches a bear-off (~0.5 s)
+        app = create_app(bot, max_body=max_body, max_rollouts=max_rollouts, models_dir=models_dir, runs_dir=runs_dir)
+        try:
+            import uvicorn
+        except ImportError as err:
+            raise ServerError("bgbot serve needs the optional extra: pip install 'bgbot[server]'") from err
+        if not is_loopback(host):
+            sys.stderr.write(
+                f"bgbot serve: warning: listening on {host}, not the loopback: the page and the API have no login; "
+                "anyone who can reach this address can use them\n"
+            )
         sys.stderr.write(
-            f"bgbot serve: warning: listening on {host}, not the loopback: the page and the API have no login; "
-            "anyone who can reach this address can use them\n"
+            f"bgbot serve: listening on http://{host}:{port} (the page at /, API documentation at /docs)\n"
         )
-    sys.stderr.write(f"bgbot serve: listening on http://{host}:{port} (the page at /, API documentation at /docs)\n")
-    sys.stderr.flush()
-    uvicorn.run(app, host=host, port=port, log_level="warning")
-    return 0
+        sys.stderr.flush()
+        server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+        server.run(sockets=[sock])
+    return 0 if server.started else 1
