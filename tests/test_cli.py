@@ -93,6 +93,20 @@ def test_move_table(capsys):
     assert len(lines) == 2 + 16 and lines[2].lstrip().startswith("1.")
 
 
+def test_move_table_marks_the_plays_the_move_filter_left_at_0_ply(capsys):
+    """At ``--ply 1`` the table lists every play; those the move filter dropped keep their 0-ply equity and say so on
+    their line (as the JSON's ``ply`` does), never shown as 1-ply values."""
+    plays = run_json(capsys, "move", "iucjICiY89ABMA", "26", "--ply", "1")["plays"]
+    status, out, _ = run(capsys, "move", "iucjICiY89ABMA", "26", "--ply", "1")
+    assert status == 0
+    rows = out.splitlines()[2:]
+    assert len(rows) == len(plays) == 27
+    assert [p["ply"] for p in plays[:3]] == [1, 0, 0] and {p["ply"] for p in plays[1:]} == {0}
+    for row, p in zip(rows, plays):
+        assert row.split(".", 1)[1].split()[: len(p["play"].split())] == p["play"].split()
+        assert row.endswith("  [0-ply: outside the move filter]") == (p["ply"] == 0), row
+
+
 def test_move_with_dice_in_gnubg_id(capsys):
     with_dice = run_json(capsys, "move", START + ":MIEJAAAAAAAA")
     assert with_dice["dice"] == [3, 2]

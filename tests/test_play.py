@@ -4,6 +4,7 @@ question, the end of input and a hang-up saving the game in progress, and --resu
 replays with legal plays only."""
 
 import json
+import re
 import signal
 import sys
 
@@ -305,3 +306,23 @@ def test_resume_refuses_a_session_whose_game_cannot_be(tmp_path, capsys):
         assert cli.main(["play", "--resume", str(path)]) == 2, name
         err = capsys.readouterr().err
         assert err.startswith("error: ") and "a damaged session file" in err and err.count("\n") == 1, (name, err)
+
+
+def test_a_hint_at_one_ply_marks_the_plays_valued_at_0_ply(tmp_path):
+    """``hint`` at ``--ply 1`` lists the plays the move filter dropped with their 0-ply equity marked as such, as
+    ``bgbot move`` does, never as if they were 1-ply values."""
+    child = spawn("--dice", "manual", "--ply", "1", "--position", "iucjICiY89ABMA", cwd=tmp_path)
+    child.expect("opening roll")
+    child.sendline("62")  # you 6, bgbot 2: you move first with 6-2
+    child.expect("your play with 6-2")
+    child.sendline("hint")
+    child.expect(r"  5\. [^\r\n]*\r\n")
+    lines = [x for x in (child.before + child.after).splitlines() if re.match(r"  \d\. ", x)]
+    assert [x.split()[1:3] for x in lines[:2]] == [["24/22*", "13/7*"], ["24/22*", "8/2*"]]
+    assert lines[0].endswith("equity +0.945")  # the move filter's one candidate: 1-ply
+    assert lines[1].endswith("equity +0.810  [0-ply: outside the move filter]")
+    assert all(x.endswith("  [0-ply: outside the move filter]") for x in lines[1:]) and len(lines) == 5
+    child.sendline("quit")
+    child.expect(r"\[y/n\]")
+    child.sendline("y")
+    child.expect(pexpect.EOF)

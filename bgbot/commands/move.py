@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from bgbot.commands import common
 from bgbot.formats import notation, positionid
-from bgbot.formats.figures import figure
+from bgbot.formats.figures import figure, ply_note
 from bgbot.rules import board
 
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ def print_table(result: dict, game: str, ply: int) -> None:
         line = f"{i:4d}. {p['play']:<{width}}  {shown:+{9 if match else 7}.3f}" + (
             f"  {p['mwc']:6.1%}" if match else ""
         )
-        note = "" if p.get("ply", ply) == ply else f"  [{p['ply']}-ply: outside the move filter]"
+        note = ply_note(p.get("ply", ply), ply)
         print(
             line
             + f"  {q['win']:6.3f} {q['win_gammon']:6.3f} {q['win_backgammon']:6.3f}  {figure(1 - q['win'], '6.3f')} "

@@ -1,9 +1,9 @@
 """Numbers in text output: the one formatter of equities, ppg, intervals and differences that never prints a negative
-zero (``-0.000``), :func:`figure`."""
+zero (``-0.000``), :func:`figure`; the note of a play valued at another depth than asked, :func:`ply_note`."""
 
 from __future__ import annotations
 
-__all__ = ["figure"]
+__all__ = ["figure", "ply_note"]
 
 
 def figure(value: float, spec: str) -> str:
@@ -24,3 +24,14 @@ def figure(value: float, spec: str) -> str:
     if "-" in text and not any(c in "123456789" for c in text):
         return format(0.0, spec)
     return text
+
+
+def ply_note(ply: int, asked: int) -> str:
+    """The note that follows a ranked play's line in a hint (``bgbot move``, ``bgbot play``'s ``hint``) when the play
+    was valued at ``ply`` rather than the ``asked`` depth (a play the move filter dropped keeps its 0-ply value, as GNU
+    Backgammon's hint labels each play's depth): ``"  [0-ply: outside the move filter]"``, or ``""`` at the asked depth.
+
+    >>> ply_note(0, 2), ply_note(2, 2)
+    ('  [0-ply: outside the move filter]', '')
+    """
+    return "" if ply == asked else f"  [{ply}-ply: outside the move filter]"

@@ -43,7 +43,7 @@ from bgbot.evaluation.search import check_ply
 from bgbot.files import write_atomic
 from bgbot.formats import context, matfile, notation
 from bgbot.formats.diagram import draw
-from bgbot.formats.figures import figure
+from bgbot.formats.figures import figure, ply_note
 from bgbot.rules import board
 from bgbot.rules.movegen_scalar import legal_plays
 from bgbot.rules.state import CubeState, MatchState
@@ -532,7 +532,7 @@ class Session:
                 cube, match = self.states(g, HUMAN)
                 for i, r in enumerate(self.bot.rank_plays(pos, dice, cube, match, ply=self.ply)[:5], 1):
                     value = f"MWC {r.mwc:.1%}" if r.mwc is not None else f"equity {figure(r.equity, '+.3f')}"
-                    self.say(f"  {i}. {r.play:<24} {value}")
+                    self.say(f"  {i}. {r.play:<24} {value}{ply_note(r.ply, self.ply)}")
                 continue
             if low.split()[:1] == ["resign"]:
                 result = self.resign(g, low.split()[1:], dice=dice)
