@@ -204,6 +204,22 @@ def test_port_in_use():
     )
 
 
+def test_serve_refuses_a_port_in_use_itself():
+    """``serve`` binds the socket it serves on before anything else (uvicorn is handed that socket, never binds one of
+    its own): a port taken after ``bgbot serve``'s early check is refused with the same one-line message."""
+    from bgbot.protocols import server as srv
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(1)
+        port = s.getsockname()[1]
+        with pytest.raises(srv.ServerError) as err:
+            srv.serve(Bot.load(), "127.0.0.1", port)
+    assert (
+        str(err.value) == f"port {port} on 127.0.0.1 is already in use: stop what listens there, or give another --port"
+    )
+
+
 async def _raw_get_all(url: str, paths: list[str]) -> list[dict]:
     """GET every path at once, each on its own keep-alive HTTP/1.1 connection opened beforehand, all requests written
     before any answer is read (a minimal client: httpx spends ~2.5 ms of CPU a request, so its requests reach the
