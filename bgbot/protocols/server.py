@@ -401,9 +401,7 @@ class _Batcher:
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bgbot-eval")
         self.task: asyncio.Task | None = None
         self.requests = 0  # requests answered (not refused) by the worker
-        self.batches = (
-            0  # rounds of the worker that answered a request: each evaluates its requests' positions together
-        )
+        self.batches = 0  # rounds of the worker that answered a request: each evaluates its requests together
 
     def count(self, results: list) -> None:
         """Count a round's answers: ``requests`` those answered, ``batches`` the round when it answered one (a request
