@@ -93,8 +93,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         sys.stderr.write(f"error: {err}\n")
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as stop:  # 130; SIGTERM under bgbot.arena.distributed.interrupt_signals: 143
+        return getattr(stop, "exit_status", 130)
 
 
 if __name__ == "__main__":

@@ -44,10 +44,11 @@ def test_cube_reference_rejects_a_winner_whose_takes_are_worse(tmp_path, monkeyp
     """bgbot-1's take/pass decisions on the held-out rollouts are worse than bgbot-6's (mean +10.1 mp, 95% interval
     [+1.4, +18.7]): a candidate that wins its games is still rejected, and the record says why."""
     models = tmp_path / "models"
-    models.mkdir()
+    (models / "candidates").mkdir(parents=True)
     against = shutil.copy(SIX, models / "bgbot-6.pt")
+    candidate = shutil.copy(ONE, models / "candidates" / "bgbot-1.pt")  # a candidate of the folder: recorded
     monkeypatch.setattr(tournament, "run", lambda *a, **k: WIN)
-    argv = ["gate", ONE, "--against", str(against), "--games", "200", "--cube-reference", HOLDOUT, "--json"]
+    argv = ["gate", str(candidate), "--against", str(against), "--games", "200", "--cube-reference", HOLDOUT, "--json"]
     assert main(argv) == benchmark.EXIT_REJECTED
     d = json.loads(capsys.readouterr().out)
     check = d["cube_check"]
@@ -115,7 +116,7 @@ def test_cube_reference_errors_are_one_line_before_any_game(tmp_path, monkeypatc
 
 def test_gate_cube_plays_cubeful_games(tmp_path, capsys):
     """Two different nets: the gate's ppg is the cubeful tournament's with the same dice, not the cubeless one's."""
-    a, b = _tiny(tmp_path / "a.pt", 1), _tiny(tmp_path / "models" / "b.pt", 2)
+    a, b = _tiny(tmp_path / "models" / "candidates" / "a.pt", 1), _tiny(tmp_path / "models" / "b.pt", 2)
     assert main(["gate", a, "--against", b, "--games", "200", "--seed", "3", "--workers", "1", "--cube", "--json"]) in (
         0,
         1,

@@ -5,6 +5,7 @@ run. The commands run as subprocesses; the processes they start are found in /pr
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -249,3 +250,135 @@ def test_a_signal_during_the_pools_bookkeeping_takes_effect_after_it():
             reached.append(True)
         reached.append(False)  # not reached: the handler raised at the end of the block
     assert reached == [True] and stopped.value.signum == signal.SIGTERM
+
+
+# -- gates ----------------------------------------------------------------------------------------------------------
+
+GATE_CODE = """
+import sys
+from bgbot.arena import tournament
+
+tournament.CHUNK_PAIRS = 10
+run_chunks = tournament.run_chunks
+
+
+def reporting(tasks, workers, progress, ray, on_chunk):
+    def done(chunk):
+        on_chunk(chunk)
+        print("unit finished", file=sys.stderr, flush=True)
+
+    return run_chunks(tasks, workers, progress, ray, done)
+
+
+tournament.run_chunks = reporting
+if sys.argv[1] == "training":
+    from training.cli import main
+else:
+    from bgbot.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+"""The gate's command (``training ...`` or ``bgbot ...``) with units of 10 duplicate pairs and a line on stderr as each
+finishes."""
+
+
+@pytest.fixture(scope="module")
+def two_models(tmp_path_factory) -> tuple[str, str]:
+    import torch
+
+    from bgbot.evaluation import checkpoint
+    from bgbot.evaluation.network import NetConfig, ValueNet
+
+    d = tmp_path_factory.mktemp("gate")
+    paths = []
+    for seed, name in ((1, "candidate.pt"), (2, "current.pt")):
+        torch.manual_seed(seed)
+        paths.append(
+            str(checkpoint.save(d / name, ValueNet(NetConfig(n_hidden=8)), games_trained=0, training_config={}))
+        )
+    return paths[0], paths[1]
+
+
+def _ignores_sigint(pid: int) -> bool:
+    """Whether process ``pid`` ignores SIGINT (its SigIgn mask in /proc; a process gone counts as ignoring it)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True
+    mask = next(int(line.split()[1], 16) for line in status.splitlines() if line.startswith("SigIgn:"))
+    return bool(mask >> (signal.SIGINT - 1) & 1)
+
+
+def _interrupted_gate(args: list[str], sig: int, group: bool) -> tuple[subprocess.Popen, bytes, bytes, set[int]]:
+    """Start a gate with 2 workers, send ``sig`` once a unit of games has finished (to the whole process group, as a
+    terminal's Ctrl-C does, when ``group``) -> (the process, stdout, stderr, the processes it had started)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", GATE_CODE, *args, "--games", "20000", "--workers", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=group,
+    )
+    assert proc.stderr is not None
+    kids: set[int] = set()
+    seen = []
+    while not seen or seen[-1] != b"unit finished\n":
+        line = proc.stderr.readline()
+        assert line, b"".join(seen).decode()[-2000:]  # the command ended before a unit finished
+        seen.append(line)
+        kids |= _children(proc.pid)
+    kids |= _children(proc.pid)
+    if group:  # once every process it started ignores SIGINT (the workers do from their start, as the parent decides)
+        end = time.monotonic() + 120
+        while not (len(kids) >= 3 and all(_ignores_sigint(k) for k in _alive(kids))):
+            assert time.monotonic() < end, "the workers did not start"
+            time.sleep(0.1)
+            kids |= _children(proc.pid)
+        os.killpg(proc.pid, sig)
+    else:
+        proc.send_signal(sig)
+    out, err = proc.communicate(timeout=60)
+    return proc, out, b"".join(seen) + err, kids
+
+
+def test_sigterm_stops_the_training_gate_and_prints_its_partial_record(two_models, tmp_path):
+    candidate, current = two_models
+    record = tmp_path / "gate.json"
+    before = _pymp()
+    args = ["training", "gate", "--candidate", candidate, "--against", current, "--out", str(record)]
+    proc, out, err, kids = _interrupted_gate(args, signal.SIGTERM, group=False)
+    assert proc.returncode == 143, err.decode()[-2000:]
+    assert len(kids) >= 3  # two pool workers and the resource tracker
+    assert not _gone(kids)
+    assert not (_pymp() - before)
+    assert b"leaked" not in err and b"Traceback" not in err, err.decode()[-2000:]
+    partial = json.loads(out)
+    assert partial["complete"] is False and partial["interrupted"] == "SIGTERM" and partial["accepted"] is False
+    r = partial["results"][current]
+    done = r["games"]
+    assert 20 <= done < 20000 and done % 20 == 0 and r["pairs"] == done // 2  # whole units of whole pairs
+    assert r["complete"] is False and r["ci_low"] <= r["ppg"] <= r["ci_high"] and r["ci_low"] < r["ci_high"]
+    assert err.decode().splitlines()[-1] == (
+        f"error: interrupted (SIGTERM) after {done} of 20000 games against {current!r} (partial): not accepted; "
+        f"--out {str(record)!r} not written"
+    )
+    assert not record.exists() and not list(tmp_path.iterdir())
+
+
+def test_ctrl_c_stops_bgbot_gate_and_prints_the_partial_result(two_models, tmp_path):
+    candidate, current = two_models
+    models = Path(current).parent
+    before = sorted(p.name for p in models.iterdir())
+    proc, out, err, kids = _interrupted_gate(["bgbot", "gate", candidate, "--against", current], signal.SIGINT, True)
+    assert proc.returncode == 130, err.decode()[-2000:]
+    assert not _gone(kids)
+    assert b"leaked" not in err and b"Traceback" not in err, err.decode()[-2000:]
+    line = out.decode()
+    assert " over " in line, err.decode()[-2000:]
+    done = int(line.split(" over ")[1].split()[0])
+    assert 20 <= done < 20000 and done % 20 == 0
+    assert line.startswith(f"{candidate} vs {current}: ") and " ppg, 95% CI [" in line
+    assert line.endswith(f" over {done} games of 20000 (seed 0): INTERRUPTED (SIGINT), partial: not judged\n")
+    assert err.decode().splitlines()[-1] == (
+        f"error: interrupted (SIGINT) after {done} of 20000 games (partial, not judged): nothing promoted, the "
+        "registry not touched"
+    )
+    assert sorted(p.name for p in models.iterdir()) == before  # no README.md, no promoted copy

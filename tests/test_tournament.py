@@ -243,22 +243,51 @@ def test_benchmark_and_plot(tmp_path):
     assert path.read_bytes()[:4] == b"\x89PNG"
 
 
-def test_gate_rejects_an_equal_model_and_records_it(tiny_model, tmp_path):
+def test_gate_rejects_an_equal_model_and_records_it(tiny_model, tmp_path, capsys):
+    import shutil
+
+    models = tmp_path / "models"
+    (models / "candidates").mkdir(parents=True)
+    current = models / "current.pt"
+    shutil.copy(tiny_model, current)
+    candidate = models / "candidates" / "tiny.pt"
+    shutil.copy(tiny_model, candidate)
+    # Too few games: refused before playing (exit 2), nothing recorded.
+    assert main(["gate", str(candidate), "--against", str(current), "--games", "198", "--workers", "1"]) == 2
+    assert not (models / "README.md").exists()
+    # Equal models with duplicate dice: every pair sums to 0, CI [0, 0], rejected: exit status 1.
+    capsys.readouterr()
+    assert main(["gate", str(candidate), "--against", str(current), "--games", "200", "--workers", "1"]) == 1
+    assert capsys.readouterr().out.rstrip().endswith(f"rejected; recorded in {models / 'README.md'}")
+    text = (models / "README.md").read_text()
+    assert "## Gate decisions" in text and "rejected" in text and "200 games" in text
+    assert "+0.000 ± 0.000 ppg (95% CI [+0.000, +0.000])" in text
+    assert f"`{candidate}`" in text
+    assert not (models / "tiny.pt").exists()
+
+
+def test_gate_of_a_candidate_from_elsewhere_leaves_the_registry_alone(tiny_model, tmp_path, capsys):
+    """A rejected candidate outside AGAINST's directory (a file in /tmp, a run directory) writes no registry line, and
+    the verdict says so; the JSON decision's ``registry`` is None."""
     import shutil
 
     models = tmp_path / "models"
     models.mkdir()
+    registry = "# Models\n\n## Gate decisions\n\n- earlier line\n"
+    (models / "README.md").write_text(registry)
     current = models / "current.pt"
     shutil.copy(tiny_model, current)
-    # Too few games: refused before playing (exit 2), nothing recorded.
-    assert main(["gate", tiny_model, "--against", str(current), "--games", "198", "--workers", "1"]) == 2
-    assert not (models / "README.md").exists()
-    # Equal models with duplicate dice: every pair sums to 0, CI [0, 0], rejected: exit status 1.
-    assert main(["gate", tiny_model, "--against", str(current), "--games", "200", "--workers", "1"]) == 1
-    text = (models / "README.md").read_text()
-    assert "## Gate decisions" in text and "rejected" in text and "200 games" in text
-    assert "+0.000 ± 0.000 ppg (95% CI [+0.000, +0.000])" in text
-    assert not (models / "tiny.pt").exists()
+    assert not str(tiny_model).startswith(str(models))
+    argv = ["gate", tiny_model, "--against", str(current), "--games", "200", "--workers", "1"]
+    assert main(argv) == 1
+    assert (models / "README.md").read_text() == registry
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith(f"rejected; registry not touched (the candidate is not in {models})"), out
+    assert main([*argv, "--json"]) == 1
+    d = json.loads(capsys.readouterr().out)
+    assert d["accepted"] is False and d["registry"] is None and d["promoted_to"] is None and d["games"] == 200
+    assert (models / "README.md").read_text() == registry
+    assert sorted(p.name for p in models.iterdir()) == ["README.md", "current.pt"]
 
 
 def test_gate_promotes_a_significant_winner(tiny_model, tmp_path, monkeypatch):
@@ -275,6 +304,7 @@ def test_gate_promotes_a_significant_winner(tiny_model, tmp_path, monkeypatch):
     cand = checkpoint.save(tmp_path / "cand" / "tiny.pt", net, games_trained=5, training_config={}, optimizer=opt)
     d = benchmark.gate(cand, tiny_model, benchmark.GateSettings(200), models_dir=models)
     assert d["accepted"] and d["promoted_to"] == str(models / "tiny.pt")
+    assert d["registry"] == str(models / "README.md")  # from elsewhere, but promoted: a model entering is recorded
     promoted, meta = checkpoint.load(models / "tiny.pt")
     assert meta.optimizer_state is None and meta.games_trained == 5  # stripped, metadata kept
     assert checkpoint.load(cand)[1].optimizer_state is not None  # the candidate keeps it

@@ -6,13 +6,19 @@
 errors on held-out long rollouts, paired (:func:`bgbot.arena.benchmark.cube_check`, as ``bgbot gate
 --cube-reference``). Accepted: by the gate's rule
 (:func:`bgbot.arena.benchmark.accepts`: the lower 95% end of the ppg against the previous generation above 0), and
-the cube decisions not worse. Unlike ``bgbot gate`` it promotes nothing into ``models/``.
+the cube decisions not worse. Unlike ``bgbot gate`` it promotes nothing into ``models/`` and writes no registry line.
+
+Ctrl-C or SIGTERM stops the workers: the record so far is printed, marked ``"complete": false`` with the signal's
+name in ``"interrupted"`` (the opponent being played has the partial result of its whole duplicate pairs finished,
+``"complete": false``), never accepted, and ``--out`` is not written; the exit status is 130 (SIGINT) or 143
+(SIGTERM).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +26,7 @@ from pathlib import Path
 from bgbot import files
 from bgbot.errors import duplicate_path
 
-from .parts import StageError, now
+from .parts import StageError, StageStopped, now
 
 __all__ = ["GateConfig", "run_gate"]
 
@@ -77,12 +83,16 @@ def run_gate(cfg: GateConfig) -> dict:
     (:meth:`bgbot.arena.benchmark.CubeGate.to_json`) with a cube reference.
 
     Raises:
+        StageStopped: SIGINT or SIGTERM (or a failing player or worker) before the record was complete: its
+            ``summary`` is the record so far (``complete`` False, ``interrupted``, never accepted); ``out`` not
+            written.
         StageError: a missing candidate or ``against`` checkpoint; ``against`` the candidate itself (compared
             resolved); ``out`` there and not a regular file; a cube reference with
             ``against`` not a checkpoint.
         bgbot.errors.BgbotError: a bad player spec or game count (the tournament's errors).
     """
-    from bgbot.arena.benchmark import accepts, benchmark
+    from bgbot.arena import distributed
+    from bgbot.arena.benchmark import GamesStopped, accepts, benchmark
 
     if duplicate_path((cfg.candidate, cfg.against)):
         raise StageError(
@@ -93,6 +103,8 @@ def run_gate(cfg: GateConfig) -> dict:
             raise StageError(f"no checkpoint file at {p!r}")
     if cfg.out and Path(cfg.out).exists() and not Path(cfg.out).is_file():  # before the games, not after them
         raise StageError(f"--out {cfg.out!r} is not a regular file (a directory?): give the JSON record's file name")
+    if cfg.cube_reference and not cfg.against.endswith(".pt"):
+        raise StageError("--cube-reference compares two checkpoints: --against must be a .pt file")
     record = {
         "stage": "gate",
         "candidate": cfg.candidate,
@@ -101,22 +113,42 @@ def run_gate(cfg: GateConfig) -> dict:
         "cube_games": cfg.cube,
         "results": {},
     }
-    for opp in [cfg.against, *cfg.opponents]:
-        t0 = time.perf_counter()
-        r = benchmark(
-            cfg.candidate, opp, games=cfg.games, seed=cfg.seed, workers=cfg.workers, plies=cfg.ply, cube=cfg.cube
-        )
-        r["seconds"] = time.perf_counter() - t0
-        record["results"][opp] = r
-    record["accepted"] = accepts(record["results"][cfg.against])
-    if cfg.cube_reference:
-        from bgbot.arena.benchmark import cube_check
+    opp = cfg.against
+    try:
+        with distributed.interrupt_signals():  # Ctrl-C, SIGTERM: stop the workers, print the record so far
+            for opp in [cfg.against, *cfg.opponents]:
+                t0 = time.perf_counter()
+                r = benchmark(
+                    cfg.candidate,
+                    opp,
+                    games=cfg.games,
+                    seed=cfg.seed,
+                    workers=cfg.workers,
+                    plies=cfg.ply,
+                    cube=cfg.cube,
+                )
+                r["seconds"] = time.perf_counter() - t0
+                record["results"][opp] = r
+            accepted = accepts(record["results"][cfg.against])
+            if cfg.cube_reference:
+                from bgbot.arena.benchmark import cube_check
 
-        if not cfg.against.endswith(".pt"):
-            raise StageError("--cube-reference compares two checkpoints: --against must be a .pt file")
-        checked = cube_check(cfg.candidate, cfg.against, list(cfg.cube_reference))
-        record["cube"] = checked.to_json()
-        record["accepted"] = record["accepted"] and checked.not_worse
+                checked = cube_check(cfg.candidate, cfg.against, list(cfg.cube_reference))
+                record["cube"] = checked.to_json()
+                accepted = accepted and checked.not_worse
+    except (GamesStopped, distributed.Interrupted) as stop:
+        if isinstance(stop, GamesStopped):
+            if stop.partial is not None:
+                record["results"][opp] = stop.partial | {"complete": False}
+            note = "partial" if stop.partial is not None else "too few for an estimate"
+            signal_name, why = stop.signal, f"{stop} against {opp!r} ({note})"
+        else:  # a signal outside the games: the cube check
+            signal_name = signal.Signals(stop.signum).name
+            why = f"interrupted ({signal_name}) before the gate finished"
+        record |= {"accepted": False, "complete": False, "interrupted": signal_name}
+        written = f"; --out {cfg.out!r} not written" if cfg.out else ""
+        raise StageStopped(record, f"{why}: not accepted{written}", stop.exit_status) from None
+    record["accepted"] = accepted
     if cfg.out:
         out = Path(cfg.out)
         out.parent.mkdir(parents=True, exist_ok=True)

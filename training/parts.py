@@ -46,6 +46,17 @@ class StageError(BgbotError):
     """A stage that cannot run as asked (missing inputs, mismatched files, bad settings)."""
 
 
+class StageStopped(StageError):
+    """A stage stopped before it finished (SIGINT or SIGTERM, a failing worker): ``summary`` is what it has, a JSON-able
+    dict marked ``"complete": false`` (:func:`training.stages.main` prints it before the error line); ``exit_status``
+    the command's (130 SIGINT, 143 SIGTERM, 2 an error)."""
+
+    def __init__(self, summary: dict, message: str, exit_status: int) -> None:
+        super().__init__(message)
+        self.summary = summary
+        self.exit_status = exit_status
+
+
 def git_revision() -> str | None:
     """The code's git revision, recorded in every part (:func:`bgbot.evaluation.checkpoint.git_revision`)."""
     return checkpoint.git_revision()

@@ -36,6 +36,7 @@ from bgbot.evaluation import specialists
 from .combine import CombineConfig, run_combine
 from .fit import FIT_ARCHS, FIT_ENCODINGS, FitConfig, run_fit
 from .gate import GateConfig, run_gate
+from .parts import StageStopped
 from .sample import DEFAULT_KEEP, SAMPLE_CLASSES, SampleConfig, run_sample
 from .selection import SelectConfig, run_select
 from .targets import TARGET_KINDS, TargetsConfig, run_targets
@@ -252,11 +253,17 @@ def build_parser(prog: str = "python -m training") -> argparse.ArgumentParser:
 
 def main(argv: list[str], prog: str = "python -m training") -> int:
     """Run the stage ``argv`` names with its options; print its JSON summary. Returns the exit status: 0, or 2 with one
-    ``error:`` line on bad input or a failed write (argparse exits with 2 on a malformed command line)."""
+    ``error:`` line on bad input or a failed write (argparse exits with 2 on a malformed command line); a stage
+    stopped early (:class:`training.parts.StageStopped`) prints its partial summary, one ``error:`` line, and returns
+    its status (130 SIGINT, 143 SIGTERM)."""
     args = build_parser(prog).parse_args(argv)
     stage = STAGES[args.stage]
     try:
         summary = stage.run(stage.configure(args))
+    except StageStopped as stop:  # interrupted: what it has (marked incomplete), then one line
+        print(json.dumps(stop.summary), flush=True)
+        print(f"error: {stop}", file=sys.stderr)
+        return stop.exit_status
     except (BgbotError, OSError) as e:  # bad input (a player spec, games), a failed write: one line, status 2
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -3,6 +3,11 @@
 All three use :func:`bgbot.arena.tournament.run` (duplicate dice, 95% CI over pairs). The gate may also judge the
 cube: cubeful games (``cube``), and the money cube decisions on held-out long rollouts (:func:`cube_check`, the record
 :class:`CubeGate`, the method :mod:`bgbot.arena.cubegate`), shared with ``python -m training gate``.
+
+**Stopping.** Games stopped early (SIGINT or SIGTERM under :func:`bgbot.arena.distributed.interrupt_signals`, a
+failing player or worker) raise :class:`GamesStopped`, which carries :func:`benchmark`'s result over the whole
+duplicate pairs finished: a partial result that judges nothing (``bgbot gate`` and ``python -m training gate`` print
+it, promote nothing and write no record).
 """
 
 from __future__ import annotations
@@ -10,13 +15,14 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import io
+import signal
 from pathlib import Path
 
 import numpy as np
 import torch
 
 from bgbot import files
-from bgbot.arena import cubegate, tournament
+from bgbot.arena import cubegate, distributed, tournament
 from bgbot.arena.players import NetPlayer, Player
 from bgbot.errors import BgbotError, duplicate_path, is_int
 from bgbot.formats import matfile
@@ -34,6 +40,30 @@ EXIT_ACCEPTED, EXIT_REJECTED = 0, 1
 class GateError(BgbotError):
     """A gate that cannot run: a missing candidate or current model, or a promotion that would overwrite a
     different file in ``models/``."""
+
+
+class GamesStopped(BgbotError):
+    """The games of :func:`benchmark` (of a gate) stopped before all were played: SIGINT or SIGTERM (under
+    :func:`bgbot.arena.distributed.interrupt_signals`), or a failing player or worker.
+
+    Attributes:
+        partial: :func:`benchmark`'s result over the whole duplicate pairs finished (its ``games`` those played), or
+            None when too few finished for an estimate. Partial: it judges nothing.
+        games: the games asked for. games_done: the games of the whole duplicate pairs finished.
+        cause: the :class:`bgbot.arena.distributed.Interrupted` or the error that stopped them.
+        signal: the signal's name (``"SIGINT"``, ``"SIGTERM"``), or None when an error stopped them.
+    """
+
+    def __init__(self, cause: BaseException, games: int, games_done: int, partial: dict | None) -> None:
+        self.cause, self.games, self.games_done, self.partial = cause, games, games_done, partial
+        self.signal = signal.Signals(cause.signum).name if isinstance(cause, distributed.Interrupted) else None
+        why = f"interrupted ({self.signal})" if self.signal else f"stopped ({cause})"
+        super().__init__(f"{why} after {games_done} of {games} games")
+
+    @property
+    def exit_status(self) -> int:
+        """128 + the signal's number when interrupted (130 SIGINT, 143 SIGTERM), else 2 (an error)."""
+        return self.cause.exit_status if isinstance(self.cause, distributed.Interrupted) else 2
 
 
 @dataclasses.dataclass(frozen=True)
@@ -175,11 +205,38 @@ def benchmark(
         "gammon_rate", "backgammon_rate", "opponent_gammon_rate", "opponent_backgammon_rate", "opponent", "seed",
         "games_per_s"}``
         -- points per game of the candidate (money, cubeless unless ``cube``), rates as fractions of all games.
+
+    Raises:
+        GamesStopped: the games stopped early (SIGINT or SIGTERM under
+            :func:`bgbot.arena.distributed.interrupt_signals`, a failing player or worker), with the partial result.
     """
-    r = tournament.run(
+    r = _play(
         [_player_spec(candidate, plies), opponent],
         tournament.TournamentSettings(games, seed=seed, workers=workers, cube=cube),
     )
+    return _result(r, opponent, seed)
+
+
+def _play(players: list, settings: tournament.TournamentSettings) -> dict:
+    """:func:`bgbot.arena.tournament.run` of the one pairing of ``players`` (candidate, opponent), the games of
+    :func:`benchmark` and :func:`gate`.
+
+    Raises:
+        GamesStopped: the tournament stopped early (its partial result as :func:`benchmark`'s), or a signal arrived
+            before the first game (loading the players).
+    """
+    try:
+        return tournament.run(players, settings)
+    except tournament.TournamentStopped as stop:
+        done = stop.results
+        partial = _result(done, str(players[1]), settings.seed) if done["pairings"] else None
+        raise GamesStopped(stop.cause, settings.games, 2 * done["pairs_done"], partial) from None
+    except distributed.Interrupted as e:
+        raise GamesStopped(e, settings.games, 0, None) from None
+
+
+def _result(r: dict, opponent: str, seed: int) -> dict:
+    """:func:`benchmark`'s result from the tournament's results ``r`` of its one pairing."""
     row = r["pairings"][0]
     keys = ("ppg", "ci_low", "ci_high", "ci_half_width", "stderr", "games", "pairs", "interval_reliable")
     return {k: row[k] for k in keys} | {
@@ -271,8 +328,10 @@ def gate(
     and, with ``settings.cube_reference``, its cube decisions on held-out long rollouts are not worse
     (:func:`cube_check`).
 
-    Every decision, accepted or rejected, is appended to ``models_dir/README.md`` under "## Gate decisions" (the
-    section is created when missing).
+    The decision is appended to the registry ``models_dir/README.md`` under "## Gate decisions" (the section is
+    created when missing) when it concerns that folder: a candidate promoted into it, or any decision on a candidate
+    that lies in it (``models/candidates/...``). A candidate from elsewhere that is not promoted (``/tmp/x.pt``) leaves
+    the registry untouched (``"registry"`` None).
 
     Args:
         candidate, against: checkpoint paths. settings: :class:`GateSettings`.
@@ -281,7 +340,7 @@ def gate(
     Returns:
         ``{"accepted": bool, "candidate", "against", "promoted_to" (path or None), "ppg", "ci_low", "ci_high",
         "games", "seed", "plies", "cube" (bool: cubeful games), "cube_check" (:meth:`CubeGate.to_json`, or None),
-        "date"}``.
+        "date", "registry" (the README.md the decision was appended to, or None)}``.
 
     The promoted file is the candidate without its optimiser state (:func:`strip_optimizer`: a model to play with,
     a third of the size); the candidate keeps it, to resume training from.
@@ -290,6 +349,7 @@ def gate(
         GateError: a missing checkpoint; ``against`` the candidate itself (compared resolved); a file with other
             weights already at the promotion path; too few
             decisions in ``cube_reference`` (:func:`cube_check`).
+        GamesStopped: the games stopped early (as :func:`benchmark`'s): nothing promoted, nothing recorded.
         bgbot.formats.store.StoreError: a ``cube_reference`` that is not a readable campaign store.
     """
     games, seed, plies, cube = settings.games, settings.seed, settings.plies, settings.cube
@@ -304,7 +364,7 @@ def gate(
     models = Path(models_dir) if models_dir is not None else against.parent
     checked = cube_check(candidate, against, list(settings.cube_reference)) if settings.cube_reference else None
     games_settings = tournament.TournamentSettings(games, seed=seed, workers=settings.workers, cube=cube)
-    row = tournament.run([f"{candidate}:{plies}", f"{against}:{plies}"], games_settings)["pairings"][0]
+    row = _play([f"{candidate}:{plies}", f"{against}:{plies}"], games_settings)["pairings"][0]
     accepted = accepts(row) and (checked is None or checked.not_worse)
     target = models / candidate.name
     promoted = None
@@ -329,8 +389,11 @@ def gate(
         "cube": cube,
         "cube_check": None if checked is None else checked.to_json(),
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "registry": None,
     }
-    record_decision(models / "README.md", decision)
+    if promoted is not None or candidate.resolve().is_relative_to(models.resolve()):
+        decision["registry"] = str(models / "README.md")
+        record_decision(models / "README.md", decision)
     return decision
 
 
