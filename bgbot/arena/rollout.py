@@ -323,7 +323,8 @@ class _RolloutPlayer:
 def _distinct_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct rows of ``keys`` ``(M, 2)`` uint64 (exact comparison of both words) -> ``(first, inverse)``: the row
     of each distinct key ``(U,)`` and each row's distinct key ``(M,)``, so ``keys[first][inverse] == keys``."""
-    order = np.lexsort((keys[:, 1], keys[:, 0]))
+    by_second = np.argsort(keys[:, 1], kind="stable")  # np.lexsort's order, by two stable sorts (about 1.4x faster)
+    order = by_second[np.argsort(keys[by_second, 0], kind="stable")]
     ks = keys[order]
     new = np.ones(len(ks), dtype=bool)
     new[1:] = (ks[1:] != ks[:-1]).any(axis=1)

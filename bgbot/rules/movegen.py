@@ -92,12 +92,19 @@ def position_keys(positions: np.ndarray) -> np.ndarray:
     equal keys mean equal positions. The packing is linear in the counts, so each word is one product with
     :data:`_KEY_WEIGHTS` plus :data:`_KEY_BASE` (mod 2**64; the fields never overlap, so nothing carries).
     """
-    u = np.asarray(positions).astype(np.uint64)  # negative counts wrap mod 2**64, as the weights do
-    out = np.empty((len(u), 2), dtype=np.uint64)
-    np.matmul(u[:, 0:13], _KEY_WEIGHTS[0:13], out=out[:, 0])
-    np.matmul(u[:, 13:26], _KEY_WEIGHTS[13:26], out=out[:, 1])
+    x = np.asarray(positions)
+    out = np.empty((len(x), 2), dtype=np.uint64)
+    for start in range(0, len(x), _KEY_CHUNK):  # the uint64 copy stays in cache: a whole one is 208 bytes a row
+        u = x[start : start + _KEY_CHUNK].astype(np.uint64)  # negative counts wrap mod 2**64, as the weights do
+        np.matmul(u[:, 0:13], _KEY_WEIGHTS[0:13], out=out[start : start + _KEY_CHUNK, 0])
+        np.matmul(u[:, 13:26], _KEY_WEIGHTS[13:26], out=out[start : start + _KEY_CHUNK, 1])
     out += _KEY_BASE
     return out
+
+
+_KEY_CHUNK = 4096
+"""Rows of :func:`position_keys` packed at a time (a variance-reduced rollout packs millions of afterstates at once;
+in chunks of this size it runs 2 to 5 times faster, with the same keys)."""
 
 
 def _key_tables() -> tuple[np.ndarray, np.ndarray]:
