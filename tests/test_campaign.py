@@ -19,6 +19,7 @@ import pytest
 from bgbot.arena.rollout import RolloutSettings, rollout_positions
 from bgbot.evaluation import checkpoint
 from bgbot.evaluation.specialists import evaluator_for
+from bgbot.formats.store import exact_finished_games
 from bgbot.rules.board import starting_position
 from training import campaign, stages
 from training.campaign import Reason
@@ -401,3 +402,24 @@ def test_a_pool_given_twice_is_refused(pool, tmp_path, capsys):
         also = "" if again == str(pool) else f" (also as {str(pool)!r})"
         assert err == f"error: --pool {again!r} is given twice{also}: give it once\n"
     assert not (tmp_path / "s").exists()
+
+
+def test_targets_of_finished_games_are_read_as_their_results(tmp_path):
+    # Row 0: the afterstate of a play that bore off the mover's last checker (the side on roll, 15 on the board and
+    # none off, has lost a gammon), stored with the wrong target of rollouts that did not score it; row 1 a race.
+    over = np.zeros(26, dtype=np.int8)
+    over[[5, 6, 8, 9, 11, 13]] = [2, 4, 2, 2, 1, 4]
+    race = starting_position().copy()
+    race[:] = 0
+    race[[1, 2, 3]] = [5, 5, 5]
+    race[[22, 23, 24]] = [-5, -5, -5]
+    positions = np.stack([over, race])
+    targets = np.array([[1, 0, 0, 0, 0], [0.6, 0.01, 0, 0.02, 0]], dtype=np.float32)
+    stderr = np.array([[0.01] * 5, [0.02] * 5], dtype=np.float32)
+    t, s = exact_finished_games(positions, targets, stderr)
+    assert t.tolist()[0] == [0, 0, 0, 1, 0] and s[0].tolist() == [0] * 5
+    assert np.array_equal(t[1], targets[1]) and np.array_equal(s[1], stderr[1])
+    assert targets[0].tolist() == [1, 0, 0, 0, 0]  # the inputs are left alone
+    save_npz(tmp_path / "part-00000.npz", positions=positions, targets=targets, stderr=stderr, meta={"kind": "rollout"})
+    _, read, read_se, _ = load_targets([str(tmp_path)])
+    assert read.tolist()[0] == [0, 0, 0, 1, 0] and read_se[0].tolist() == [0] * 5

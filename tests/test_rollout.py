@@ -497,3 +497,23 @@ def test_cli_rollout_filter(capsys):
     assert out["settings"]["move_filter"] is True and out["position"]["trials"] == 36
     assert main([*args, "--ply", "1"]) == 2
     assert "0-ply" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("vr", [False, True])
+@pytest.mark.parametrize("truncate", [0, 8])
+def test_a_play_that_bears_off_the_last_checker_rolls_out_to_its_result(ev, vr, truncate):
+    # The afterstate of a play bearing off the mover's last checker; the side now on roll has 15 on the board, none
+    # off, none in the mover's home board: the mover has won a gammon.
+    after = np.zeros(26, dtype=np.int8)
+    after[[5, 6, 8, 9, 11, 13]] = [2, 4, 2, 2, 1, 4]
+    settings = ro.RolloutSettings(trials=36, seed=1, variance_reduction=vr, truncate=truncate)
+    mover = ro._run(ev, after[None], np.array([False]), settings)  # a checker-play rollout: the root is the mover
+    assert np.array_equal(mover, np.tile([1.0, 1.0, 0.0, 0.0, 0.0], (1, 36, 1)))
+    loser = ro._run(ev, after[None], np.array([True]), settings)
+    assert np.array_equal(loser, np.tile([0.0, 0.0, 0.0, 1.0, 0.0], (1, 36, 1)))
+    # Cubeful: centred (Jacoby: one point), and a cube of 2 owned by the loser (a gammon: 4 points).
+    cube = ro.RolloutSettings(trials=36, seed=1, variance_reduction=vr, truncate=truncate, cube=True)
+    got = ro._run(
+        ev, np.stack([after, after]), np.array([False, False]), cube, cube_state=np.array([[1, -1, 1], [2, 0, 1]])
+    )
+    assert np.array_equal(got[:, :, 5], [[1.0] * 36, [4.0] * 36])

@@ -24,6 +24,7 @@ from bgbot.errors import check_distinct_paths
 from bgbot.evaluation import checkpoint, encoding, specialists
 from bgbot.evaluation.network import NetConfig, ValueNet, set_threads
 from bgbot.evaluation.prune import file_sha256
+from bgbot.formats.store import exact_finished_games
 from bgbot.progress import progress_bar
 
 from .jsonl import append_jsonl
@@ -152,9 +153,10 @@ def load_targets(
             z = load_npz(p)
             if "targets" not in z:
                 raise StageError(f"{str(p)!r} holds no targets (a positions part?)")
+            t, e = exact_finished_games(z["positions"], z["targets"], z.get("stderr", np.zeros_like(z["targets"])))
             pos.append(z["positions"])
-            tg.append(z["targets"])
-            se.append(z.get("stderr", np.zeros_like(z["targets"])))
+            tg.append(t)
+            se.append(e)
             metas.append({"file": str(p), "kind": z["meta"].get("kind"), "model": z["meta"].get("model")})
     positions, targets = np.concatenate(pos), np.concatenate(tg).astype(np.float32)
     stderr = np.concatenate(se).astype(np.float32)
@@ -318,7 +320,7 @@ def load_decisions(dirs: list[str] | tuple[str, ...]) -> tuple[np.ndarray, np.nd
             found = True
             _, inverse = np.unique(z["decisions"], return_inverse=True)
             pos.append(z["positions"])
-            tg.append(z["targets"])
+            tg.append(exact_finished_games(z["positions"], z["targets"], np.zeros_like(z["targets"]))[0])
             key.append(inverse.astype(np.int64) + count)
             count += int(inverse.max()) + 1 if len(inverse) else 0
         if not found:

@@ -17,7 +17,7 @@ Algorithm (TD-Gammon's, batched):
   where ``flip`` maps ``(w, wg, wbg, lg, lbg)`` to ``(1 - w, lg, lbg, wg, wbg)``: the net sees ``a_t`` with X's
   opponent on roll. When X's play ends the game, ``v_t`` is the actual result for X, who has won: ``w = 1``,
   ``wg = 1`` if the loser has no checker off, ``wbg = 1`` if in addition it has a checker on the bar or in X's home
-  board, ``lg = lbg = 0`` (:func:`bgbot.evaluation.evaluator.terminal_probabilities`).
+  board, ``lg = lbg = 0`` (:func:`bgbot.rules.outcomes.terminal_probabilities`).
 * TD(lambda), forward view, truncated to a window of ``H`` plies: the target of ``s_t`` is the lambda-return
 
       G_t = (1 - lambda) * v_t + lambda * flip(G_{t+1}),   G_t = v_t  if the game ended at ply t or t = t0 + H - 1

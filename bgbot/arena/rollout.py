@@ -77,7 +77,7 @@ import numpy as np
 
 from bgbot.arena import ranking
 from bgbot.arena.distributed import Interrupted
-from bgbot.arena.engine import CubePhase, CubeRules, Table, efficiencies, play_ply
+from bgbot.arena.engine import CubePhase, CubeRules, Table, efficiencies, game_value, play_ply
 from bgbot.cube.janowski import money_cubeful
 from bgbot.errors import BgbotError, is_int
 from bgbot.evaluation import search
@@ -91,7 +91,7 @@ from bgbot.evaluation.evaluator import (
 from bgbot.evaluation.selection import segment_argmax
 from bgbot.formats import notation, positionid
 from bgbot.formats.plays import legal_plays
-from bgbot.rules.board import flip, validate
+from bgbot.rules.board import flip, game_result, validate
 from bgbot.rules.dice import hash_words
 from bgbot.rules.movegen import ROLL_WEIGHTS, ROLLS, generate_all_rolls, position_keys
 from bgbot.rules.outcomes import equity, flip_probabilities
@@ -449,6 +449,17 @@ def play_chunk(
             p = position_probabilities(evaluator, tab.positions[s_idx])
             values[s_idx] = _to_root(p, tab.seat[s_idx] == root_seat[s_idx])
         points[idx] = np.where(winner_seat == root_seat[idx], pts, -pts) / base[idx]
+
+    # A start whose game is already over (the afterstate of a play that bore off the last checker) is scored as the
+    # game that ended on that play: each of its trials is the result, with no luck.
+    over = game_result(table.positions)
+    ended = np.flatnonzero(over != 0)
+    if len(ended):
+        kind = np.abs(over[ended]).astype(np.int64)
+        winner = np.where(over[ended] > 0, table.seat[ended], 1 - table.seat[ended])
+        value = kind if phase is None else game_value(kind, table.owner[ended], phase.rules)
+        on_end(table, ended, winner, value * table.cube[ended], kind)
+        table.active[ended] = False
 
     with _databases(settings.databases):
         while True:

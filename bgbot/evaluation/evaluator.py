@@ -26,7 +26,13 @@ from bgbot.evaluation import bearoff, classes
 from bgbot.evaluation.selection import segment_argmax
 from bgbot.rules.board import extremes, game_result
 from bgbot.rules.movegen import Plays, generate_plays
-from bgbot.rules.outcomes import constrain_probabilities, equity, flip_probabilities, possible_outcomes
+from bgbot.rules.outcomes import (
+    constrain_probabilities,
+    equity,
+    flip_probabilities,
+    possible_outcomes,
+    terminal_probabilities,
+)
 
 _DISPATCH = [True]
 
@@ -58,22 +64,6 @@ def for_cube(evaluator: PositionEvaluator) -> PositionEvaluator:
     use ``evaluator``. Wrappers that delegate their attributes (the move filter's ``PrunedEvaluator``) pass it through.
     """
     return getattr(evaluator, "cube_evaluator", None) or evaluator
-
-
-def terminal_probabilities(result: np.ndarray) -> np.ndarray:
-    """Exact probabilities of finished games for the side on roll: ``(M,)`` int8 results -> ``(M, 5)`` float32.
-
-    ``result`` is :func:`bgbot.rules.board.game_result`: +1/+2/+3 the side on roll has won a single game / gammon /
-    backgammon, -1/-2/-3 it has lost one; 0 is not a finished game (and gets zeros: callers mask those rows).
-    """
-    r = np.asarray(result)
-    out = np.zeros((len(r), 5), dtype=np.float32)
-    out[:, 0] = r > 0
-    out[:, 1] = r >= 2
-    out[:, 2] = r >= 3
-    out[:, 3] = r <= -2
-    out[:, 4] = r <= -3
-    return out
 
 
 def position_probabilities(evaluator: PositionEvaluator, positions: np.ndarray) -> np.ndarray:

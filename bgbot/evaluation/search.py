@@ -21,11 +21,11 @@ from __future__ import annotations
 import numpy as np
 
 from bgbot.errors import BgbotError, is_int
-from bgbot.evaluation.evaluator import PositionEvaluator, afterstate_probabilities, terminal_probabilities
+from bgbot.evaluation.evaluator import PositionEvaluator, afterstate_probabilities
 from bgbot.evaluation.selection import segment_argmax
 from bgbot.rules.board import game_result
 from bgbot.rules.movegen import ROLL_WEIGHTS, Plays, generate_all_rolls, generate_plays
-from bgbot.rules.outcomes import equity, flip_probabilities
+from bgbot.rules.outcomes import equity, flip_probabilities, terminal_probabilities
 
 FILTER_KEEP = 8
 """Candidates searched at ``plies >= 1`` (GNU Backgammon's default move filter keeps up to 8 ...)."""

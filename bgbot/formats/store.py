@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from bgbot.errors import BgbotError, check_distinct_paths
+from bgbot.rules.board import game_result
+from bgbot.rules.outcomes import terminal_probabilities
 
 FORMAT = 1
 """The format of ``campaign.json`` this code reads."""
@@ -123,8 +125,29 @@ def n_parts(settings: CampaignSettings) -> int:
     return -(-settings.plan_rows // settings.part_size)
 
 
+def exact_finished_games(
+    positions: np.ndarray, targets: np.ndarray, stderr: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Targets ``(N, 5)`` and standard errors ``(N, 5)`` of ``positions`` ``(N, 26)`` int8 (the side on roll's
+    probabilities) with every finished game's row set to its result (:func:`bgbot.rules.outcomes.terminal_probabilities`
+    of :func:`bgbot.rules.board.game_result`) and a standard error of 0; new arrays of the inputs' dtypes.
+
+    Rollouts before 2026-12-03 (commit 2c3faf8 and earlier) did not score a start whose game was already over (the
+    afterstate of a play that bears off the last checker): its trials played on, and the stored target is wrong. Every
+    reader of rolled-out targets goes through this function, so those rows are read as the exact results they are.
+    """
+    targets, stderr = np.array(targets), np.array(stderr)
+    result = game_result(np.asarray(positions, dtype=np.int8))
+    over = result != 0
+    if over.any():
+        targets[over] = terminal_probabilities(result[over])
+        stderr[over] = 0
+    return targets, stderr
+
+
 def check_part(path: Path, n: int, settings: CampaignSettings, plan: dict | None = None) -> dict:
-    """Read a finished part back and check it belongs to this store: its settings, rows and arrays.
+    """Read a finished part back and check it belongs to this store: its settings, rows and arrays; its targets of
+    finished games read as their results (:func:`exact_finished_games`).
 
     Raises:
         StoreError: the part is torn or unreadable, made by another model or with other settings, misnumbered (a part
@@ -164,6 +187,7 @@ def check_part(path: Path, n: int, settings: CampaignSettings, plan: dict | None
             raise StoreError(f"{str(path)!r} does not hold the plan's positions of part {n}: {fix}")
     if not (np.isfinite(data["targets"]).all() and np.isfinite(data["stderr"]).all()):
         raise StoreError(f"{str(path)!r} holds targets or standard errors that are not finite: {fix}")
+    data["targets"], data["stderr"] = exact_finished_games(data["positions"], data["targets"], data["stderr"])
     return data
 
 

@@ -124,3 +124,19 @@ def constrain_probabilities(probabilities: np.ndarray, possible: np.ndarray) -> 
     np.minimum(p[:, 3], 1 - p[:, 0], out=p[:, 3])
     np.minimum(p[:, 4], p[:, 3], out=p[:, 4])
     return p
+
+
+def terminal_probabilities(result: np.ndarray) -> np.ndarray:
+    """Exact probabilities of finished games for the side on roll: ``(M,)`` int8 results -> ``(M, 5)`` float32.
+
+    ``result`` is :func:`bgbot.rules.board.game_result`: +1/+2/+3 the side on roll has won a single game / gammon /
+    backgammon, -1/-2/-3 it has lost one; 0 is not a finished game (and gets zeros: callers mask those rows).
+    """
+    r = np.asarray(result)
+    out = np.zeros((len(r), 5), dtype=np.float32)
+    out[:, 0] = r > 0
+    out[:, 1] = r >= 2
+    out[:, 2] = r >= 3
+    out[:, 3] = r <= -2
+    out[:, 4] = r <= -3
+    return out
