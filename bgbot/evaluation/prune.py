@@ -65,6 +65,10 @@ borne-off counts need no rows of their own: 15 less the checkers on the board, a
 points' own rows absorb before the hidden units' sigmoid."""
 _OFFSETS = np.arange(15, N_ROWS, 31, dtype=np.int32)
 FORMAT = "bgbot-prune/1"
+SCORE_CHUNK = 16384
+"""Afterstates scored at a time by :meth:`PruneNet.scores` (a variance-reduced rollout scores the plays of all 21 rolls
+of thousands of positions at once; in chunks of this size their index arrays stay small, about 2x faster, the same
+scores: each row's depends on that row alone)."""
 
 
 class PruneError(BgbotError):
@@ -106,11 +110,12 @@ class PruneNet(torch.nn.Module):
     def scores(self, afterstates: np.ndarray) -> np.ndarray:
         """Scores ``(M,)`` float32 of afterstates ``(M, 26)`` int8 (opponent on roll), the mover's equity up to a
         constant per roll; each row's score depends on that row alone."""
-        if len(afterstates) == 0:
-            return np.zeros(0, dtype=np.float32)
+        out = np.empty(len(afterstates), dtype=np.float32)
         with torch.inference_mode():  # :meth:`forward`'s operations, in place (the same values, fewer temporaries)
-            h = bag_sum(filter_indices(afterstates), self.table)
-            return h.add_(self.bias).sigmoid_().mul_(self.out).sum(dim=1).numpy()
+            for start in range(0, len(afterstates), SCORE_CHUNK):
+                h = bag_sum(filter_indices(afterstates[start : start + SCORE_CHUNK]), self.table)
+                out[start : start + SCORE_CHUNK] = h.add_(self.bias).sigmoid_().mul_(self.out).sum(dim=1).numpy()
+        return out
 
 
 @dataclass(frozen=True)
