@@ -25,9 +25,9 @@ show it worse). The record is :class:`bgbot.arena.benchmark.CubeGate`.
 
 from __future__ import annotations
 
-import numpy as np
-
 from pathlib import Path
+
+import numpy as np
 
 from bgbot.cube.decision import decide
 from bgbot.evaluation.classes import efficiency_for
@@ -69,7 +69,9 @@ def check_reference(store: str) -> None:
         raise StoreError(f"{why}: its plan has no cube rule ({' or '.join(CUBE_RULES)}), only {', '.join(rules)}")
     rollout = settings.rollout
     if rollout.get("truncate", 0):
-        raise StoreError(f"{why}: its rollouts stop after {rollout['truncate']} plies (truncated), not at the game's end")
+        raise StoreError(
+            f"{why}: its rollouts stop after {rollout['truncate']} plies (truncated), not at the game's end"
+        )
     if rollout.get("cube", False):
         raise StoreError(f"{why}: its rollouts are cubeful, not the cubeless probabilities the cube check judges by")
     trials = rollout.get("trials", 0)
