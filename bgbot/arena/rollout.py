@@ -68,7 +68,8 @@ and ``significance_note`` says "too few trials to judge" (:func:`significance_no
 **Interruption.** Under :func:`bgbot.arena.distributed.interrupt_signals` (``bgbot rollout``), SIGINT or SIGTERM stops
 the work (pool workers included) and raises :class:`RolloutInterrupted` carrying the per-trial results of the whole
 work units finished for every start: the estimates of those trials, with their standard errors, are the partial
-result.
+result. A unit run in this process takes the signal at the start of its next ply
+(:func:`bgbot.arena.distributed.safe_point`), never inside the evaluator's or a library's code.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ from typing import Any
 import numpy as np
 
 from bgbot.arena import ranking
-from bgbot.arena.distributed import Interrupted
+from bgbot.arena.distributed import Interrupted, safe_point
 from bgbot.arena.engine import CubePhase, CubeRules, Table, efficiencies, play_ply
 from bgbot.cube.janowski import money_cubeful
 from bgbot.errors import BgbotError, is_int
@@ -463,6 +464,7 @@ def play_chunk(
 
     with _databases(settings.databases):
         while True:
+            safe_point()  # a held SIGINT or SIGTERM stops the unit here (bgbot.arena.distributed.safe_point)
             idx = np.flatnonzero(table.active)
             if len(idx) == 0:
                 break
