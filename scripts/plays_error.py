@@ -10,10 +10,16 @@ For each model and decision, the model's 0-ply ranks the decision's rolled-out c
 (:func:`bgbot.evaluation.evaluator.position_probabilities` of each afterstate; :func:`training.plays.choice_losses`),
 and the decision's error is what its first candidate loses against the rollout's best, in cubeless money equity:
 
-* ``error_mp``: the mean error in millipoints with its 95% interval (normal, over decisions), overall and ``by_class``
+* ``error_mp``: the mean error in millipoints with its 95% interval, overall and ``by_class``
   (:func:`bgbot.evaluation.specialists.classify` of the decision's position: contact, crashed, race);
 * ``against_first``: for every model after the first, the paired mean of (model - first model) over the same decisions
   with its 95% interval (negative: fewer errors than the first).
+
+Each interval is a percentile bootstrap over the decisions (:func:`bgbot.arena.stats.mean_interval`: 10,000 resamples,
+seed 2026), so an error's interval never reaches below 0 (no decision loses less than nothing). Beside ``mean``,
+``lo``, ``hi`` and ``n``, each says ``interval_reliable`` and, when false, ``interval_note``: fewer than
+:data:`bgbot.arena.stats.MIN_INTERVAL_DECISIONS` (30) decisions, too few for the interval to be trusted; with fewer than
+two, ``lo`` and ``hi`` are null.
 
 The rollouts' own noise is in every error, the same for every model. A choice outside the rolled-out candidates cannot
 be judged, so this measures the ranking of the candidates that matter (0-ply's and 2-ply's choices and 2-ply's next
@@ -38,6 +44,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the training package of this checkout
 
+from bgbot.arena.stats import MIN_INTERVAL_DECISIONS, interval_note, mean_interval  # noqa: E402
 from bgbot.errors import check_distinct_paths, run_script  # noqa: E402
 from bgbot.evaluation import checkpoint, specialists  # noqa: E402
 from bgbot.evaluation.evaluator import position_probabilities  # noqa: E402
@@ -49,10 +56,29 @@ HELD_OUT = "part-????9.npz"
 
 
 def _interval(x: np.ndarray) -> dict:
-    """Mean of ``x`` in millipoints with its normal 95% interval."""
+    """Mean of ``x`` ``(D,)`` (points) in millipoints with its 95% bootstrap interval over the decisions
+    (:func:`bgbot.arena.stats.mean_interval`; ``lo`` and ``hi`` None for fewer than two decisions) and whether it is
+    reliable."""
     mp = np.asarray(x, dtype=np.float64) * 1000
-    half = 1.96 * mp.std(ddof=1) / np.sqrt(len(mp)) if len(mp) > 1 else float("nan")
-    return {"mean": float(mp.mean()), "lo": float(mp.mean() - half), "hi": float(mp.mean() + half), "n": len(mp)}
+    if len(mp) < 2:
+        note = interval_note(len(mp), "decisions", MIN_INTERVAL_DECISIONS)
+        r = {
+            "mean": float(mp.mean()),
+            "ci_low": None,
+            "ci_high": None,
+            "interval_reliable": False,
+            "interval_note": note,
+        }
+    else:
+        r = mean_interval(mp)
+    return {
+        "mean": r["mean"],
+        "lo": r["ci_low"],
+        "hi": r["ci_high"],
+        "n": len(mp),
+        "interval_reliable": r["interval_reliable"],
+        "interval_note": r["interval_note"],
+    }
 
 
 def held_out(store: Path, every: bool) -> dict:

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import gnubg_nn
+import numpy as np
 import pytest
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
@@ -611,3 +612,15 @@ def test_plays_error_refuses_a_model_given_twice(capsys):
         run_script(lambda: module.report(["--model", "A.pt", "--model", "./A.pt", "--store", "nowhere"]))
     assert exit_.value.code == 2
     assert capsys.readouterr().err == "error: --model './A.pt' is given twice (also as 'A.pt'): give it once\n"
+
+
+def test_plays_error_interval_of_few_decisions_stays_above_zero_and_says_too_few():
+    """Six decisions' losses (points): the interval in millipoints is the bootstrap's, never below 0, marked unreliable
+    (a normal interval would reach to -7 mp); one decision has no interval at all (null ends, not NaN)."""
+    module = _load("plays_error")
+    r = module._interval(np.array([0.0, 0.0, 0.0, 0.05, 0.0, 0.002]))
+    assert r["mean"] == pytest.approx(52 / 6) and r["lo"] == 0.0 and r["hi"] > r["mean"] and r["n"] == 6
+    assert r["interval_reliable"] is False and r["interval_note"].startswith("too few decisions for a 95% interval: 6")
+    one = module._interval(np.array([0.01]))
+    assert one["lo"] is None and one["hi"] is None and one["interval_reliable"] is False
+    assert json.loads(json.dumps(one))["mean"] == pytest.approx(10.0)

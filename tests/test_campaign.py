@@ -237,10 +237,13 @@ def test_gate_with_cube_reference_records_both_models_cube_errors(pool, tmp_path
     five = str(ROOT / "models" / "bgbot-5.pt")
     same = str(shutil.copy(MODEL, tmp_path / "same.pt"))  # the model's weights under another name: no gain
     argv = ["gate", "--candidate", same, "--against", MODEL, "--games", "4", "--cube-reference", str(ref), "--quiet"]
-    assert stages.main(argv) == 2  # a few held-out decisions judge nothing: refused, never a pass
-    assert "too few to judge the cube" in capsys.readouterr().err
+    assert stages.main(argv) == 2  # 36 trials a position: not long rollouts
+    assert "its rollouts have 36 trials, fewer than 2592" in capsys.readouterr().err
     from bgbot.arena import cubegate
 
+    monkeypatch.setattr(cubegate, "MIN_REFERENCE_TRIALS", 36)
+    assert stages.main(argv) == 2  # a few held-out decisions judge nothing: refused, never a pass
+    assert "too few to judge the cube" in capsys.readouterr().err
     monkeypatch.setattr(cubegate, "MIN_DECISIONS", 1)
     assert stages.main(argv) == 0
     record = json.loads(capsys.readouterr().out)

@@ -5,6 +5,7 @@ held-out long rollouts (``bgbot gate --cube-reference``, :mod:`bgbot.arena.cubeg
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -112,6 +113,58 @@ def test_cube_reference_errors_are_one_line_before_any_game(tmp_path, monkeypatc
     assert main(["gate", ONE, "--against", against, "--games", "200", "--cube-reference", HOLDOUT]) == 2
     assert "118 double decisions, too few to judge the cube" in capsys.readouterr().err
     assert not (models / "README.md").exists()
+
+
+@pytest.mark.parametrize(
+    ("store", "lacks"),
+    [
+        ("campaign-5", "it is a plays store of checker-play decisions"),
+        ("campaign-1", "its rollouts have 1296 trials, fewer than 2592"),
+    ],
+)
+def test_a_store_that_is_not_a_held_out_cube_reference_is_refused_before_any_game(
+    tmp_path, monkeypatch, capsys, store, lacks
+):
+    """A training store as the reference (campaign-5: checker-play decisions, 108 truncated trials; campaign-1: the
+    positions fitted, 1,296 trials): one line naming it and what it lacks, from bgbot gate and the training gate,
+    before any game."""
+    from training import stages
+
+    def no_games(*a, **k):
+        raise AssertionError("games played before the cube reference was checked")
+
+    monkeypatch.setattr(tournament, "run", no_games)
+    monkeypatch.setattr(benchmark, "benchmark", no_games)
+    models = tmp_path / "models"
+    models.mkdir()
+    against = str(shutil.copy(SIX, models / "bgbot-6.pt"))
+    path = str(ROOT / "models" / "candidates" / store)
+    want = f"error: {path!r} is not a held-out cube reference (long rollouts of doubling-window positions): {lacks}\n"
+    assert main(["gate", ONE, "--against", against, "--games", "200", "--cube-reference", HOLDOUT, path]) == 2
+    assert capsys.readouterr().err == want
+    argv = ["gate", "--candidate", ONE, "--against", against, "--games", "200", "--cube-reference", path, "--quiet"]
+    assert stages.main(argv) == 2
+    assert capsys.readouterr().err.endswith(want[len("error: ") :])
+    assert not (models / "README.md").exists()
+
+
+def test_check_reference_names_what_a_positions_store_lacks(tmp_path):
+    """A copy of the held-out store's campaign.json, changed one setting at a time: each lack is its own line."""
+    settings = json.loads((Path(HOLDOUT) / "campaign.json").read_text())
+    cubegate.check_reference(HOLDOUT)
+    cases = (
+        ({"rules": {"base": "x", "prime": "y"}}, "its plan has no cube rule (cube or race_cube), only base, prime"),
+        ({"rollout": settings["rollout"] | {"truncate": 10}}, "its rollouts stop after 10 plies (truncated)"),
+        ({"rollout": settings["rollout"] | {"cube": True}}, "its rollouts are cubeful"),
+        ({"rollout": settings["rollout"] | {"trials": 2591}}, "its rollouts have 2591 trials, fewer than 2592"),
+    )
+    for i, (change, lacks) in enumerate(cases):
+        store = tmp_path / f"s{i}"
+        store.mkdir()
+        (store / "campaign.json").write_text(json.dumps(settings | change))
+        want = f"^{re.escape(repr(str(store)))} is not a held-out cube reference .*: {re.escape(lacks)}"
+        with pytest.raises(StoreError, match=want):
+            cubegate.check_reference(str(store))
 
 
 def test_gate_cube_plays_cubeful_games(tmp_path, capsys):

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bgbot.arena.stats import StatsError, ratio_interval
+from bgbot.arena.stats import MIN_INTERVAL_DECISIONS, StatsError, mean_interval, ratio_interval
 from bgbot.errors import BgbotError
 from bgbot.evaluation import specialists
 from bgbot.rules.board import game_result
@@ -189,6 +189,35 @@ def test_ratio_interval_zero_anchor_and_bad_input():
     for num, den in (([1.0], [1.0]), ([1.0, 2.0], [1.0, 2.0, 3.0]), ([1.0, -1.0], [1.0, 1.0]), ([1.0, np.nan], [1, 1])):
         with pytest.raises(StatsError):
             ratio_interval(np.array(num), np.array(den), resamples=100)
+
+
+def test_mean_interval_of_a_loss_never_reaches_below_zero():
+    """Six decisions, five losing nothing and one 50 mp (plus 2 mp): the normal interval, 8.7 +- 16.1 mp, reaches
+    below 0; the bootstrap's lower end is 0 (a resample of the five zeros), and six decisions are marked too few."""
+    loss = np.array([0.0, 0.0, 0.0, 50.0, 0.0, 2.0])
+    normal_low = loss.mean() - 1.96 * loss.std(ddof=1) / np.sqrt(len(loss))
+    assert normal_low < -7
+    r = mean_interval(loss)
+    assert r["mean"] == pytest.approx(52 / 6) and r["ci_low"] == 0.0 and 25.0 <= r["ci_high"] <= 52.0
+    assert r["n"] == 6 and r["interval_reliable"] is False
+    assert r["interval_note"] == f"too few decisions for a 95% interval: 6 (at least {MIN_INTERVAL_DECISIONS})"
+
+
+def test_mean_interval_matches_the_normal_one_with_many_decisions_and_refuses_bad_input():
+    """4,000 zero-inflated exponential losses: the bootstrap interval is the normal one within a few percent of its
+    half-width, reliable; a paired difference may be negative; one sample or a NaN is a StatsError."""
+    rng = np.random.default_rng(11)
+    loss = rng.exponential(20.0, 4000) * (rng.random(4000) < 0.3)
+    r = mean_interval(loss)
+    half = 1.96 * loss.std(ddof=1) / np.sqrt(4000)
+    assert r["ci_low"] == pytest.approx(loss.mean() - half, abs=0.1 * half)
+    assert r["ci_high"] == pytest.approx(loss.mean() + half, abs=0.1 * half)
+    assert r["interval_reliable"] is True and r["interval_note"] is None
+    diff = mean_interval(loss - loss[::-1] - 1.0)
+    assert diff["mean"] == pytest.approx(-1.0) and diff["ci_low"] < diff["mean"] < diff["ci_high"] < 0
+    for bad in ([1.0], [1.0, np.nan]):
+        with pytest.raises(StatsError):
+            mean_interval(np.array(bad))
 
 
 def test_bench_ratios_write_an_unbounded_end_as_null():

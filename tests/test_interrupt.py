@@ -21,7 +21,14 @@ from bgbot.cli import main
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 
-CLI = "import sys; from bgbot.cli import main; sys.exit(main(sys.argv[1:]))"
+CLI = (
+    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "from bgbot.cli import main; sys.exit(main(sys.argv[1:]))"
+)
+"""The command in a child Python. SIGINT is Python's default first: a pytest started in the background of a
+non-interactive shell ignores SIGINT and its children inherit that, so a Ctrl-C sent while the command still loads
+(before it sets its own handlers) would be ignored and a long rollout would run on."""
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _children(pid: int) -> set[int]:
@@ -95,8 +102,10 @@ def _interrupted_rollout(sig: int, workers: int) -> tuple[dict, int, set[int], s
         if out.strip():
             return json.loads(out), proc.returncode, kids, _pymp() - before
         assert proc.returncode != 0
-        # Stopped while loading (a plain Ctrl-C then) or before a unit finished: try again, waiting longer.
-        assert not err.strip() or b"too few for an estimate" in err, err.decode()[-2000:]
+        # Stopped while loading (a plain Ctrl-C then; during the imports, before bgbot.cli.main runs, with a
+        # KeyboardInterrupt's traceback) or before a unit finished: try again, waiting longer.
+        stopped = b"too few for an estimate" in err or err.rstrip().endswith(b"KeyboardInterrupt")
+        assert not err.strip() or stopped, err.decode()[-2000:]
     raise AssertionError("no work unit finished in time")
 
 
@@ -250,6 +259,60 @@ def test_a_signal_during_the_pools_bookkeeping_takes_effect_after_it():
             reached.append(True)
         reached.append(False)  # not reached: the handler raised at the end of the block
     assert reached == [True] and stopped.value.signum == signal.SIGTERM
+
+
+def _swallowing(sig: int) -> None:
+    """Signal this process inside code that drops every exception, as a library's C code that clears the error of a
+    Python callback does: a handler that raised here would lose the signal."""
+    try:
+        os.kill(os.getpid(), sig)
+        time.sleep(0.05)  # a raising handler would run here, between two bytecodes, and be dropped below
+    except BaseException:
+        pass
+
+
+def test_a_signal_inside_code_that_drops_exceptions_still_stops_the_units_run_here():
+    """The units run_tasks runs in this process hold the signals: the SIGINT that arrives inside unit 1's swallowing
+    code is not lost there but stops the work after that unit."""
+    from bgbot.arena import distributed
+
+    ran = []
+
+    def unit(i: int) -> int:
+        ran.append(i)
+        if i == 1:
+            _swallowing(signal.SIGINT)
+        return i
+
+    with pytest.raises(distributed.Interrupted) as stopped, distributed.interrupt_signals():
+        distributed.run_tasks(unit, list(range(5)), workers=1)
+    assert ran == [0, 1] and stopped.value.signum == signal.SIGINT
+
+
+def test_a_held_signal_stops_a_rollout_unit_at_its_next_ply(monkeypatch):
+    """A SIGTERM that arrives inside the third ply of a rollout's only unit (in swallowing code) stops it at the start
+    of the fourth (bgbot.arena.distributed.safe_point), not at the unit's end: no trial finished."""
+    from bgbot.arena import distributed
+    from bgbot.arena import rollout as ro
+    from bgbot.evaluation.checkpoint import load
+    from bgbot.evaluation.specialists import evaluator_for
+    from bgbot.rules.board import starting_position
+
+    ev = evaluator_for(load(ROOT / "bgbot" / "data" / "default_model.pt")[0])
+    real, plies = ro.play_ply, []
+
+    def ply(*args, **kwargs):
+        plies.append(1)
+        if len(plies) == 3:
+            _swallowing(signal.SIGTERM)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ro, "play_ply", ply)
+    settings = ro.RolloutSettings(trials=72, truncate=10, seed=1)
+    assert len(ro.chunk_tasks(settings, 1)) == 1
+    with pytest.raises(ro.RolloutInterrupted) as stopped, distributed.interrupt_signals():
+        ro._run(ev, starting_position()[None], np.ones(1, dtype=bool), settings)
+    assert len(plies) == 3 and stopped.value.signum == signal.SIGTERM and stopped.value.results.shape == (1, 0, 5)
 
 
 # -- gates ----------------------------------------------------------------------------------------------------------

@@ -287,16 +287,59 @@ def test_paired_difference_is_the_mean_and_standard_error_of_the_per_trial_diffe
 
 
 def test_cli_rollout_json_and_table(capsys):
-    assert main(["rollout", "4HPwATDgc/ABMA", "31", "--trials", "72", "--truncate", "2", "--json"]) == 0
+    assert main(["rollout", "4HPwATDgc/ABMA", "31", "--trials", "144", "--truncate", "2", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     plays = out["plays"]
     assert [p["rank"] for p in plays] == list(range(1, len(plays) + 1))
-    assert plays[0]["play"] == "8/5 6/5" and plays[0]["trials"] == 72 and plays[0]["difference"] == 0.0
+    assert plays[0]["play"] == "8/5 6/5" and plays[0]["trials"] == 144 and plays[0]["difference"] == 0.0
     assert all(p["equity_se"] > 0 for p in plays) and out["settings"]["variance_reduction"] is True
     assert all(p["difference"] < 0 and p["significant"] for p in plays[1:])
+    assert all(p["significance_note"] is None for p in plays)
+    assert out["se_excludes_truncation_bias"] is True
     assert main(["rollout", "4HPwATDgc/ABMA", "--trials", "36", "--truncate", "1", "--no-progress"]) == 0
     table = capsys.readouterr().out
     assert "before the roll" in table and "Equity" in table
+    assert "(± SE: the trials' noise only, not the bias of the model's valuation where they stop, after 1 ply)" in table
+
+
+def test_cli_rollout_of_few_trials_judges_no_difference(capsys):
+    """72 trials: the same plays as at 144 trials, clearly worse by their z-tests, yet below MIN_SIGNIFICANCE_TRIALS
+    none is called significant; JSON and table say too few trials to judge."""
+    assert ro.MIN_SIGNIFICANCE_TRIALS == 144
+    argv = ["rollout", "4HPwATDgc/ABMA", "31", "--trials", "72", "--truncate", "2", "--no-progress"]
+    assert main([*argv, "--json"]) == 0
+    plays = json.loads(capsys.readouterr().out)["plays"]
+    assert all(abs(p["difference"]) > 1.96 * p["difference_se"] for p in plays[1:])
+    assert not any(p["significant"] for p in plays)
+    assert {p["significance_note"] for p in plays} == {"too few trials to judge significance: 72 (at least 144)"}
+    assert main(argv) == 0
+    table = capsys.readouterr().out
+    assert "Differences not judged: too few trials to judge significance: 72 (at least 144)" in table
+    assert " *" not in table and "significantly worse" not in table
+
+
+def test_rank_candidates_and_cube_significance_need_enough_trials():
+    """A play worse by 0.5 in every trial but one: decisive at 144 trials; at 12 (and 143) trials nothing is judged.
+    The cube's z-tests follow the same rule."""
+    rng = np.random.default_rng(0)
+
+    def cands(trials: int) -> list:
+        good = np.zeros((trials, 5))
+        good[:, 0] = 0.75 + rng.normal(0, 0.01, trials)
+        bad = good.copy()
+        bad[1:, 0] -= 0.25  # equity 2w - 1: 0.5 less
+        return [ro.Candidate("good", starting_position(), ro.Estimate.of(good)),
+                ro.Candidate("bad", starting_position(), ro.Estimate.of(bad))]  # fmt: skip
+
+    for trials, judged in ((12, False), (143, False), (144, True)):
+        ranked = ro.rank_candidates(cands(trials))
+        assert ranked[1]["play"] == "bad" and ranked[1]["significant"] is judged
+        assert ranked[1]["significance_note"] == ro.significance_note(trials)
+        assert (ro.significance_note(trials) is None) is judged
+        nd = rng.normal(0.2, 0.3, trials)
+        cube = ro.cube_significance(nd, nd + 0.5 + rng.normal(0, 0.05, trials))  # doubling gains 0.5 a trial
+        assert cube["double_significant"] is judged and cube["significance_note"] == ro.significance_note(trials)
+        assert cube["significant"] is (cube["double_significant"] and cube["take_significant"])
 
 
 @pytest.mark.parametrize(
@@ -495,6 +538,7 @@ def test_cli_rollout_filter(capsys):
     assert main([*args, "--no-variance-reduction"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["settings"]["move_filter"] is True and out["position"]["trials"] == 36
+    assert out["se_excludes_truncation_bias"] is False  # untruncated: no horizon, no valuation's bias
     assert main([*args, "--ply", "1"]) == 2
     assert "0-ply" in capsys.readouterr().err
 

@@ -89,6 +89,8 @@ def run_gate(cfg: GateConfig) -> dict:
         StageError: a missing candidate or ``against`` checkpoint; ``against`` the candidate itself (compared
             resolved); ``out`` there and not a regular file; a cube reference with
             ``against`` not a checkpoint.
+        bgbot.formats.store.StoreError: a cube reference that is not a held-out cube reference
+            (:func:`bgbot.arena.cubegate.check_reference`), checked before any game.
         bgbot.errors.BgbotError: a bad player spec or game count (the tournament's errors).
     """
     from bgbot.arena import distributed
@@ -105,6 +107,11 @@ def run_gate(cfg: GateConfig) -> dict:
         raise StageError(f"--out {cfg.out!r} is not a regular file (a directory?): give the JSON record's file name")
     if cfg.cube_reference and not cfg.against.endswith(".pt"):
         raise StageError("--cube-reference compares two checkpoints: --against must be a .pt file")
+    if cfg.cube_reference:  # before the games, not after them
+        from bgbot.arena.cubegate import check_reference
+
+        for store in cfg.cube_reference:
+            check_reference(store)
     record = {
         "stage": "gate",
         "candidate": cfg.candidate,

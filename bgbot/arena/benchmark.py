@@ -136,7 +136,8 @@ def cube_check(candidate: str | Path, against: str | Path, stores: list[str]) ->
 
     Raises:
         GateError: a missing checkpoint; fewer than :data:`bgbot.arena.cubegate.MIN_DECISIONS` decisions of a kind.
-        bgbot.formats.store.StoreError: a store that is not one, a torn or foreign part, no finished rollouts, a store
+        bgbot.formats.store.StoreError: a store that is not one, or not a held-out cube reference
+            (:func:`bgbot.arena.cubegate.check_reference`), a torn or foreign part, no finished rollouts, a store
             given twice. bgbot.evaluation.checkpoint.CheckpointError: an unreadable checkpoint.
     """
     from bgbot.evaluation import checkpoint
@@ -146,6 +147,8 @@ def cube_check(candidate: str | Path, against: str | Path, stores: list[str]) ->
     for path in (candidate, against):
         if not Path(path).is_file():
             raise GateError(f"the cube check needs checkpoints: no file at {str(path)!r}")
+    for store in stores:
+        cubegate.check_reference(store)
     pos, ref = reference_positions(stores)
     errors = {}
     for who, path in (("candidate", candidate), ("against", against)):

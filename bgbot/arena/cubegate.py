@@ -11,6 +11,12 @@ Jacoby off, the position class's cube efficiency), as ``scripts/bench_decisions.
 * **Take/pass decisions**: among those, the positions where the referee doubles. A model takes when its double/take
   equity is below its double/pass; its error is the referee's cost of the take or the pass.
 
+**The reference** (:func:`check_reference`, before any game): a campaign store of positions (not a plays store of
+checker-play decisions) whose plan takes doubling-window positions (a cube rule among its ``rules``), rolled out to the
+end of the game (no truncation, whose horizon valuation is a model's own bias) with at least
+:data:`MIN_REFERENCE_TRIALS` trials; any other store is refused with one line saying what it lacks. That a store was
+never fitted cannot be read from it: keep the held-out stores out of every fit.
+
 Errors are in millipoints (1/1000 of the cube value) a decision. The check is paired (:func:`paired`): the
 candidate's error minus the incumbent's, position by position, with a 95% interval (normal approximation over
 positions); the candidate is **not worse** when the interval's lower end is at most 0 for both kinds (the data do not
@@ -19,11 +25,14 @@ show it worse). The record is :class:`bgbot.arena.benchmark.CubeGate`.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from bgbot.cube.decision import decide
 from bgbot.evaluation.classes import efficiency_for
 from bgbot.evaluation.specialists import classify
+from bgbot.formats.store import StoreError, load_settings
 from bgbot.rules.board import pip_counts
 from bgbot.rules.state import CubeState, MatchState
 
@@ -34,6 +43,40 @@ MIN_DECISIONS = 20
 KINDS = ("double", "take")
 """The kinds of decision judged, the keys of :func:`decision_errors`' result."""
 MONEY = MatchState()
+MIN_REFERENCE_TRIALS = 2592
+"""Fewest rollout trials of a reference store's positions: twice the 1,296 of the stores rolled out for fitting, so
+that a plain rollout's standard error in the win probability is at most 0.01 (0.5 / sqrt(2592))."""
+CUBE_RULES = ("cube", "race_cube")
+"""The plan rules (``campaign.json``'s ``rules``: :class:`training.campaign.Reason` by name) that choose positions of
+the doubling window; a reference store's plan has at least one."""
+
+
+def check_reference(store: str) -> None:
+    """Refuse ``store`` unless it is a held-out cube reference (module docstring): a campaign store of positions
+    planned with a cube rule (:data:`CUBE_RULES`), rolled out untruncated with at least :data:`MIN_REFERENCE_TRIALS`
+    trials. Reads ``campaign.json`` only.
+
+    Raises:
+        StoreError: not a campaign store (:func:`bgbot.formats.store.load_settings`), or one line naming the store and
+            what it lacks.
+    """
+    settings = load_settings(Path(store))
+    why = f"{store!r} is not a held-out cube reference (long rollouts of doubling-window positions)"
+    if settings.plays:
+        raise StoreError(f"{why}: it is a plays store of checker-play decisions")
+    rules = sorted(settings.rules)
+    if not any(r in settings.rules for r in CUBE_RULES):
+        raise StoreError(f"{why}: its plan has no cube rule ({' or '.join(CUBE_RULES)}), only {', '.join(rules)}")
+    rollout = settings.rollout
+    if rollout.get("truncate", 0):
+        raise StoreError(
+            f"{why}: its rollouts stop after {rollout['truncate']} plies (truncated), not at the game's end"
+        )
+    if rollout.get("cube", False):
+        raise StoreError(f"{why}: its rollouts are cubeful, not the cubeless probabilities the cube check judges by")
+    trials = rollout.get("trials", 0)
+    if trials < MIN_REFERENCE_TRIALS:
+        raise StoreError(f"{why}: its rollouts have {trials} trials, fewer than {MIN_REFERENCE_TRIALS}")
 
 
 def efficiency(position: np.ndarray) -> float:

@@ -18,7 +18,11 @@ is counted twice.
 in the main process, so a long command can print what it has finished. Pool workers ignore SIGINT (a terminal's
 Ctrl-C reaches the whole process group; the parent decides) and watch their parent: one whose parent is gone (killed,
 even by SIGKILL) exits within :data:`PARENT_POLL_S` seconds. When the parent stops early (interrupted, or a unit
-raised), it terminates the pool's workers before it returns, so no process it started outlives it.
+raised), it terminates the pool's workers before it returns, so no process it started outlives it. The units this
+process runs itself hold the signals (:func:`_signals_held`) and take them at safe points: between units and where
+the unit calls :func:`safe_point` (a rollout, between plies). A handler that raises at an arbitrary bytecode could
+otherwise raise inside a library's code that drops the exception (the signal lost: a long rollout would run on) or
+stop it halfway through a lock or a thread-limit change.
 
 **Ray** (the optional extra ``pip install 'bgbot[ray]'``, pinned to the tested 2.60 series): ``ray="local"`` starts
 (or joins, when this process has already called ``ray.init``) a Ray instance on this machine; ``ray="HOST:PORT"`` (or
@@ -71,6 +75,7 @@ __all__ = [
     "watch_parent",
     "Interrupted",
     "interrupt_signals",
+    "safe_point",
     "run_pool",
     "stop_pool",
     "PARENT_POLL_S",
@@ -443,7 +448,8 @@ def run_pool(
         if procs < 1:  # one unit left and this process works: no pool
             assert in_process is not None
             for i in todo:
-                store(i, in_process(tasks[i]))
+                with _signals_held():  # a signal stops the unit at a safe point (safe_point) or after it
+                    store(i, in_process(tasks[i]))
             break
         pool = ProcessPoolExecutor(procs, mp_context=ctx, initializer=initializer)
         depth = procs * QUEUED_PER_WORKER if here else len(todo)
@@ -462,7 +468,8 @@ def run_pool(
                     if here and pending:  # this process's share: the units at the end of the queue
                         i = pending.pop()
                         assert in_process is not None
-                        store(i, in_process(tasks[i]))
+                        with _signals_held():  # a signal stops the unit at a safe point (safe_point) or after it
+                            store(i, in_process(tasks[i]))
                         with _signals_held():
                             done = {f for f in futures if f.done()}
                     else:
@@ -494,12 +501,18 @@ def _run_pool(fn: Callable, tasks: Sequence, workers: int, on_result: Callable[[
     return run_pool(functools.partial(_call_one_thread, fn), tasks, workers, arrived, in_process=here)[0]
 
 
+_HOLDS: list[tuple[list[int], dict]] = []
+"""The :func:`_signals_held` blocks in force (main thread), innermost last: the signals each has caught and not yet
+delivered, and the handlers it replaced."""
+
+
 @contextlib.contextmanager
 def _signals_held() -> Iterator[None]:
-    """SIGINT and SIGTERM that arrive during the block take effect at its end (their handlers, such as
-    :func:`interrupt_signals`', run then), so that the exception a handler raises never leaves a lock of the pool or of
-    a future held (which would hang the pool's shutdown). Only in the main thread, where Python runs handlers; a
-    handler not set from Python is left alone."""
+    """SIGINT and SIGTERM that arrive during the block take effect at its end or at a :func:`safe_point` inside it
+    (their handlers, such as :func:`interrupt_signals`', run then), so that the exception a handler raises never leaves
+    a lock of the pool or of a future held (which would hang the pool's shutdown), never stops a thread-limit change
+    halfway, and is never raised inside a library's code that would drop it (the signal lost). Only in the main
+    thread, where Python runs handlers; a handler not set from Python is left alone."""
     names = (signal.SIGINT, signal.SIGTERM)
     old = {s: signal.getsignal(s) for s in names}
     if threading.current_thread() is not threading.main_thread() or any(h is None for h in old.values()):
@@ -508,17 +521,40 @@ def _signals_held() -> Iterator[None]:
     caught: list[int] = []
     for s in names:
         signal.signal(s, lambda signum, frame: caught.append(signum))
+    _HOLDS.append((caught, old))
     try:
         yield
     finally:
+        _HOLDS.pop()
         for s, h in old.items():
             signal.signal(s, h)
-        for signum in caught:
-            handler = old[signal.Signals(signum)]
-            if callable(handler):
-                handler(signum, None)
-            elif handler == signal.SIG_DFL:
-                signal.raise_signal(signum)
+        _deliver(caught, old)
+
+
+def _deliver(signums: list[int], old: dict) -> None:
+    """Run the handlers ``old`` (by signal) of the held signals ``signums``: a Python handler is called (it may
+    raise), the default action is taken (SIGINT and SIGTERM end the process), an ignored signal is dropped."""
+    for signum in signums:
+        handler = old[signal.Signals(signum)]
+        if callable(handler):
+            handler(signum, None)
+        elif handler == signal.SIG_DFL:
+            signal.signal(signum, signal.SIG_DFL)
+            signal.raise_signal(signum)
+
+
+def safe_point() -> None:
+    """A point where this process's work may stop: inside a :func:`_signals_held` block (a unit that :func:`run_tasks`
+    or :func:`run_pool` runs in this process), the signals it has caught are delivered now (their handlers run here:
+    :func:`interrupt_signals`' raises :class:`Interrupted`) and later ones are still held. Elsewhere (a pool worker,
+    another thread, no block in force) it does nothing. Costs a list lookup: call it as often as a stop should be
+    prompt (a rollout calls it every ply)."""
+    if not _HOLDS or not _HOLDS[-1][0]:
+        return
+    caught, old = _HOLDS[-1]
+    signums = caught[:]
+    del caught[: len(signums)]
+    _deliver(signums, old)
 
 
 @contextlib.contextmanager
@@ -566,11 +602,14 @@ def run_tasks(
         return _run_ray(fn, tasks, ray, on_result, on_restart)
     if workers <= 1 or len(tasks) <= 1:
         out = []
-        with _one_thread_here():  # as in a worker: the same floating-point results
+        # as in a worker: the same floating-point results; a signal stops the work at a safe point (safe_point, or
+        # between units), never halfway through the thread limits or inside a library's code
+        with _signals_held(), _one_thread_here():
             for t in tasks:
                 r = fn(t)
                 if on_result is not None:
                     on_result(r)
                 out.append(r)
+                safe_point()
         return out
     return _run_pool(fn, tasks, workers, on_result)

@@ -59,10 +59,17 @@ equity too, as GNU Backgammon does: each roll's luck is also measured in Janowsk
 0-ply play of every roll (:func:`_cubeful_luck`, the cube as it is at that turn). Cubeful rollouts at a match score
 are not implemented.
 
+**Significance.** A difference between two plays (:func:`rank_candidates`) or two cube actions
+(:func:`cube_significance`) is significant when it exceeds 1.96 of its paired standard error: a normal approximation
+of the mean per-trial difference, which a few dozen trials do not support (their differences are skewed: most
+trials differ little, a few by a gammon). Below :data:`MIN_SIGNIFICANCE_TRIALS` trials nothing is called significant
+and ``significance_note`` says "too few trials to judge" (:func:`significance_note`).
+
 **Interruption.** Under :func:`bgbot.arena.distributed.interrupt_signals` (``bgbot rollout``), SIGINT or SIGTERM stops
 the work (pool workers included) and raises :class:`RolloutInterrupted` carrying the per-trial results of the whole
 work units finished for every start: the estimates of those trials, with their standard errors, are the partial
-result.
+result. A unit run in this process takes the signal at the start of its next ply
+(:func:`bgbot.arena.distributed.safe_point`), never inside the evaluator's or a library's code.
 """
 
 from __future__ import annotations
@@ -76,7 +83,7 @@ from typing import Any
 import numpy as np
 
 from bgbot.arena import ranking
-from bgbot.arena.distributed import Interrupted
+from bgbot.arena.distributed import Interrupted, safe_point
 from bgbot.arena.engine import CubePhase, CubeRules, Table, efficiencies, game_value, play_ply
 from bgbot.cube.janowski import money_cubeful
 from bgbot.errors import BgbotError, is_int
@@ -118,6 +125,8 @@ __all__ = [
     "cube_rollout",
     "cube_result",
     "cube_significance",
+    "MIN_SIGNIFICANCE_TRIALS",
+    "significance_note",
 ]
 
 CHUNK_TRIALS = 72
@@ -132,6 +141,9 @@ MAX_TRIALS = 10_000_000
 """Most trials per rollout (per-trial results are kept in memory, 40 bytes a trial and candidate)."""
 MIN_TRIALS = 2
 """Fewest trials: a standard error needs two."""
+MIN_SIGNIFICANCE_TRIALS = 144
+"""Fewest trials from which a difference is called significant (module docstring, "Significance"): two work units
+(:data:`CHUNK_TRIALS`), four passes of the quasi-random first roll through the 36 rolls."""
 MAX_TRUNCATE = 10_000
 MAX_SEED = 2**63 - 1
 ROLLOUT_KEY = 0x526F6C6C  # "Roll": keeps rollout dice apart from tournament dice of the same seed
@@ -463,6 +475,7 @@ def play_chunk(
 
     with _databases(settings.databases):
         while True:
+            safe_point()  # a held SIGINT or SIGTERM stops the unit here (bgbot.arena.distributed.safe_point)
             idx = np.flatnonzero(table.active)
             if len(idx) == 0:
                 break
@@ -887,15 +900,31 @@ def paired_difference(e: Estimate, base: Estimate) -> tuple[float, float]:
     return float(diff.mean()), _se(diff) if len(diff) > 1 else 0.0
 
 
+def significance_note(trials: int) -> str | None:
+    """Why no difference of a rollout of ``trials`` trials is judged significant, or None when one can be (``trials``
+    at least :data:`MIN_SIGNIFICANCE_TRIALS`).
+
+    >>> significance_note(12)
+    'too few trials to judge significance: 12 (at least 144)'
+    >>> significance_note(144) is None
+    True
+    """
+    if trials >= MIN_SIGNIFICANCE_TRIALS:
+        return None
+    return f"too few trials to judge significance: {trials} (at least {MIN_SIGNIFICANCE_TRIALS})"
+
+
 def rank_candidates(cands: list[Candidate], z: float = 1.96) -> list[dict]:
     """Candidates best first by rolled-out equity, each with its difference from the best, the standard error of
-    that difference (paired over trials: :func:`paired_difference`) and whether it is significant (two-sided 95%,
-    ``|difference| > z * se``). Returns JSON-ready dicts."""
+    that difference (paired over trials: :func:`paired_difference`), whether it is significant (two-sided 95%,
+    ``|difference| > z * se``, and at least :data:`MIN_SIGNIFICANCE_TRIALS` trials) and ``significance_note``
+    (:func:`significance_note`: "too few trials to judge", or None). Returns JSON-ready dicts."""
     est = [c.estimate for c in cands]
     assert all(e is not None for e in est)
     order = sorted(range(len(cands)), key=lambda i: -est[i].value)  # type: ignore[union-attr]
     best = est[order[0]]
     assert best is not None
+    note = significance_note(best.trials)
     out = []
     for rank, i in enumerate(order, 1):
         e = est[i]
@@ -909,7 +938,8 @@ def rank_candidates(cands: list[Candidate], z: float = 1.96) -> list[dict]:
                 **estimate_json(e),
                 "difference": difference,
                 "difference_se": se,
-                "significant": bool(rank > 1 and abs(difference) > z * se),
+                "significant": bool(rank > 1 and note is None and abs(difference) > z * se),
+                "significance_note": note,
             }
         )
     return out
@@ -1009,19 +1039,23 @@ def cube_significance(no_double: np.ndarray, double_take: np.ndarray, z: float =
       when the rolled-out Double/Take is below +1, else ``1 - ND_i``);
     * to take or pass: ``DT - DP`` (per trial ``DT_i - 1``).
 
+    Fewer than :data:`MIN_SIGNIFICANCE_TRIALS` trials judge nothing: neither difference is significant.
+
     Returns:
         ``{"double_minus_no_double", "double_minus_no_double_se", "double_significant", "take_minus_pass",
-        "take_minus_pass_se", "take_significant", "significant", "z"}``: the two differences (the doubler's
-        perspective, cubeful equity per the position's cube), their standard errors, whether each is significant, and
-        ``significant``, whether both are (the proper action would not change with more trials, at 95% each).
+        "take_minus_pass_se", "take_significant", "significant", "significance_note", "z"}``: the two differences (the
+        doubler's perspective, cubeful equity per the position's cube), their standard errors, whether each is
+        significant, ``significant``, whether both are (the proper action would not change with more trials, at 95%
+        each), and :func:`significance_note` (None, or why nothing is judged).
     """
     nd = np.asarray(no_double, dtype=np.float64)
     dt = np.asarray(double_take, dtype=np.float64)
     take = dt - 1.0
     double = (dt if dt.mean() < 1.0 else np.ones_like(dt)) - nd
     d_se, t_se = _se(double), _se(take)
-    d_sig = bool(abs(double.mean()) > z * d_se)
-    t_sig = bool(abs(take.mean()) > z * t_se)
+    note = significance_note(len(nd))
+    d_sig = bool(note is None and abs(double.mean()) > z * d_se)
+    t_sig = bool(note is None and abs(take.mean()) > z * t_se)
     return {
         "double_minus_no_double": float(double.mean()),
         "double_minus_no_double_se": d_se,
@@ -1030,5 +1064,6 @@ def cube_significance(no_double: np.ndarray, double_take: np.ndarray, z: float =
         "take_minus_pass_se": t_se,
         "take_significant": t_sig,
         "significant": d_sig and t_sig,
+        "significance_note": note,
         "z": z,
     }

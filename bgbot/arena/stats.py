@@ -7,6 +7,10 @@
   [0, 1] by construction, treating matches as independent (conservative: duplicate dice only lower the variance).
 * **Ratios of paired mean errors** (:func:`ratio_interval`: one contestant's mean error over another's on the same
   decisions): a paired percentile bootstrap over the decisions (numpy, fixed seed), so the interval is reproducible.
+* **Mean errors** (:func:`mean_interval`: a mean equity loss over decisions, or a paired difference of two): the same
+  percentile bootstrap. A loss is never negative and neither is any resample's mean, so the interval stays inside the
+  feasible range (a normal interval of a few decisions, most losing nothing, reaches below 0). Below
+  :data:`MIN_INTERVAL_DECISIONS` decisions it is marked unreliable, as a ppg interval of too few games is.
 * **Rankings** (:func:`ranking`): a player's value is the mean of its pairings' values from its side. Its interval
   combines the pairings' standard errors with Welch-Satterthwaite degrees of freedom (ppg), or pools its matches into
   one Wilson interval (match-win rate); with two players it is exactly the pairing's interval.
@@ -44,9 +48,11 @@ __all__ = [
     "summarize_matches",
     "ranking",
     "ratio_interval",
+    "mean_interval",
     "CONFIDENCE",
     "BOOTSTRAP_RESAMPLES",
     "MIN_INTERVAL_GAMES",
+    "MIN_INTERVAL_DECISIONS",
     "interval_note",
 ]
 
@@ -55,25 +61,33 @@ CONFIDENCE = 0.95
 
 
 BOOTSTRAP_RESAMPLES = 10_000
-"""Resamples of :func:`ratio_interval`'s bootstrap."""
+"""Resamples of :func:`ratio_interval`'s and :func:`mean_interval`'s bootstrap."""
 
 
 MIN_INTERVAL_GAMES = 30
 """Fewest games of a pairing (15 duplicate pairs) whose ppg interval is reported as reliable (module docstring)."""
 
 
-def interval_note(games: int) -> str | None:
-    """Why a ppg interval over ``games`` duplicate games is unreliable, or None when it is not (``games`` at least
-    :data:`MIN_INTERVAL_GAMES`).
+MIN_INTERVAL_DECISIONS = 30
+"""Fewest decisions whose bootstrap interval of a mean error (:func:`mean_interval`) is reported as reliable: with
+fewer, most of them losing nothing, the resamples miss the rare large losses and the interval is too narrow."""
+
+
+def interval_note(n: int, what: str = "games", least: int = MIN_INTERVAL_GAMES) -> str | None:
+    """Why an interval over ``n`` samples (``what``: ``"games"``, duplicate games of a ppg interval, or
+    ``"decisions"`` with ``least`` :data:`MIN_INTERVAL_DECISIONS`) is unreliable, or None when it is not (``n`` at
+    least ``least``).
 
     >>> interval_note(4)
     'too few games for a 95% interval: 4 (at least 30)'
     >>> interval_note(30) is None
     True
+    >>> interval_note(12, "decisions", MIN_INTERVAL_DECISIONS)
+    'too few decisions for a 95% interval: 12 (at least 30)'
     """
-    if games >= MIN_INTERVAL_GAMES:
+    if n >= least:
         return None
-    return f"too few games for a {CONFIDENCE:.0%} interval: {games} (at least {MIN_INTERVAL_GAMES})"
+    return f"too few {what} for a {CONFIDENCE:.0%} interval: {n} (at least {least})"
 
 
 class StatsError(BgbotError):
@@ -241,20 +255,88 @@ def ratio_interval(
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(b > 0, a / np.where(b > 0, b, 1.0), np.where(a > 0, np.inf, 0.0))
 
-    rng = np.random.default_rng(seed)
-    draws = []
-    for start in range(0, resamples, 1000):
-        idx = rng.integers(0, n, size=(min(1000, resamples - start), n))
-        draws.append(ratio(num[idx].sum(axis=1), den[idx].sum(axis=1)))
-    boot = np.sort(np.concatenate(draws))
-    tail = (1.0 - confidence) / 2.0
-    low = boot[int(math.floor(tail * resamples))]
-    high = boot[min(int(math.ceil((1.0 - tail) * resamples)) - 1, resamples - 1)]
+    sums = _resampled_sums([num, den], resamples, seed)
+    low, high = _percentiles(ratio(sums[0], sums[1]), confidence)
     return {
         "ratio": float(ratio(np.array([num.sum()]), np.array([den.sum()]))[0]),
         "ci_low": float(low),
         "ci_high": float(high),
         "decisions": n,
+        "resamples": resamples,
+        "seed": seed,
+    }
+
+
+def _resampled_sums(samples: list[np.ndarray], resamples: int, seed: int) -> np.ndarray:
+    """The bootstrap's resamples: ``resamples`` draws of ``n`` indices with replacement (from
+    ``numpy.random.default_rng(seed)``, in chunks of 1,000), the same draws for every array of ``samples`` (``(n,)``
+    each: paired) -> ``(len(samples), resamples)`` float64, each array's sum over each draw."""
+    n = len(samples[0])
+    rng = np.random.default_rng(seed)
+    draws = []
+    for start in range(0, resamples, 1000):
+        idx = rng.integers(0, n, size=(min(1000, resamples - start), n))
+        draws.append(np.stack([x[idx].sum(axis=1) for x in samples]))
+    return np.concatenate(draws, axis=1)
+
+
+def _percentiles(boot: np.ndarray, confidence: float) -> tuple[float, float]:
+    """The equal-tailed percentile interval ``(low, high)`` of the bootstrap statistics ``boot`` ``(R,)``."""
+    boot = np.sort(boot)
+    resamples = len(boot)
+    tail = (1.0 - confidence) / 2.0
+    low = boot[int(math.floor(tail * resamples))]
+    high = boot[min(int(math.ceil((1.0 - tail) * resamples)) - 1, resamples - 1)]
+    return float(low), float(high)
+
+
+def mean_interval(
+    samples: np.ndarray,
+    *,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = 2026,
+    confidence: float = CONFIDENCE,
+) -> dict:
+    """Mean of independent samples (e.g. the equity lost at each decision, or a paired difference of two models'
+    losses) with its percentile bootstrap interval (the resampling of :func:`ratio_interval`).
+
+    The interval holds only values some resample's mean takes, so it stays inside the samples' range: the interval of
+    a loss (>= 0) never reaches below 0, as a normal interval of few decisions does. Below
+    :data:`MIN_INTERVAL_DECISIONS` samples it is marked unreliable (:func:`interval_note`), its numbers kept.
+
+    Args:
+        samples: ``(n,)`` finite floats, n >= 2.
+        resamples: bootstrap resamples (drawn from ``numpy.random.default_rng(seed)``, in chunks of 1,000).
+        confidence: level of the interval (equal tails).
+
+    Returns:
+        ``{"mean", "ci_low", "ci_high", "n", "interval_reliable", "interval_note", "resamples", "seed"}``
+        (``interval_note`` None when reliable).
+
+    Raises:
+        StatsError: fewer than two samples, a sample that is not finite, or fewer than 10 resamples.
+
+    >>> r = mean_interval(np.array([0.0, 0.0, 0.0, 0.3]), resamples=1000)
+    >>> r["mean"], r["ci_low"], r["interval_reliable"]
+    (0.075, 0.0, False)
+    """
+    x = np.asarray(samples, dtype=np.float64).ravel()
+    n = len(x)
+    if n < 2:
+        raise StatsError(f"a bootstrap interval needs at least 2 samples, got {n}")
+    if not np.isfinite(x).all():
+        raise StatsError("a sample is not a finite number")
+    if resamples < 10:
+        raise StatsError(f"a bootstrap interval needs at least 10 resamples, got {resamples}")
+    low, high = _percentiles(_resampled_sums([x], resamples, seed)[0] / n, confidence)
+    note = interval_note(n, "decisions", MIN_INTERVAL_DECISIONS)
+    return {
+        "mean": float(x.mean()),
+        "ci_low": low,
+        "ci_high": high,
+        "n": n,
+        "interval_reliable": note is None,
+        "interval_note": note,
         "resamples": resamples,
         "seed": seed,
     }

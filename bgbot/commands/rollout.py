@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from bgbot.arena.rollout import MIN_SIGNIFICANCE_TRIALS
 from bgbot.commands import common
 from bgbot.formats.figures import figure
 
@@ -23,9 +24,11 @@ def add_parser(subparsers) -> None:
         description="Play POSITION out many times with the model at --ply and average the results (cubeless; --cube: "
         "cubeful money play). With "
         "DICE: a checker-play rollout of the candidate plays (GNU Backgammon's 0-ply move filter, or --play), ranked "
-        "with each play's difference from the best and whether it is significant (95%, paired over trials). "
+        "with each play's difference from the best and whether it is significant (95%, paired over trials; below "
+        f"{MIN_SIGNIFICANCE_TRIALS} trials: too few trials to judge). "
         "Without DICE: the position before the roll. Variance reduction (luck estimation) and quasi-random dice are "
-        "on by default; results for a --seed are the same for any --workers and with --ray.",
+        "on by default; results for a --seed are the same for any --workers and with --ray. With --truncate, the "
+        "standard errors cover the trials' noise only, not the bias of the model's valuation at the horizon.",
     )
     p.add_argument("position", metavar="POSITION", help="Position ID, PositionID:MatchID (GNUbg ID) or XGID=...")
     p.add_argument("dice", nargs="*", metavar="DICE", help="the roll: 31, 3-1 or '3 1' (none: position rollout)")
@@ -40,7 +43,14 @@ def add_parser(subparsers) -> None:
         "(fewer when the filter keeps fewer)",
     )
     p.add_argument("--trials", type=int, default=1296, metavar="N", help="trials per candidate (default 1296)")
-    p.add_argument("--truncate", type=int, default=0, metavar="PLIES", help="stop trials after PLIES (0 = never)")
+    p.add_argument(
+        "--truncate",
+        type=int,
+        default=0,
+        metavar="PLIES",
+        help="stop trials after PLIES, valued there by the model at 0-ply (0 = never); the standard errors then "
+        "exclude that valuation's bias (JSON: se_excludes_truncation_bias)",
+    )
     p.add_argument("--ply", type=common.ply, default=0, metavar="N", help="lookahead of the players inside (default 0)")
     p.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
     p.add_argument("--no-variance-reduction", dest="vr", action="store_false", help="no luck estimation (much noisier)")
@@ -164,6 +174,7 @@ def run(args: argparse.Namespace) -> int:
     out["trials_per_s"] = round(done * n_starts / max(elapsed, 1e-9), 2)
     out["workers"] = "ray" if args.ray else args.workers
     out["trials_done"] = int(done)
+    out["se_excludes_truncation_bias"] = settings.truncate > 0
     out["complete"] = interrupted is None
     if interrupted is not None:
         out["interrupted"] = signal.Signals(interrupted.signum).name
@@ -217,9 +228,17 @@ def print_table(out: dict) -> None:
         f"{'truncated at ' + str(s['truncate']) + ' plies' if s['truncate'] else 'no truncation'}, "
         f"{'cubeful (money)' if s['cube'] else 'cubeless'}"
     )
+    horizon = f"{s['truncate']} {'ply' if s['truncate'] == 1 else 'plies'}"
+    truncated = (
+        f"  (± SE: the trials' noise only, not the bias of the model's valuation where they stop, after {horizon})"
+        if out.get("se_excludes_truncation_bias")
+        else None
+    )
     if "cube" in out:
         c = out["cube"]
         print(f"Cube rollout of Position ID {out['position_id']}; {how}")
+        if truncated:
+            print(truncated)
         nd, dt = c["no_double"], c["double_take"]
         print(f"  No double     {figure(nd['cubeful_equity'], '+8.4f')} ± {nd['cubeful_equity_se']:.4f}")
         print(f"  Double/Take   {figure(dt['cubeful_equity'], '+8.4f')} ± {dt['cubeful_equity_se']:.4f}")
@@ -228,9 +247,12 @@ def print_table(out: dict) -> None:
             f"  DT - ND       {figure(c['double_take_minus_no_double'], '+8.4f')} ± {c['double_take_minus_no_double_se']:.4f}"
         )
         print(f"  Proper cube action: {c['action']}")
-        sig = "significant" if c["significant"] else "NOT significant"
+        if c.get("significance_note"):
+            sig = c["significance_note"]
+        else:
+            sig = f"{'significant' if c['significant'] else 'NOT significant'} at 95% after {nd['trials']} trials"
         print(
-            f"    ({sig} at 95% after {nd['trials']} trials: double - no double {figure(c['double_minus_no_double'], '+.4f')} "
+            f"    ({sig}: double - no double {figure(c['double_minus_no_double'], '+.4f')} "
             f"± {c['double_minus_no_double_se']:.4f}, take - pass {figure(c['take_minus_pass'], '+.4f')} "
             f"± {c['take_minus_pass_se']:.4f})"
         )
@@ -245,12 +267,16 @@ def print_table(out: dict) -> None:
         e = out["position"]
         q, se = e["probabilities"], e["probabilities_se"]
         print(f"Rollout of Position ID {out['position_id']} before the roll; {how}")
+        if truncated:
+            print(truncated)
         print(f"{'':8}{'Win':>8} {'W(g)':>8} {'W(bg)':>8} {'L(g)':>8} {'L(bg)':>8}  {'Equity':>8}")
         print(f"{'':8}" + " ".join(f"{v:8.4f}" for v in q.values()) + f"  {figure(e['equity'], '+8.4f')}")
         print(f"{'± SE':8}" + " ".join(f"{v:8.4f}" for v in se.values()) + f"  {e['equity_se']:8.4f}")
         return
     plays = out["plays"]
     print(f"Rollout of Position ID {out['position_id']}, dice {common.format_dice(out['dice'])}; {how}")
+    if truncated:
+        print(truncated)
     width = max(4, max(len(p["play"]) for p in plays))
     print(
         f"{'':5} {'Play':<{width}}  {'Equity':>8} {'± SE':>7}  {'Win':>6} {'W(g)':>6} {'W(bg)':>6} "
@@ -270,5 +296,7 @@ def print_table(out: dict) -> None:
             + diff
             + mark
         )
-    if len(plays) > 1:
+    if len(plays) > 1 and plays[0].get("significance_note"):
+        print(f"Differences not judged: {plays[0]['significance_note']}")
+    elif len(plays) > 1:
         print("* significantly worse than the best play (95%, paired over trials with the same dice)")

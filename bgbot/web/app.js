@@ -426,7 +426,8 @@ function showRollout(r) {
     out.appendChild(table(["#", "Play", "Equity", "± se", "Diff", "Win", "W g", "L g", ""], r.plays.map((p) => ({
       cells: [p.rank, p.play, f3(p.cubeful_equity ?? p.equity), (p.cubeful_equity_se ?? p.equity_se).toFixed(3),
         f3(p.difference), pct(p.probabilities.win), pct(p.probabilities.win_gammon), pct(p.probabilities.lose_gammon),
-        p.significant ? "significant" : ""], textCol: true, attrs: { "data-play": p.play } }))));
+        p.significant ? "significant" : p.significance_note ? "too few trials to judge" : ""], textCol: true,
+      attrs: { "data-play": p.play } }))));
   } else if (r.cube) {
     const c = r.cube;
     out.appendChild(el("p", `Proper action: ${c.action}`, { id: "ro-action" }));
