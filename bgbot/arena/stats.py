@@ -94,6 +94,20 @@ class StatsError(BgbotError):
     """Too few samples for an interval (fewer than two duplicate pairs, no matches)."""
 
 
+def _samples(samples: np.ndarray, too_few: str) -> np.ndarray:
+    """``samples`` as a flat float64 array of at least two finite numbers.
+
+    Raises:
+        StatsError: fewer than two samples (``too_few``, then the count) or a sample that is not finite.
+    """
+    x = np.asarray(samples, dtype=np.float64).ravel()
+    if len(x) < 2:
+        raise StatsError(f"{too_few}, got {len(x)}")
+    if not np.isfinite(x).all():
+        raise StatsError("a sample is not a finite number")
+    return x
+
+
 def t_interval(samples: np.ndarray, confidence: float = CONFIDENCE) -> dict:
     """Mean and Student-t interval of independent samples ``(n,)`` float, n >= 2.
 
@@ -108,12 +122,8 @@ def t_interval(samples: np.ndarray, confidence: float = CONFIDENCE) -> dict:
     >>> round(r["mean"], 6), round(r["stderr"], 6), round(r["ci_half_width"], 6)
     (0.0, 0.408248, 1.299228)
     """
-    x = np.asarray(samples, dtype=np.float64).ravel()
+    x = _samples(samples, "a confidence interval needs at least 2 independent samples (duplicate pairs)")
     n = len(x)
-    if n < 2:
-        raise StatsError(f"a confidence interval needs at least 2 independent samples (duplicate pairs), got {n}")
-    if not np.isfinite(x).all():
-        raise StatsError("a sample is not a finite number")
     mean = float(x.mean())
     se = float(x.std(ddof=1) / math.sqrt(n))
     half = float(stats.t.ppf(0.5 + confidence / 2, n - 1) * se)
@@ -320,12 +330,8 @@ def mean_interval(
     >>> r["mean"], r["ci_low"], r["interval_reliable"]
     (0.075, 0.0, False)
     """
-    x = np.asarray(samples, dtype=np.float64).ravel()
+    x = _samples(samples, "a bootstrap interval needs at least 2 samples")
     n = len(x)
-    if n < 2:
-        raise StatsError(f"a bootstrap interval needs at least 2 samples, got {n}")
-    if not np.isfinite(x).all():
-        raise StatsError("a sample is not a finite number")
     if resamples < 10:
         raise StatsError(f"a bootstrap interval needs at least 10 resamples, got {resamples}")
     low, high = _percentiles(_resampled_sums([x], resamples, seed)[0] / n, confidence)
