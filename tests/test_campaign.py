@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -17,6 +18,7 @@ import numpy as np
 import pytest
 
 from bgbot.arena.rollout import RolloutSettings, rollout_positions
+from bgbot.errors import BgbotError
 from bgbot.evaluation import checkpoint
 from bgbot.evaluation.specialists import evaluator_for
 from bgbot.formats.store import exact_finished_games
@@ -426,3 +428,21 @@ def test_targets_of_finished_games_are_read_as_their_results(tmp_path):
     save_npz(tmp_path / "part-00000.npz", positions=positions, targets=targets, stderr=stderr, meta={"kind": "rollout"})
     _, read, read_se, _ = load_targets([str(tmp_path)])
     assert read.tolist()[0] == [0, 0, 0, 1, 0] and read_se[0].tolist() == [0] * 5
+
+
+@pytest.mark.parametrize(
+    ("edit", "words"),
+    [
+        (lambda d: d.update(rules=None), "rules is None, not dict"),
+        (lambda d: d["rollout"].update(trials="5184"), "rollout.trials is '5184', not int"),
+        (lambda d: d.update(part_size=True), "part_size is True, not int"),
+        (lambda d: d.update(sources="a"), "sources is 'a', not list"),
+    ],
+)
+def test_a_hand_edited_campaign_file_of_wrong_types_is_refused_naming_the_field(tmp_path, edit, words):
+    src = Path(__file__).resolve().parents[1] / "models" / "candidates" / "campaign-1-holdout" / "campaign.json"
+    data = json.loads(src.read_text())
+    edit(data)
+    (tmp_path / "campaign.json").write_text(json.dumps(data))
+    with pytest.raises(BgbotError, match=re.escape(words)):
+        campaign.load_settings(tmp_path)

@@ -110,9 +110,34 @@ def load_settings(store: Path) -> CampaignSettings:
         settings = CampaignSettings(**data)
     except (ValueError, TypeError) as e:
         raise StoreError(f"{str(path)!r} is not a readable campaign file: {e}") from None
+    for name, kind in _FIELD_TYPES.items():
+        value = getattr(settings, name)
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise StoreError(f"{str(path)!r} is not a readable campaign file: {name} is {value!r}, not {kind.__name__}")
+    if settings.stream is not None and not isinstance(settings.stream, dict):
+        raise StoreError(f"{str(path)!r} is not a readable campaign file: stream is {settings.stream!r}, not a dict")
+    for name in ("trials", "truncate", "plies", "seed"):
+        value = settings.rollout.get(name, 0)
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise StoreError(f"{str(path)!r} is not a readable campaign file: rollout.{name} is {value!r}, not int")
     if settings.format != FORMAT:
         raise StoreError(f"{str(path)!r} is of format {settings.format}, this code reads {FORMAT}")
     return settings
+
+
+_FIELD_TYPES: dict[str, type] = {
+    "model": str,
+    "model_sha256": str,
+    "rollout": dict,
+    "seed": int,
+    "part_size": int,
+    "plan_sha256": str,
+    "plan_rows": int,
+    "sources": list,
+    "rules": dict,
+    "format": int,
+}
+"""The type of each field of ``campaign.json`` that :func:`load_settings` checks (a hand-edited file is refused)."""
 
 
 def part_path(store: Path, n: int) -> Path:
