@@ -504,6 +504,7 @@ def test_rollout_stream_takes_its_settings_and_names_a_misspelt_one(server, caps
     )
     assert [p["play"] for p in result["plays"]] == [p["play"] for p in cli_out["plays"]] == ["8/5 6/5", "24/23 13/10"]
     assert result["plays"][0]["equity"] == pytest.approx(cli_out["plays"][0]["equity"], abs=1e-9)
+    assert result["se_excludes_truncation_bias"] is cli_out["se_excludes_truncation_bias"] is True
     with httpx.stream("GET", f"{server}/v1/rollout?position=4HPwATDgc/ABMA&trails=36", timeout=60) as r:
         text = "".join(r.iter_text())
     assert "unknown field 'trails'" in text and "trials" in text

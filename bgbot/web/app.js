@@ -421,7 +421,9 @@ function cancelRollout() {
 function showRollout(r) {
   const out = $("ro-out");
   const s = r.settings;
-  out.appendChild(el("p", `${s.trials} trials, ${s.plies}-ply, seed ${s.seed}${s.cube ? ", cubeful" : ""}`));
+  out.appendChild(el("p", `${s.trials} trials, ${s.plies}-ply, seed ${s.seed}${s.cube ? ", cubeful" : ""}`
+    + (r.se_excludes_truncation_bias ? `, truncated after ${s.truncate} plies (± se: the trials' noise only, not the`
+      + " bias of the model's valuation where they stop)" : "")));
   if (r.plays) {
     out.appendChild(table(["#", "Play", "Equity", "± se", "Diff", "Win", "W g", "L g", ""], r.plays.map((p) => ({
       cells: [p.rank, p.play, f3(p.cubeful_equity ?? p.equity), (p.cubeful_equity_se ?? p.equity_se).toFixed(3),
