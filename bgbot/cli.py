@@ -81,11 +81,13 @@ def main(argv: list[str] | None = None) -> int:
     if command is None and argv == ["--version"]:  # answered without importing the commands (and torch)
         print(f"bgbot {bgbot.__version__}")
         return 0
-    parser = build_parser(command)
     try:
+        parser = build_parser(command)  # imports the command's modules (numpy, torch: seconds), Ctrl-C included
         args = parser.parse_args(argv)
     except SystemExit as done:  # --help, --version, or a usage error already reported
         return done.code if isinstance(done.code, int) else EXIT_USAGE
+    except KeyboardInterrupt:  # Ctrl-C while the command loads: nothing done, nothing to print
+        return 130
     try:
         return args.func(args)
     except (BgbotError, OSError) as err:

@@ -453,3 +453,13 @@ def test_help_texts_do_not_drift(capsys):
             assert (Path(__file__).parents[1] / path).is_file(), (command, path)
         if command == "gate":
             assert "AGAINST's directory" in " ".join(text.split()) and "into models/" not in text
+
+
+def test_ctrl_c_while_a_command_loads_exits_130_quietly(monkeypatch, capsys):
+    def loading(command):
+        raise KeyboardInterrupt  # as a Ctrl-C during the command modules' imports
+
+    monkeypatch.setattr(cli, "build_parser", loading)
+    assert cli.main(["rollout", "4HPwATDgc/ABMA"]) == 130
+    out, err = capsys.readouterr()
+    assert out == "" and err == ""
