@@ -364,3 +364,21 @@ def test_an_interval_over_too_few_games_is_marked_unreliable_and_not_printed(cap
     out = capsys.readouterr().out
     assert "too few games" not in out and "CI not shown" not in out
     assert re.search(r"(?m)^pubeval  random    [+-]\d\.\d{3}  \[ [+-]\d\.\d{3},  [+-]\d\.\d{3}\]", out), out
+
+
+def test_gate_refuses_a_registry_that_is_not_a_file_before_any_game(tiny_model, tmp_path, monkeypatch, capsys):
+    import shutil
+
+    models = tmp_path / "models"
+    (models / "README.md").mkdir(parents=True)  # the registry's path is a directory
+    (models / "candidates").mkdir()
+    candidate = models / "candidates" / "c.pt"
+    shutil.copy(tiny_model, candidate)
+    shutil.copy(tiny_model, models / "current.pt")
+    played = []
+    monkeypatch.setattr(tournament, "run", lambda *a, **k: played.append(1))
+    assert main(["gate", str(candidate), "--against", str(models / "current.pt"), "--games", "200"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"error: the registry {str(models / 'README.md')!r} is not a file: the gate records its decisions there"
+    )
+    assert not played and sorted(p.name for p in models.iterdir()) == ["README.md", "candidates", "current.pt"]

@@ -351,7 +351,8 @@ def gate(
     Raises:
         GateError: a missing checkpoint; ``against`` the candidate itself (compared resolved); a file with other
             weights already at the promotion path; too few
-            decisions in ``cube_reference`` (:func:`cube_check`).
+            decisions in ``cube_reference`` (:func:`cube_check`); a registry path that is not a file (before any
+            game) or cannot be written (the message says whether the candidate was promoted).
         GamesStopped: the games stopped early (as :func:`benchmark`'s): nothing promoted, nothing recorded.
         bgbot.formats.store.StoreError: a ``cube_reference`` that is not a readable campaign store.
     """
@@ -365,6 +366,9 @@ def gate(
         if not p.is_file():
             raise GateError(f"no checkpoint file at {str(p)!r}")
     models = Path(models_dir) if models_dir is not None else against.parent
+    registry = models / "README.md"
+    if registry.exists() and not registry.is_file():  # found before any game, not after a promotion
+        raise GateError(f"the registry {str(registry)!r} is not a file: the gate records its decisions there")
     checked = cube_check(candidate, against, list(settings.cube_reference)) if settings.cube_reference else None
     games_settings = tournament.TournamentSettings(games, seed=seed, workers=settings.workers, cube=cube)
     row = _play([f"{candidate}:{plies}", f"{against}:{plies}"], games_settings)["pairings"][0]
@@ -395,8 +399,12 @@ def gate(
         "registry": None,
     }
     if promoted is not None or candidate.resolve().is_relative_to(models.resolve()):
-        decision["registry"] = str(models / "README.md")
-        record_decision(models / "README.md", decision)
+        decision["registry"] = str(registry)
+        try:
+            record_decision(registry, decision)
+        except OSError as err:
+            done = f"promoted to {promoted!r}, but " if promoted is not None else ""
+            raise GateError(f"{done}the decision could not be recorded in {str(registry)!r}: {err}") from None
     return decision
 
 
