@@ -220,15 +220,15 @@ def _progress(enabled: bool, n_cands: int, settings):
 
 def print_table(out: dict) -> None:
     s = out["settings"]
+    horizon = f"{s['truncate']} {'ply' if s['truncate'] == 1 else 'plies'}"
     if not out.get("complete", True):
         print(f"Interrupted ({out['interrupted']}): {out['trials_done']} of {s['trials']} trials finished")
     how = (
         f"{s['trials']} trials, {s['plies']}-ply, seed {s['seed']}, "
         f"{'variance reduction' if s['variance_reduction'] else 'no variance reduction'}, "
-        f"{'truncated at ' + str(s['truncate']) + ' plies' if s['truncate'] else 'no truncation'}, "
+        f"{'truncated at ' + horizon if s['truncate'] else 'no truncation'}, "
         f"{'cubeful (money)' if s['cube'] else 'cubeless'}"
     )
-    horizon = f"{s['truncate']} {'ply' if s['truncate'] == 1 else 'plies'}"
     truncated = (
         f"  (± SE: the trials' noise only, not the bias of the model's valuation where they stop, after {horizon})"
         if out.get("se_excludes_truncation_bias")
@@ -298,5 +298,7 @@ def print_table(out: dict) -> None:
         )
     if len(plays) > 1 and plays[0].get("significance_note"):
         print(f"Differences not judged: {plays[0]['significance_note']}")
-    elif len(plays) > 1:
+    elif any(p["significant"] for p in plays):
         print("* significantly worse than the best play (95%, paired over trials with the same dice)")
+    elif len(plays) > 1:
+        print("No play significantly worse than the best (95%, paired over trials with the same dice)")
