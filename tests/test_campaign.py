@@ -400,6 +400,26 @@ def test_a_store_planned_otherwise_names_each_setting_that_differs_and_status_sh
     assert (shown["trials"], shown["truncate"]) == (36, 4)
 
 
+def test_a_store_is_planned_again_with_its_model_by_another_path_or_a_copy(pool, tmp_path, capsys, monkeypatch):
+    """The model is compared by its SHA-256, not its path: the same file by a relative path, or a byte-identical copy,
+    plans the store again (nothing changes); another model is refused naming both."""
+    store = tmp_path / "s"
+    assert stages.main(plan(store, pool)) == 0
+    capsys.readouterr()
+    copy = tmp_path / "copy.pt"
+    shutil.copyfile(MODEL, copy)
+    monkeypatch.chdir(tmp_path)
+    for same in (os.path.relpath(MODEL), str(copy), "copy.pt"):
+        argv = [same if a == MODEL else a for a in plan(store, pool)]
+        assert stages.main(argv) == 0, (same, capsys.readouterr().err)
+        assert json.loads(capsys.readouterr().out)["planned"] is False
+    other = str(ROOT / "models" / "bgbot-0.pt")
+    assert stages.main([other if a == MODEL else a for a in plan(store, pool)]) == 2
+    err = capsys.readouterr().err
+    assert f"model: {MODEL!r} (SHA-256 " in err and f"in the store, {other!r} (SHA-256 " in err, err
+    assert "model_sha256" not in err and err.count("\n") == 1
+
+
 def test_a_pool_given_twice_is_refused(pool, tmp_path, capsys):
     for again in (str(pool), str(pool) + "/"):
         assert stages.main(plan(tmp_path / "s", pool, "--pool", str(pool), again)) == 2

@@ -302,6 +302,25 @@ def test_cli_rollout_json_and_table(capsys):
     assert "(± SE: the trials' noise only, not the bias of the model's valuation where they stop, after 1 ply)" in table
 
 
+def test_cli_rollout_at_a_match_score_says_it_is_ignored(capsys):
+    """A rollout ranks by cubeless money equity: at a match score the table says the score is ignored and the JSON has
+    ``match_score_ignored`` and the match; in money play neither."""
+    xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:4:4:0:5:10"
+    line = "Match score 4-4 to 5 (side on roll first) ignored: cubeless money equities, ranked as in money play"
+    for argv in ([xgid], [xgid.replace(":52:", ":00:"), "52"], [xgid.replace(":52:", ":00:")]):
+        assert main(["rollout", *argv, "--trials", "36", "--truncate", "1", "--no-progress"]) == 0
+        assert line in capsys.readouterr().out, argv
+    assert main(["rollout", xgid, "--trials", "36", "--truncate", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["match_score_ignored"] is True
+    assert (out["match"]["length"], out["match"]["score"]) == (5, [4, 4])
+    assert main(["rollout", "4HPwATDgc/ABMA", "31", "--trials", "36", "--truncate", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["match_score_ignored"] is False and "match" not in out
+    assert main(["rollout", "4HPwATDgc/ABMA", "31", "--trials", "36", "--truncate", "1", "--no-progress"]) == 0
+    assert "Match score" not in capsys.readouterr().out
+
+
 def test_cli_rollout_of_few_trials_judges_no_difference(capsys):
     """72 trials: the same plays as at 144 trials, clearly worse by their z-tests, yet below MIN_SIGNIFICANCE_TRIALS
     none is called significant; JSON and table say too few trials to judge."""

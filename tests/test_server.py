@@ -593,11 +593,12 @@ def test_booleans_and_fractions_are_not_whole_numbers(server):
     assert got.status_code == 422 and got.json() == {"detail": f"trials: {digits}"}
     got = httpx.post(server + "/v1/analyse?ply=%EF%BC%92", content=b" 1 point match\n", timeout=60)
     assert got.status_code == 422 and got.json() == {"detail": f"ply: {digits}"}
-    for value in (True, 1.0):
+    for value in (True, 1.0, 1e0, "1.0", None):  # a batch request's refusal is its GET request's
         body = {"requests": [{"endpoint": "move", "position": START, "dice": "31", "ply": value}]}
         got = httpx.post(server + "/v1/batch", json=body, timeout=60)
         assert got.status_code == 200
-        assert got.json() == {"answers": [{"error": "ply: Input should be a valid integer", "status": 422}]}
+        assert got.json() == {"answers": [{"error": f"ply: {digits}", "status": 422}]}, (value, got.text)
+    for value in (True, 1.0):
         got = httpx.post(server + "/v1/games", json={"ply": value}, timeout=60)
         assert got.status_code == 422 and got.json() == {"detail": "ply: Input should be a valid integer"}
     body = {"requests": [{"endpoint": "cube", "position": START, "cube_search": 1}]}
@@ -665,7 +666,7 @@ def test_a_batch_request_not_of_the_schema_is_refused_alone(server, capsys):
             {"endpoint": "move", "position": START, "dice": "31", "ply": 1.0},
             {"endpoint": "move", "position": START, "dice": "31", "ply": 3},
             {"endpoint": "move", "position": START, "dice": "31"},
-            {"endpoint": "moves", "position": START, "dice": 31},
+            {"endpoint": "moves", "position": START, "dice": 71},
             {"endpoint": "hint", "position": START},
             "move",
         ]
@@ -673,10 +674,11 @@ def test_a_batch_request_not_of_the_schema_is_refused_alone(server, capsys):
     got = httpx.post(server + "/v1/batch", json=body, timeout=60)
     assert got.status_code == 200, got.text
     answers = got.json()["answers"]
-    assert answers[0] == {"error": "ply: Input should be a valid integer", "status": 422}
+    assert answers[0] == {"error": "ply: must be a whole number written in digits 0-9", "status": 422}
     assert answers[1] == {"error": "ply must be a whole number 0 .. 2 (the search depth), got 3", "status": 422}
     assert close(answers[2], cli_json(capsys, "move", START, "31"))
-    assert answers[3] == {"error": "dice: Input should be a valid string", "status": 422}
+    assert answers[3] == {"error": "impossible dice '71': each die is 1 to 6", "status": 400}
+    assert get(server, "/v1/moves", position=START, dice="71").json() == {"detail": answers[3]["error"]}
     assert answers[4] == {"error": "endpoint: Input should be 'moves', 'move' or 'cube'", "status": 422}
     assert answers[5] == {
         "error": 'a batch request is an object: {"endpoint": "move", "position": ..., ...}',
@@ -715,3 +717,19 @@ def test_a_json_key_given_twice_is_refused_naming_it(server):
         timeout=60,
     )
     assert got.status_code == 200 and len(got.json()["answers"][0]["plays"]) == 16  # the same keys once: answered
+
+
+def test_a_batch_request_reads_whole_numbers_and_dice_as_its_get_request(server, capsys):
+    """A batch request's ``"dice": 31`` (a JSON number) and ``"ply": "1"`` are read as the GET query's ``dice=31`` and
+    ``ply=1``: the same answer as the CLI's."""
+    body = {
+        "requests": [
+            {"endpoint": "moves", "position": START, "dice": 31},
+            {"endpoint": "move", "position": START, "dice": 44, "ply": "1"},
+        ]
+    }
+    got = httpx.post(server + "/v1/batch", json=body, timeout=60)
+    assert got.status_code == 200, got.text
+    moves, move = got.json()["answers"]
+    assert moves == cli_json(capsys, "moves", START, "31")
+    assert close(move, cli_json(capsys, "move", START, "44", "--ply", "1"))

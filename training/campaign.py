@@ -317,13 +317,21 @@ def check_store_path(store: Path) -> None:
 def setting_differences(old: CampaignSettings, new: CampaignSettings) -> list[str]:
     """Each setting in which ``new`` (a plan asked for) differs from ``old`` (a store's), as ``"NAME: OLD in the
     store, NEW asked"``, a rollout setting named ``rollout.KEY`` (``"rollout.trials: 1296 in the store, 36 asked"``);
-    empty when they are the same. The plan's SHA-256 and the rules' wording are records, not settings: never listed."""
+    empty when they are the same. The model is its SHA-256, not its path: the same file by another path, or a copy
+    of it, is the same model; another is ``"model: 'a.pt' (SHA-256 1a2b3c4d5e6f...) in the store, 'b.pt' (SHA-256
+    ...) asked"``. The plan's SHA-256 and the rules' wording are records, not settings: never listed."""
     out = []
     for field in dataclasses.fields(CampaignSettings):
-        if field.name in ("plan_sha256", "rules"):
+        if field.name in ("plan_sha256", "rules", "model_sha256"):
             continue
         a, b = getattr(old, field.name), getattr(new, field.name)
-        if field.name == "rollout":
+        if field.name == "model":
+            if old.model_sha256 != new.model_sha256:
+                out.append(
+                    f"model: {a!r} (SHA-256 {old.model_sha256[:12]}...) in the store, "
+                    f"{b!r} (SHA-256 {new.model_sha256[:12]}...) asked"
+                )
+        elif field.name == "rollout":
             for key in sorted(set(a) | set(b)):
                 if a.get(key) != b.get(key):
                     out.append(f"rollout.{key}: {a.get(key)!r} in the store, {b.get(key)!r} asked")

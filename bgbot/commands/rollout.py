@@ -12,6 +12,7 @@ import numpy as np
 
 from bgbot.arena.rollout import MIN_SIGNIFICANCE_TRIALS
 from bgbot.commands import common
+from bgbot.cube import decision as cube_lib
 from bgbot.formats.figures import figure
 
 MAX_WORKERS = 1024
@@ -28,7 +29,8 @@ def add_parser(subparsers) -> None:
         f"{MIN_SIGNIFICANCE_TRIALS} trials: too few trials to judge). "
         "Without DICE: the position before the roll. Variance reduction (luck estimation) and quasi-random dice are "
         "on by default; results for a --seed are the same for any --workers and with --ray. With --truncate, the "
-        "standard errors cover the trials' noise only, not the bias of the model's valuation at the horizon.",
+        "standard errors cover the trials' noise only, not the bias of the model's valuation at the horizon. A "
+        "position's match score is ignored, and said to be (cubeless money equities; JSON: match_score_ignored).",
     )
     p.add_argument("position", metavar="POSITION", help="Position ID, PositionID:MatchID (GNUbg ID) or XGID=...")
     p.add_argument("dice", nargs="*", metavar="DICE", help="the roll: 31, 3-1 or '3 1' (none: position rollout)")
@@ -175,6 +177,10 @@ def run(args: argparse.Namespace) -> int:
     out["workers"] = "ray" if args.ray else args.workers
     out["trials_done"] = int(done)
     out["se_excludes_truncation_bias"] = settings.truncate > 0
+    # a rollout is of cubeless money equities: a position's match score is shown, and said to be ignored
+    out["match_score_ignored"] = not ctx.match.is_money
+    if not ctx.match.is_money:
+        out["match"] = cube_lib.match_json(ctx.match)
     out["complete"] = interrupted is None
     if interrupted is not None:
         out["interrupted"] = signal.Signals(interrupted.signum).name
@@ -234,6 +240,13 @@ def print_table(out: dict) -> None:
         if out.get("se_excludes_truncation_bias")
         else None
     )
+    ignored = None
+    if out.get("match_score_ignored"):
+        m = out["match"]
+        ignored = (
+            f"  Match score {m['score'][0]}-{m['score'][1]} to {m['length']} (side on roll first) ignored: cubeless "
+            "money equities, ranked as in money play"
+        )
     if "cube" in out:
         c = out["cube"]
         print(f"Cube rollout of Position ID {out['position_id']}; {how}")
@@ -267,6 +280,8 @@ def print_table(out: dict) -> None:
         e = out["position"]
         q, se = e["probabilities"], e["probabilities_se"]
         print(f"Rollout of Position ID {out['position_id']} before the roll; {how}")
+        if ignored:
+            print(ignored)
         if truncated:
             print(truncated)
         print(f"{'':8}{'Win':>8} {'W(g)':>8} {'W(bg)':>8} {'L(g)':>8} {'L(bg)':>8}  {'Equity':>8}")
@@ -275,6 +290,8 @@ def print_table(out: dict) -> None:
         return
     plays = out["plays"]
     print(f"Rollout of Position ID {out['position_id']}, dice {common.format_dice(out['dice'])}; {how}")
+    if ignored:
+        print(ignored)
     if truncated:
         print(truncated)
     width = max(4, max(len(p["play"]) for p in plays))

@@ -20,7 +20,8 @@ status the GET endpoint gives the same request (:func:`error_answer`); the batch
 Nothing is ignored: a query parameter an endpoint does not take (``p26``, a misspelt name) or a body field a schema does
 not have is 422 naming it; one given twice, or both a position and a board, is 400 (:func:`query_position`).
 Whole numbers are whole numbers: a query's ``ply=1.0``, ``ply=true`` or ``ply=２`` (a digit other than 0-9) is 422
-naming the field, never read as 1 or 2; a batch request's ``"ply": true`` or ``"ply": 1.0`` is refused alone (422).
+naming the field, never read as 1 or 2; a batch request's ``"ply": true`` or ``"ply": 1.0`` is refused alone (422)
+with the query's words, and its ``"ply": "1"`` and ``"dice": 31`` are read as ``ply=1`` and ``dice=31``.
 A batch request that is not its schema (a type, an endpoint, a field it does not have) is refused alone, as one that
 its endpoint refuses: the batch is 422 only when the envelope is malformed (not JSON, no ``requests`` list, more than
 :data:`MAX_BATCH` requests). A JSON body that gives a key twice in one object is 400 naming the key
@@ -115,6 +116,9 @@ def error_answer(err: BgbotError) -> dict:
     return {"error": api_message(err), "status": error_status(err)}
 
 
+WHOLE_NUMBER = "must be a whole number written in digits 0-9"  # a whole number's refusal, after the field's name
+
+
 def whole_number_text(value: object) -> object:
     """A query parameter's whole number as written: text that is not the digits 0-9 with an optional sign (``1.0``,
     ``true``, ``1e3``, the full-width ``２``) is refused rather than read as a number; other values pass to the field's
@@ -124,7 +128,30 @@ def whole_number_text(value: object) -> object:
         ValueError: ``"must be a whole number written in digits 0-9"`` (the API names the field before it).
     """
     if isinstance(value, str) and not re.fullmatch(r"[+-]?[0-9]+", value):
-        raise ValueError("must be a whole number written in digits 0-9")
+        raise ValueError(WHOLE_NUMBER)
+    return value
+
+
+def whole_number_json(value: object) -> int:
+    """A batch request's whole number (``ply``) read as its GET query would read it: a JSON integer, or text of the
+    digits 0-9 (``"1"``, as ``ply=1``); ``1.0``, ``1e0``, ``true`` or ``"1.0"`` are refused with the query's words.
+
+    Raises:
+        ValueError: ``"must be a whole number written in digits 0-9"`` (the API names the field before it).
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        whole_number_text(value)
+        return int(value)
+    raise ValueError(WHOLE_NUMBER)
+
+
+def dice_json(value: object) -> object:
+    """A batch request's dice read as its GET query would read them: a JSON integer (``31``) is its digits (``"31"``),
+    left to the dice's own check (:func:`bgbot.formats.context.parse_dice`); other values pass unchanged."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
     return value
 
 
@@ -688,15 +715,15 @@ def create_app(
     strict = pydantic.ConfigDict(extra="forbid")  # an unknown field is a 422 naming it, never ignored
 
     class BatchRequest(pydantic.BaseModel):  # type: ignore[name-defined]
-        # strict: "ply": true or 1.0 is refused naming the field, never read as 1
+        # strict: "ply": true or 1.0 is refused naming the field, never read as 1 (the query's words); "dice": 31 is "31"
         model_config = pydantic.ConfigDict(extra="forbid", strict=True)
         endpoint: Literal["moves", "move", "cube"]
         position: str | None = None
         board: list[int] | None = pydantic.Field(
             None, min_length=26, max_length=26, description="instead of position: 26 signed checker counts"
         )
-        dice: str | None = None
-        ply: int = 0
+        dice: Annotated[str | None, pydantic.BeforeValidator(dice_json)] = None
+        ply: Annotated[int, pydantic.BeforeValidator(whole_number_json)] = 0
         jacoby: Literal["on", "off"] | None = None
         probabilities: str | None = None
         cube_search: bool = pydantic.Field(False, description="cube: decide by cubeful search at ply")
