@@ -105,11 +105,11 @@ def run_gate(cfg: GateConfig) -> dict:
             raise StageError(f"no checkpoint file at {p!r}")
     if cfg.out and Path(cfg.out).exists() and not Path(cfg.out).is_file():  # before the games, not after them
         raise StageError(f"--out {cfg.out!r} is not a regular file (a directory?): give the JSON record's file name")
-    if cfg.cube_reference and not cfg.against.endswith(".pt"):
-        raise StageError("--cube-reference compares two checkpoints: --against must be a .pt file")
     if cfg.cube_reference:  # before the games, not after them
         from bgbot.arena.cubegate import check_reference
 
+        if not cfg.against.endswith(".pt"):
+            raise StageError("--cube-reference compares two checkpoints: --against must be a .pt file")
         for store in cfg.cube_reference:
             check_reference(store)
     record = {

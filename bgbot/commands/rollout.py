@@ -247,11 +247,16 @@ def print_table(out: dict) -> None:
             f"  Match score {m['score'][0]}-{m['score'][1]} to {m['length']} (side on roll first) ignored: cubeless "
             "money equities, ranked as in money play"
         )
+    notes = [line for line in (ignored, truncated) if line]
+
+    def header(title: str) -> None:
+        print(f"{title}; {how}")
+        for line in notes:
+            print(line)
+
     if "cube" in out:
         c = out["cube"]
-        print(f"Cube rollout of Position ID {out['position_id']}; {how}")
-        if truncated:
-            print(truncated)
+        header(f"Cube rollout of Position ID {out['position_id']}")
         nd, dt = c["no_double"], c["double_take"]
         print(f"  No double     {figure(nd['cubeful_equity'], '+8.4f')} ± {nd['cubeful_equity_se']:.4f}")
         print(f"  Double/Take   {figure(dt['cubeful_equity'], '+8.4f')} ± {dt['cubeful_equity_se']:.4f}")
@@ -279,21 +284,13 @@ def print_table(out: dict) -> None:
     if out["dice"] is None:
         e = out["position"]
         q, se = e["probabilities"], e["probabilities_se"]
-        print(f"Rollout of Position ID {out['position_id']} before the roll; {how}")
-        if ignored:
-            print(ignored)
-        if truncated:
-            print(truncated)
+        header(f"Rollout of Position ID {out['position_id']} before the roll")
         print(f"{'':8}{'Win':>8} {'W(g)':>8} {'W(bg)':>8} {'L(g)':>8} {'L(bg)':>8}  {'Equity':>8}")
         print(f"{'':8}" + " ".join(f"{v:8.4f}" for v in q.values()) + f"  {figure(e['equity'], '+8.4f')}")
         print(f"{'± SE':8}" + " ".join(f"{v:8.4f}" for v in se.values()) + f"  {e['equity_se']:8.4f}")
         return
     plays = out["plays"]
-    print(f"Rollout of Position ID {out['position_id']}, dice {common.format_dice(out['dice'])}; {how}")
-    if ignored:
-        print(ignored)
-    if truncated:
-        print(truncated)
+    header(f"Rollout of Position ID {out['position_id']}, dice {common.format_dice(out['dice'])}")
     width = max(4, max(len(p["play"]) for p in plays))
     print(
         f"{'':5} {'Play':<{width}}  {'Equity':>8} {'± SE':>7}  {'Win':>6} {'W(g)':>6} {'W(bg)':>6} "
