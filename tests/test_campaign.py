@@ -247,13 +247,13 @@ def test_gate_with_cube_reference_records_both_models_cube_errors(pool, tmp_path
     assert stages.main(argv) == 2  # a few held-out decisions judge nothing: refused, never a pass
     assert "too few to judge the cube" in capsys.readouterr().err
     monkeypatch.setattr(cubegate, "MIN_DECISIONS", 1)
-    assert stages.main(argv) == 0
+    assert stages.main(argv) == 1  # rejected: exit status 1, the record printed
     record = json.loads(capsys.readouterr().out)
     cube = record["cube"]
     assert cube["positions"] == 30 and cube["diff"]["double"]["mean"] in (0.0, None) and cube["not_worse"]
     assert record["accepted"] is False  # a model against itself gains nothing in ppg
     argv[4] = five
-    assert stages.main(argv) == 0
+    assert stages.main(argv) == 1  # 4 games: never accepted
     other = json.loads(capsys.readouterr().out)["cube"]
     n = other["against"]["double"]["decisions"]
     assert n == cube["candidate"]["double"]["decisions"] and n > 0  # the window is the referee's, not a model's

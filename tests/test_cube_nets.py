@@ -172,7 +172,7 @@ def test_the_cube_gate_plays_cubeful_games(combined, capsys):
     from training import stages
 
     argv = ["gate", "--candidate", combined, "--against", PLAY, "--games", "40", "--seed", "5", "--cube", "--quiet"]
-    assert stages.main(argv) == 0
+    assert stages.main(argv) == 1  # rejected (the record printed): exit status 1
     record = json.loads(capsys.readouterr().out)
     assert record["cube_games"] is True
     direct = tournament.run([combined, PLAY], tournament.TournamentSettings(40, seed=5, cube=True))["pairings"][0]

@@ -89,7 +89,7 @@ def test_targets_fit_gate(sampled, tmp_path, capsys):
     # gate: duplicate games against the previous generation and pubeval, one JSON record
     rec = tmp_path / "gate.json"
     argv = ["train", "gate", "--candidate", str(run / "latest.pt"), "--against", MODEL, "--games", "4"]
-    assert bgbot_main([*argv, "--opponent", "pubeval", "--out", str(rec), "--quiet"]) == 0
+    assert bgbot_main([*argv, "--opponent", "pubeval", "--out", str(rec), "--quiet"]) == 1  # rejected, as bgbot gate
     r = json.loads(rec.read_text())
     assert set(r["results"]) == {MODEL, "pubeval"} and r["results"]["pubeval"]["games"] == 4
     # 4 games: too few for a reliable interval (bgbot.arena.stats.MIN_INTERVAL_GAMES), so never accepted
@@ -496,3 +496,24 @@ def test_a_store_or_checkpoint_given_twice_is_refused(tmp_path, monkeypatch, cap
         assert capsys.readouterr().err == (
             f"error: --against {against!r} is the candidate 'm.pt': a candidate cannot be gated against itself\n"
         )
+
+
+@pytest.mark.parametrize(("ci_low", "accepted", "status"), [(0.1, True, 0), (-0.1, False, 1)])
+def test_the_training_gate_exits_as_bgbot_gate(tmp_path, monkeypatch, capsys, ci_low, accepted, status):
+    """``python -m training gate`` exits 0 when it accepts the candidate and 1 when it rejects it (the record printed
+    and written either way), as ``bgbot gate``; its --help gives every exit status."""
+    result = {"ppg": 0.3, "ci_low": ci_low, "ci_high": 0.5, "games": 200}
+    monkeypatch.setattr("bgbot.arena.benchmark.benchmark", lambda *a, **k: dict(result))
+    rec = tmp_path / "gate.json"
+    argv = ["gate", "--candidate", MODEL, "--against", "pubeval", "--games", "200", "--out", str(rec), "--quiet"]
+    assert cli.main(argv) == status
+    assert json.loads(capsys.readouterr().out)["accepted"] is accepted
+    assert json.loads(rec.read_text())["accepted"] is accepted
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["gate", "--help"])
+    assert exit_.value.code == 0
+    assert " ".join(capsys.readouterr().out.split()).endswith(
+        "Exit status: 0 accepted, 1 rejected (the record printed and written either way), 2 an error (bad input, a "
+        "failed write), 130 (Ctrl-C) or 143 (SIGTERM) interrupted: the record so far printed, marked incomplete, "
+        "never accepted, --out not written."
+    )

@@ -7,6 +7,7 @@ errors on held-out long rollouts, paired (:func:`bgbot.arena.benchmark.cube_chec
 --cube-reference``). Accepted: by the gate's rule
 (:func:`bgbot.arena.benchmark.accepts`: the lower 95% end of the ppg against the previous generation above 0), and
 the cube decisions not worse. Unlike ``bgbot gate`` it promotes nothing into ``models/`` and writes no registry line.
+Its exit status, as ``bgbot gate``'s: 0 accepted, 1 rejected (:func:`gate_status`), 2 an error.
 
 Ctrl-C or SIGTERM stops the workers: the record so far is printed, marked ``"complete": false`` with the signal's
 name in ``"interrupted"`` (the opponent being played has the partial result of its whole duplicate pairs finished,
@@ -24,11 +25,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bgbot import files
+from bgbot.arena.benchmark import EXIT_ACCEPTED, EXIT_REJECTED
 from bgbot.errors import duplicate_path
 
 from .parts import StageError, StageStopped, now
 
-__all__ = ["GateConfig", "run_gate"]
+__all__ = ["GATE_EXIT_STATUS", "GateConfig", "gate_status", "run_gate"]
+
+GATE_EXIT_STATUS = (
+    f"Exit status: {EXIT_ACCEPTED} accepted, {EXIT_REJECTED} rejected (the record printed and written either way), 2 an "
+    "error (bad input, a failed write), 130 (Ctrl-C) or 143 (SIGTERM) interrupted: the record so far printed, marked "
+    "incomplete, never accepted, --out not written."
+)
+"""The exit statuses of ``python -m training gate``, as its ``--help`` gives them."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +84,12 @@ class GateConfig:
             cube_reference=None if args.cube_reference is None else tuple(args.cube_reference),
             cube=args.cube,
         )
+
+
+def gate_status(record: dict) -> int:
+    """The exit status of a finished gate's ``record`` (:func:`run_gate`'s): ``EXIT_ACCEPTED`` (0) when it accepted
+    the candidate, ``EXIT_REJECTED`` (1) when not, as ``bgbot gate`` (:mod:`bgbot.arena.benchmark`)."""
+    return EXIT_ACCEPTED if record["accepted"] else EXIT_REJECTED
 
 
 def run_gate(cfg: GateConfig) -> dict:

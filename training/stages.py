@@ -35,7 +35,7 @@ from bgbot.evaluation import specialists
 
 from .combine import CombineConfig, run_combine
 from .fit import FIT_ARCHS, FIT_ENCODINGS, FitConfig, run_fit
-from .gate import GateConfig, run_gate
+from .gate import GATE_EXIT_STATUS, GateConfig, gate_status, run_gate
 from .parts import StageStopped
 from .sample import DEFAULT_KEEP, SAMPLE_CLASSES, SampleConfig, run_sample
 from .selection import SelectConfig, run_select
@@ -47,10 +47,12 @@ __all__ = ["Stage", "STAGES", "build_parser", "main"]
 @dataclass(frozen=True)
 class Stage:
     """A stage of the command line: ``configure`` turns its parsed options into its config, once; ``run`` runs it
-    and returns its JSON-able summary."""
+    and returns its JSON-able summary; ``status`` is the exit status of a finished run's summary (0 unless the stage
+    says otherwise: the gate's 1 for a rejected candidate)."""
 
     configure: Callable[[argparse.Namespace], Any]
     run: Callable[[Any], dict]
+    status: Callable[[dict], int] = lambda summary: 0
 
 
 def _campaign_args(args: argparse.Namespace) -> argparse.Namespace:
@@ -69,7 +71,7 @@ STAGES = {
     "select": Stage(SelectConfig.from_args, run_select),
     "targets": Stage(TargetsConfig.from_args, run_targets),
     "fit": Stage(FitConfig.from_args, run_fit),
-    "gate": Stage(GateConfig.from_args, run_gate),
+    "gate": Stage(GateConfig.from_args, run_gate, gate_status),
     "combine": Stage(CombineConfig.from_args, run_combine),
     "campaign": Stage(_campaign_args, _run_campaign),
 }
@@ -212,7 +214,9 @@ def build_parser(prog: str = "python -m training") -> argparse.ArgumentParser:
         "e.g. 0.02",
     )
     f.add_argument("--resume", action="store_true")
-    g = sub.add_parser("gate", help="duplicate games of a candidate against the previous generation")
+    g = sub.add_parser(
+        "gate", help="duplicate games of a candidate against the previous generation", epilog=GATE_EXIT_STATUS
+    )
     g.add_argument("--candidate", required=True)
     g.add_argument("--against", required=True, help="the previous generation (.pt) or a player spec (gnubg:0, ...)")
     g.add_argument("--games", type=int, required=True)
@@ -252,10 +256,11 @@ def build_parser(prog: str = "python -m training") -> argparse.ArgumentParser:
 
 
 def main(argv: list[str], prog: str = "python -m training") -> int:
-    """Run the stage ``argv`` names with its options; print its JSON summary. Returns the exit status: 0, or 2 with one
-    ``error:`` line on bad input or a failed write (argparse exits with 2 on a malformed command line); a stage
-    stopped early (:class:`training.parts.StageStopped`) prints its partial summary, one ``error:`` line, and returns
-    its status (130 SIGINT, 143 SIGTERM)."""
+    """Run the stage ``argv`` names with its options; print its JSON summary. Returns the exit status: the stage's
+    :attr:`Stage.status` of its summary (0; the gate: 1 when the candidate is rejected), or 2 with one ``error:`` line
+    on bad input or a failed write (argparse exits with 2 on a malformed command line); a stage stopped early
+    (:class:`training.parts.StageStopped`) prints its partial summary, one ``error:`` line, and returns its status
+    (130 SIGINT, 143 SIGTERM)."""
     args = build_parser(prog).parse_args(argv)
     stage = STAGES[args.stage]
     try:
@@ -268,4 +273,4 @@ def main(argv: list[str], prog: str = "python -m training") -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(json.dumps(summary))
-    return 0
+    return stage.status(summary)
