@@ -21,7 +21,8 @@ Nothing is ignored: a query parameter an endpoint does not take (``p26``, a miss
 not have is 422 naming it; one given twice, or both a position and a board, is 400 (:func:`query_position`).
 Whole numbers are whole numbers: a query's ``ply=1.0``, ``ply=true`` or ``ply=２`` (a digit other than 0-9) is 422
 naming the field, never read as 1 or 2; a batch request's ``"ply": true`` or ``"ply": 1.0`` is refused alone (422)
-with the query's words, and its ``"ply": "1"`` and ``"dice": 31`` are read as ``ply=1`` and ``dice=31``.
+with the query's words, and its ``"ply": "1"`` and ``"dice": 31`` are read as ``ply=1`` and ``dice=31``; ``POST
+/v1/games`` reads its ``"ply"`` as a batch request does (:func:`whole_number_json`).
 A batch request that is not its schema (a type, an endpoint, a field it does not have) is refused alone, as one that
 its endpoint refuses: the batch is 422 only when the envelope is malformed (not JSON, no ``requests`` list, more than
 :data:`MAX_BATCH` requests). A JSON body that gives a key twice in one object is 400 naming the key
@@ -814,7 +815,10 @@ def create_app(
     class NewGame(pydantic.BaseModel):  # type: ignore[name-defined]
         model_config = strict
         match_length: int = pydantic.Field(0, ge=0, le=64, description="0: money play")
-        ply: pydantic.StrictInt = pydantic.Field(0, description="the bot's search depth, 0 .. 2")  # type: ignore[name-defined]
+        # 1.0 or true refused in the query's words (as a batch request's ply), never read as 1
+        ply: Annotated[int, pydantic.BeforeValidator(whole_number_json)] = pydantic.Field(
+            0, description="the bot's search depth, 0 .. 2"
+        )
         seed: int | None = pydantic.Field(None, ge=0, le=2**63 - 1)
 
         @pydantic.field_validator("ply")
