@@ -78,23 +78,26 @@ def run_script(main: Callable[[], object]) -> NoReturn:
     raise SystemExit(status if isinstance(status, int) else 0)
 
 
-def int_at_least(lo: int, even: bool = False) -> Callable[[str], int]:
-    """An argparse ``type=`` for a whole-number option that must be at least ``lo`` (a game, ply or worker count), and
-    with ``even`` an even one (games played in duplicate pairs): anything else is argparse's usage error, which names
-    the option (``error: argument --games: a whole number >= 1, got 0``) and exits with status 2 before any work
+def int_at_least(lo: int, even: bool = False, most: int | None = None) -> Callable[[str], int]:
+    """An argparse ``type=`` for a whole-number option that must be at least ``lo`` (a game, ply or worker count), with
+    ``even`` an even one (games played in duplicate pairs), and with ``most`` at most that: anything else is argparse's
+    usage error, which names the option, the rule and the value (``error: argument --games: a whole number >= 1, got
+    0``; ``argument --games: an even whole number 200 .. 10,000,000, got 201``) and exits with status 2 before any work
     starts.
 
     Returns:
         The parser: ``str -> int``.
     """
-    what = f"an even whole number >= {lo}" if even else f"a whole number >= {lo}"
+    what = ("an even whole number" if even else "a whole number") + (
+        f" >= {lo}" if most is None else f" {lo} .. {most:,}"
+    )
 
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{what}, got {text!r}") from None
-        if value < lo or (even and value % 2):
+        if value < lo or (even and value % 2) or (most is not None and value > most):
             raise argparse.ArgumentTypeError(f"{what}, got {value}")
         return value
 

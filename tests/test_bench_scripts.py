@@ -256,6 +256,11 @@ def test_int_at_least():
     for parse, text in ((int_at_least(1), "0"), (int_at_least(1), "1.5"), (int_at_least(4, even=True), "5")):
         with pytest.raises(argparse.ArgumentTypeError):
             parse(text)
+    assert int_at_least(200, even=True, most=10_000_000)("10000000") == 10_000_000
+    for text in ("198", "201", "10000002"):
+        with pytest.raises(argparse.ArgumentTypeError) as err:
+            int_at_least(200, even=True, most=10_000_000)(text)
+        assert str(err.value) == f"an even whole number 200 .. 10,000,000, got {text}"
 
 
 def test_bad_data_files_are_bgbot_errors(monkeypatch, tmp_path):

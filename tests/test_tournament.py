@@ -243,6 +243,19 @@ def test_benchmark_and_plot(tmp_path):
     assert path.read_bytes()[:4] == b"\x89PNG"
 
 
+@pytest.mark.parametrize(("games", "shown"), [("199", "199"), ("201", "201"), ("0", "0"), ("10000002", "10000002"),
+                                             ("1.5", "'1.5'")])  # fmt: skip
+def test_gate_games_out_of_range_are_one_error_in_one_wording(tiny_model, tmp_path, capsys, games, shown):
+    """Too few, odd, too many or not a whole number: ``bgbot gate --games`` is refused before any game in one wording
+    naming the flag, the rule and the value, with exit status 2."""
+    argv = ["gate", tiny_model, "--against", str(tmp_path / "current.pt"), "--games", games, "--workers", "1"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1] == (
+        f"error: argument --games: an even whole number 200 .. 10,000,000, got {shown} (see 'bgbot gate --help')"
+    )
+
+
 def test_gate_rejects_an_equal_model_and_records_it(tiny_model, tmp_path, capsys):
     import shutil
 

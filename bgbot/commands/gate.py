@@ -12,6 +12,7 @@ import sys
 
 from bgbot.arena import benchmark, distributed, tournament
 from bgbot.commands import common
+from bgbot.errors import int_at_least
 from bgbot.formats.figures import figure
 
 
@@ -35,7 +36,12 @@ def add_parser(subparsers) -> None:
         metavar="PATH",
         help="the model to beat, e.g. models/bgbot-5.pt; the candidate is copied beside it",
     )
-    p.add_argument("--games", type=int, required=True, help=f"games (even, at least {benchmark.MIN_GATE_GAMES})")
+    p.add_argument(
+        "--games",
+        type=int_at_least(benchmark.MIN_GATE_GAMES, even=True, most=tournament.MAX_GAMES),
+        required=True,
+        help=f"games (even, {benchmark.MIN_GATE_GAMES} .. {tournament.MAX_GAMES:,})",
+    )
     p.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
     p.add_argument(
         "--workers",
