@@ -580,3 +580,79 @@ def test_a_play_that_bears_off_the_last_checker_rolls_out_to_its_result(ev, vr, 
         ev, np.stack([after, after]), np.array([False, False]), cube, cube_state=np.array([[1, -1, 1], [2, 0, 1]])
     )
     assert np.array_equal(got[:, :, 5], [[1.0] * 36, [4.0] * 36])
+
+
+FINISHED = "4P8PAAABAAAAAA"
+"""The side on roll has one checker left, on its 1 point (the opponent's 15 on its 6 point): with 2-1 the only play,
+1/off, ends the game, a gammon."""
+
+
+def test_a_rollout_of_a_finished_game_has_no_truncation_bias(capsys):
+    """Every candidate's game over at the start (the play bore off the last checker): the result is exact, so neither
+    the JSON flag nor the table's note says the errors leave out a truncation bias, from the CLI and from the web page's
+    rollout; a start whose game goes on keeps them."""
+    from bgbot.api import Bot
+    from bgbot.formats import context
+    from bgbot.protocols import web
+
+    argv = ["rollout", FINISHED, "21", "--trials", "36", "--truncate", "1", "--no-progress"]
+    assert main([*argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [p["play"] for p in out["plays"]] == ["1/off"] and out["plays"][0]["equity"] == 2.0
+    assert out["plays"][0]["equity_se"] == 0.0 and out["se_excludes_truncation_bias"] is False
+    assert main(argv) == 0
+    table = capsys.readouterr().out
+    assert "truncated at 1 ply" in table and "(± SE: the trials' noise only" not in table
+    bot = Bot.load(MODEL)
+    settings = ro.RolloutSettings(trials=36, truncate=1)
+    for dice, flag in (("21", False), (None, True)):  # before the roll the game goes on: a 1 point checker to move
+        req = web.RolloutRequest(context.resolve(FINISHED, dice), settings)
+        assert web.run_rollout(bot, req, lambda msg: None, lambda: False)["se_excludes_truncation_bias"] is flag
+    assert ro.se_excludes_truncation_bias(settings, starting_position()[None]) is True
+    assert ro.se_excludes_truncation_bias(ro.RolloutSettings(trials=36), starting_position()[None]) is False
+
+
+def test_an_empty_play_is_one_error_line_naming_play(capsys):
+    for play in ("", "  "):
+        assert main(["rollout", "4HPwATDgc/ABMA", "31", "--play", play, "--trials", "36", "--no-progress"]) == 2
+        err = capsys.readouterr().err
+        assert err == (
+            "error: argument --play: an empty play: write the play to roll out, e.g. --play '8/5 6/5' "
+            "(see 'bgbot rollout --help')\n"
+        )
+
+
+def test_an_interrupted_rollout_states_the_trials_finished(ev, monkeypatch, capsys):
+    """A rollout stopped by SIGINT after 72 of 1296 trials: the table's header and the JSON give the 72 finished
+    trials (of 1296, interrupted), the estimate is theirs, and the exit status is 130."""
+    import signal
+
+    settings = ro.RolloutSettings(trials=72, truncate=1)
+    done = ro._run(ev, starting_position()[None], np.ones(1, dtype=bool), settings)  # (1, 72, 5)
+
+    def stopped(*args, **kwargs):
+        raise ro.RolloutInterrupted(signal.SIGINT, done, np.arange(72))
+
+    monkeypatch.setattr(ro, "_run", stopped)
+    argv = ["rollout", "4HPwATDgc/ABMA", "--trials", "1296", "--truncate", "1", "--no-progress"]
+    assert main(argv) == 130
+    got = capsys.readouterr()
+    assert got.out.splitlines()[0] == (
+        "Rollout of Position ID 4HPwATDgc/ABMA before the roll; 72 of 1296 trials (interrupted, SIGINT), 0-ply, "
+        "seed 0, variance reduction, truncated at 1 ply, cubeless"
+    )
+    assert "1296 trials," not in got.out
+    assert (
+        got.err
+        == "interrupted (SIGINT) after 72 of 1296 trials: the results above are those of the 72 trials finished\n"
+    )
+    assert main([*argv, "--json"]) == 130
+    out = json.loads(capsys.readouterr().out)
+    assert (out["trials_done"], out["settings"]["trials"], out["complete"], out["interrupted"]) == (
+        72,
+        1296,
+        False,
+        "SIGINT",
+    )
+    assert out["position"]["trials"] == 72
+    assert out["position"]["equity"] == pytest.approx(ro.Estimate.of(done[0]).equity, abs=1e-12)

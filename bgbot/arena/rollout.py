@@ -127,6 +127,7 @@ __all__ = [
     "cube_significance",
     "MIN_SIGNIFICANCE_TRIALS",
     "significance_note",
+    "se_excludes_truncation_bias",
 ]
 
 CHUNK_TRIALS = 72
@@ -946,6 +947,15 @@ def rank_candidates(cands: list[Candidate], z: float = 1.96) -> list[dict]:
 
 
 PROBABILITY_NAMES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+
+
+def se_excludes_truncation_bias(settings: RolloutSettings, starts: np.ndarray) -> bool:
+    """Whether a rollout's standard errors leave out the bias of the model's valuation where truncated trials stop
+    (``bgbot rollout --json``'s ``se_excludes_truncation_bias``): the trials are truncated (``settings.truncate`` >
+    0) and the game of at least one of ``starts`` ``(K, 26)`` int8 (the positions rolled out: candidates' afterstates,
+    or the position before the roll) goes on. A start whose game is over scores its result in every trial, exactly.
+    """
+    return settings.truncate > 0 and bool((game_result(np.asarray(starts)) == 0).any())
 
 
 def estimate_json(e: Estimate) -> dict:

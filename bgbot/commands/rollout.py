@@ -35,7 +35,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("position", metavar="POSITION", help="Position ID, PositionID:MatchID (GNUbg ID) or XGID=...")
     p.add_argument("dice", nargs="*", metavar="DICE", help="the roll: 31, 3-1 or '3 1' (none: position rollout)")
     common.add_model_argument(p)
-    p.add_argument("--play", action="append", default=[], metavar="PLAY", help="a play to roll out (repeatable)")
+    p.add_argument(
+        "--play", action="append", default=[], type=_play, metavar="PLAY", help="a play to roll out (repeatable)"
+    )
     p.add_argument(
         "--candidates",
         type=int,
@@ -77,6 +79,14 @@ def add_parser(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     p.set_defaults(func=run)
+
+
+def _play(text: str) -> str:
+    """The argparse ``type=`` of ``--play``: an empty (or blank) play is argparse's usage error naming the option
+    (``error: argument --play: an empty play ...``, exit status 2), not a play the position cannot have."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty play: write the play to roll out, e.g. --play '8/5 6/5'")
+    return text
 
 
 def run(args: argparse.Namespace) -> int:
@@ -176,7 +186,9 @@ def run(args: argparse.Namespace) -> int:
     out["trials_per_s"] = round(done * n_starts / max(elapsed, 1e-9), 2)
     out["workers"] = "ray" if args.ray else args.workers
     out["trials_done"] = int(done)
-    out["se_excludes_truncation_bias"] = settings.truncate > 0
+    out["se_excludes_truncation_bias"] = ro.se_excludes_truncation_bias(
+        settings, np.stack([c.afterstate for c in cands])
+    )
     # a rollout is of cubeless money equities: a position's match score is shown, and said to be ignored
     out["match_score_ignored"] = not ctx.match.is_money
     if not ctx.match.is_money:
@@ -227,10 +239,11 @@ def _progress(enabled: bool, n_cands: int, settings):
 def print_table(out: dict) -> None:
     s = out["settings"]
     horizon = f"{s['truncate']} {'ply' if s['truncate'] == 1 else 'plies'}"
-    if not out.get("complete", True):
-        print(f"Interrupted ({out['interrupted']}): {out['trials_done']} of {s['trials']} trials finished")
+    trials = f"{s['trials']} trials"
+    if not out.get("complete", True):  # the trials finished, not those asked for
+        trials = f"{out['trials_done']} of {s['trials']} trials (interrupted, {out['interrupted']})"
     how = (
-        f"{s['trials']} trials, {s['plies']}-ply, seed {s['seed']}, "
+        f"{trials}, {s['plies']}-ply, seed {s['seed']}, "
         f"{'variance reduction' if s['variance_reduction'] else 'no variance reduction'}, "
         f"{'truncated at ' + horizon if s['truncate'] else 'no truncation'}, "
         f"{'cubeful (money)' if s['cube'] else 'cubeless'}"

@@ -676,7 +676,8 @@ def run_rollout(
     else:
         res = ro._run(bot.evaluator, ctx.position[None], np.ones(1, dtype=bool), settings, 1, None, on_result)
         out["position"] = ro.estimate_json(ro.Estimate.of(res[0]))
-    out["se_excludes_truncation_bias"] = settings.truncate > 0  # as bgbot rollout --json
+    starts = np.stack([c.afterstate for c in cands])  # the candidates' afterstates, or the position itself
+    out["se_excludes_truncation_bias"] = ro.se_excludes_truncation_bias(settings, starts)  # as bgbot rollout --json
     out["labels"] = (
         [c.play for c in cands]
         if ctx.dice is not None
