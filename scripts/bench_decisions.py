@@ -34,6 +34,21 @@ tests/data/decision_set_2000.txt`` reproduces the figures measured on it.
   Backgammon 0-ply erring on none of a resample's decisions). Decisions of one game are resampled independently,
   so the interval ignores the correlation between the plies of a game.
 
+* **The model's own rollouts** (``--cube-rollout KIND``, a third cube contestant ``bgbot_rollout``): each cube
+  position is rolled out cubeless by the model's checker-play evaluator (the one the checker-play contestant uses, not
+  its cube nets) at 0-ply, the rollout kind ``KIND`` of :func:`training.rollout.rollout_kind` (``vr72``: 72
+  variance-reduced full trials, ``plain324``, ``vr108-h8``: truncated after 8 half-moves), seed ``--rollout-seed``,
+  on ``--workers`` processes (a position's result does not depend on them); all the cube positions in one call. The
+  means, made consistent (:func:`bgbot.rules.outcomes.check_probabilities` with ``repair``: a variance-reduced mean
+  can have ``lbg > lg``), go through the same ``decide``. This measures the ceiling of fitting the cube nets to such
+  rollouts: a cube net that reproduced them exactly would decide no better. Cost: about 0.7 CPU-s a position for
+  ``vr72`` (bgbot-6), so about 20 CPU-minutes for the set's cube positions. Each position's rollout (5 means, 5
+  standard errors) is cached in ``--cache`` under a key naming the kind, the seed, the model file's SHA-256 (first 16
+  hex digits) and the Position ID, so a rerun with the same settings rolls out nothing. ``cube_rollout`` records the
+  kind, seed, workers, the rollouts made and their CPU seconds, the mean standard error of the win probability, the
+  positions whose means needed repair, and the cubeless equity ``rmse`` and ``bias`` over the cube positions of
+  rollout minus referee, cube nets (at ``--cube-ply``) minus referee and cube nets minus rollout.
+
 The referee's values are cached (``--cache``, a JSON file keyed by position ID and play), so a second model costs only
 the plays no earlier run asked about. A measuring stick only: never a training signal, never used to choose training
 positions or targets.
@@ -43,7 +58,8 @@ at 0-ply through the filter is a third checker-play contestant (``bgbot_filtered
 ``filter_minus_exact`` summarises its errors less the model's, decision by decision (paired), overall and by class.
 
 Usage: ``python scripts/bench_decisions.py [--model PATH] [--ply 0] [--cube-ply 0] [--cube-search] [--set PATH]
-[--positions N] [--classes race ...] [--cache FILE] [--filter PATH [--keep 4] [--extra 10] [--margin 0.3]]``
+[--positions N] [--classes race ...] [--cache FILE] [--cube-rollout KIND [--rollout-seed 1] [--workers 1]] [--filter PATH
+[--keep 4] [--extra 10] [--margin 0.3]]``
 (``--make-set [--source PATH] [--contact-decisions 2000] [--crashed-decisions 1000] [--race-decisions 1000]``: write
 the set ``--set`` and exit).
 """
@@ -52,29 +68,37 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
+import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from bgbot.api import DEFAULT_MODEL
-from bgbot.arena import cubesearch
-from bgbot.arena.players import to_gnubg
-from bgbot.arena.stats import ratio_interval
-from bgbot.cube.decision import decide
-from bgbot.errors import BgbotError, int_at_least, run_script
-from bgbot.evaluation import checkpoint, search, specialists
-from bgbot.evaluation.classes import efficiency_for
-from bgbot.evaluation.evaluator import for_cube, position_probabilities
-from bgbot.evaluation.specialists import evaluator_for
-from bgbot.files import write_atomic
-from bgbot.formats import positionid
-from bgbot.rules.board import game_result, pip_counts
-from bgbot.rules.movegen import generate_plays
-from bgbot.rules.outcomes import equity, flip_probabilities
-from bgbot.rules.state import CubeState, MatchState
-
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the training package of this checkout
+
+from bgbot.api import DEFAULT_MODEL  # noqa: E402
+from bgbot.arena import cubesearch  # noqa: E402
+from bgbot.arena.players import to_gnubg  # noqa: E402
+from bgbot.arena.rollout import RolloutError, RolloutSettings, rollout_positions  # noqa: E402
+from bgbot.arena.stats import ratio_interval  # noqa: E402
+from bgbot.cube.decision import decide  # noqa: E402
+from bgbot.errors import BgbotError, int_at_least, run_script  # noqa: E402
+from bgbot.evaluation import checkpoint, search, specialists  # noqa: E402
+from bgbot.evaluation.classes import efficiency_for  # noqa: E402
+from bgbot.evaluation.evaluator import for_cube, position_probabilities  # noqa: E402
+from bgbot.evaluation.prune import file_sha256  # noqa: E402
+from bgbot.evaluation.specialists import evaluator_for  # noqa: E402
+from bgbot.files import write_atomic  # noqa: E402
+from bgbot.formats import positionid  # noqa: E402
+from bgbot.rules.board import game_result, pip_counts  # noqa: E402
+from bgbot.rules.movegen import generate_plays  # noqa: E402
+from bgbot.rules.outcomes import check_probabilities, equity, flip_probabilities  # noqa: E402
+from bgbot.rules.state import CubeState, MatchState  # noqa: E402
+from training.rollout import ROLLOUT_KINDS, rollout_kind  # noqa: E402
+
 SOURCE = ROOT / "tests" / "data" / "decision_source.txt"
 SET = ROOT / "tests" / "data" / "decision_set.txt"
 CLASS_NAMES = {1: "contact", 2: "crashed", 3: "race"}
@@ -242,6 +266,118 @@ class Referee:
         write_atomic(self.path, json.dumps(self.data))
 
 
+def rollout_settings(kind: str, seed: int = 0) -> RolloutSettings:
+    """The settings of the rollout kind ``kind`` (:func:`training.rollout.rollout_kind`: ``vr72``, ``plain324``,
+    ``vr108-h8``) with ``seed``: 0-ply cubeless trials of the model's checker play, quasi-random dice, exact bear-off
+    databases.
+
+    Raises:
+        BgbotError: ``kind`` is no rollout kind's name, or its trials or horizon are out of range (one line naming
+            the kind and the form).
+    """
+    try:
+        settings = rollout_kind(kind, seed)
+    except RolloutError as err:
+        raise BgbotError(f"rollout kind {kind!r}: {err}") from None
+    if settings is None:
+        raise BgbotError(f"unknown rollout kind {kind!r}: {ROLLOUT_KINDS}, e.g. vr72, plain324, vr108-h8")
+    return settings
+
+
+def _kind_argument(text: str) -> str:
+    """argparse ``type=`` of ``--cube-rollout``: a rollout kind's name, else argparse's usage error (status 2)."""
+    try:
+        rollout_settings(text)
+    except BgbotError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+    return text
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds (user + system) of this process and of its finished child processes so far."""
+    return sum(
+        r.ru_utime + r.ru_stime
+        for r in (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN))
+    )
+
+
+@dataclass
+class CubeRollouts:
+    """The model's own cubeless rollouts of the cube positions.
+
+    Attributes:
+        mean: ``(N, 5)`` float64 the side on roll's probabilities as rolled out (a variance-reduced mean may be
+            inconsistent, e.g. ``lbg > lg``: :func:`bgbot.rules.outcomes.check_probabilities` with ``repair``
+            makes them consistent before a cube decision).
+        se: ``(N, 5)`` float64 their standard errors over the trials.
+        made: positions rolled out in this call (the others came from the cache).
+        cpu_seconds: CPU seconds of those rollouts (this process and its worker processes).
+        model_sha256: the first 16 hex digits of the model file's SHA-256 (part of the cache key).
+    """
+
+    mean: np.ndarray
+    se: np.ndarray
+    made: int
+    cpu_seconds: float
+    model_sha256: str
+
+
+def rollout_key(kind: str, seed: int, model_sha256: str, position: np.ndarray) -> str:
+    """The referee cache's key of a position's rollout: it names everything the rollout depends on, the kind, the
+    seed, the model file (the first 16 hex digits of its SHA-256) and the position (its Position ID)."""
+    return f"r|{kind}|{seed}|{model_sha256[:16]}|{positionid.encode(position)}"
+
+
+def cube_rollouts(
+    ref: Referee, positions: np.ndarray, kind: str, seed: int, model: str, evaluator, workers: int = 1
+) -> CubeRollouts:
+    """Cubeless rollouts (``kind``, ``seed``: :func:`rollout_settings`) of ``positions`` ``(N, 26)`` int8 (side on
+    roll) by ``evaluator``, the model file ``model``'s checker-play evaluator (or that path itself), on ``workers``
+    processes, cached in ``ref``'s cache (:func:`rollout_key`: 5 means then 5 standard errors a position): the
+    positions not cached are rolled out together in one call and the cache is saved at once.
+
+    A position's result does not depend on ``workers`` (the work units are a function of the settings and the number
+    of positions, :func:`bgbot.arena.rollout.chunk_tasks`) nor, but for the last bits of the net's outputs, on the
+    other positions rolled out with it (trial ``i``'s dice are a hash of the seed, ``i`` and the turn).
+
+    Raises:
+        BgbotError: a bad kind, or a cached rollout that is not 10 numbers (naming the cache).
+    """
+    settings = rollout_settings(kind, seed)
+    sha = file_sha256(model)[:16]
+    keys = [rollout_key(kind, seed, sha, p) for p in positions]
+    todo: dict[str, int] = {}
+    for i, k in enumerate(keys):
+        if k not in ref.data:
+            todo.setdefault(k, i)  # a position met twice is rolled out once
+    cpu = 0.0
+    if todo:
+        before = _cpu_seconds()
+        mean, se = rollout_positions(positions[list(todo.values())], evaluator, settings, workers)
+        cpu = _cpu_seconds() - before
+        for k, m, e in zip(todo, mean, se, strict=True):
+            ref.data[k] = [float(v) for v in (*m, *e)]
+        ref.save()
+    rows = [ref.data[k] for k in keys]
+    bad = next((k for k, r in zip(keys, rows) if not (isinstance(r, list) and len(r) == 10)), None)
+    if bad is not None:
+        raise BgbotError(
+            f"the referee cache {str(ref.path)!r} holds {bad!r} as something other than 10 numbers; delete the cache "
+            "or give another --cache"
+        )
+    got = np.array(rows, dtype=np.float64).reshape(-1, 10)
+    return CubeRollouts(got[:, :5], got[:, 5:], len(todo), cpu, sha)
+
+
+def _equity_gap(a: np.ndarray, b: np.ndarray) -> dict:
+    """Cubeless money equity of probabilities ``a`` less that of ``b`` (both ``(N, 5)``): ``rmse`` (root mean square)
+    and ``bias`` (mean); both None when N is 0."""
+    if not len(a):
+        return {"rmse": None, "bias": None}
+    d = equity(np.asarray(a, dtype=np.float64)) - equity(np.asarray(b, dtype=np.float64))
+    return {"rmse": float(np.sqrt(np.mean(d**2))), "bias": float(d.mean())}
+
+
 def _summary(errors: dict[str, list[float]]) -> dict:
     out = {}
     for k, v in errors.items():
@@ -286,6 +422,19 @@ def main() -> None:
         help="the model's cube decisions by cubeful search at --cube-ply (bgbot cube --cube-search): Janowski's "
         "cubeful equities at the leaves, averaged over the rolls, instead of its --cube-ply probabilities through "
         "Janowski once",
+    )
+    ap.add_argument(
+        "--cube-rollout",
+        type=_kind_argument,
+        default=None,
+        metavar="KIND",
+        help="a third cube contestant, bgbot_rollout: the model's own cubeless rollouts of each cube position (a "
+        "rollout kind: plainT, vrT, plainT-hH or vrT-hH, e.g. vr72, about 0.7 CPU-s a position) through the same "
+        "Janowski decision: the ceiling of cube nets fitted to such rollouts; cached in --cache",
+    )
+    ap.add_argument("--rollout-seed", type=int_at_least(0), default=1, help="--cube-rollout: the rollouts' seed")
+    ap.add_argument(
+        "--workers", type=int_at_least(1), default=1, help="--cube-rollout: processes (results do not depend on it)"
     )
     ap.add_argument("--set", default=str(SET), help="the decision set (default: tests/data/decision_set.txt)")
     ap.add_argument("--positions", type=int_at_least(1), default=None, help="the first N of the set (default: all)")
@@ -350,6 +499,25 @@ def main() -> None:
                 "nothing to measure (raise --positions or drop --classes)"
             )
     t0 = time.perf_counter()
+    # cube decisions: where GNU Backgammon 0-ply gives the side on roll 55-97% wins
+    g0_cube = np.array([gnubg_nn.probabilities(to_gnubg(p), 0) for p in pos], dtype=np.float64).reshape(-1, 5)
+    cube_rows = np.flatnonzero((g0_cube[:, 0] >= 0.55) & (g0_cube[:, 0] <= 0.97))
+    rolled = None
+    if args.cube_rollout:
+        rolled = cube_rollouts(
+            ref,
+            pos[cube_rows],
+            args.cube_rollout,
+            args.rollout_seed,
+            model,
+            ev if args.workers == 1 else model,  # a path: each worker loads the same evaluator once
+            args.workers,
+        )
+        rollout_p = check_probabilities(rolled.mean, repair=True)
+    cube_index = {int(i): j for j, i in enumerate(cube_rows)}
+    net_p = np.zeros((len(cube_rows), 5))  # the cube nets' --cube-ply probabilities
+    ref_p = np.zeros((len(cube_rows), 5))
+    contestants = ("bgbot", "gnubg0", *(("bgbot_rollout",) if rolled is not None else ()))
     play_err: dict[str, dict[str, list[float]]] = {"bgbot": {"all": []}, "gnubg0": {"all": []}}
     pruned = None
     if args.filter:
@@ -362,7 +530,7 @@ def main() -> None:
         play_err["bgbot_filtered"] = {"all": []}
     cube_err: dict[str, dict[str, list[float]]] = {
         who: {f"{kind}{suffix}": [] for suffix in ("", *(f"_{c}" for c in CLASS_NAMES.values())) for kind in KINDS}
-        for who in ("bgbot", "gnubg0")
+        for who in contestants
     }
     for who in play_err:
         for name in CLASS_NAMES.values():
@@ -393,20 +561,25 @@ def main() -> None:
                 play_err[who]["all"].append(e)
                 play_err[who][cname].append(e)
         # cube, money, centred
-        x = efficiency_for("contact" if classes[i] in (1, 2) else "race", int(pip_counts(pos[i])[0]))
-        g0p = np.array(gnubg_nn.probabilities(to_gnubg(pos[i]), 0), dtype=np.float64)[None]
-        if 0.55 <= g0p[0, 0] <= 0.97:
+        if i in cube_index:
+            j = cube_index[i]
+            x = efficiency_for("contact" if classes[i] in (1, 2) else "race", int(pip_counts(pos[i])[0]))
             rp = ref.probs(pos[i])
+            ref_p[j] = rp[0]
             r = decide(rp, CubeState(), MONEY, x)
             r_double = min(r.equities["double_take"], r.equities["double_pass"]) > r.equities["no_double"]
+            if args.cube_ply == 0:
+                net_p[j] = position_probabilities(cube_ev, pos[i : i + 1])[0]
+            elif not args.cube_search or rolled is not None:
+                net_p[j] = flip_probabilities(search.afterstate_values(cube_ev, pos[i : i + 1], args.cube_ply))[0]
             if args.cube_search:
                 ours = cubesearch.decide_searched(ev, pos[i : i + 1], CubeState(), MONEY, args.cube_ply)[0]
-            elif args.cube_ply == 0:
-                ours = decide(position_probabilities(cube_ev, pos[i : i + 1]).astype(np.float64), CubeState(), MONEY, x)
             else:
-                ours_p = flip_probabilities(search.afterstate_values(cube_ev, pos[i : i + 1], args.cube_ply))
-                ours = decide(ours_p.astype(np.float64), CubeState(), MONEY, x)
-            for who, c in (("bgbot", ours), ("gnubg0", decide(g0p, CubeState(), MONEY, x))):
+                ours = decide(net_p[j : j + 1], CubeState(), MONEY, x)
+            decisions = [("bgbot", ours), ("gnubg0", decide(g0_cube[i : i + 1], CubeState(), MONEY, x))]
+            if rolled is not None:
+                decisions.append(("bgbot_rollout", decide(rollout_p[j : j + 1], CubeState(), MONEY, x)))
+            for who, c in decisions:
                 doubles = min(c.equities["double_take"], c.equities["double_pass"]) > c.equities["no_double"]
                 e = r.errors["double"] if doubles else r.errors["no_double"]
                 cube_err[who]["double"].append(e)
@@ -440,6 +613,25 @@ def main() -> None:
         out["filter_minus_exact"] = _summary(
             {k: np.subtract(play_err["bgbot_filtered"][k], play_err["bgbot"][k]) for k in play_err["bgbot"]}
         )
+    if rolled is not None:
+        out["cube_rollout"] = {
+            "kind": args.cube_rollout,
+            "seed": args.rollout_seed,
+            "workers": args.workers,
+            "model_sha256": rolled.model_sha256,
+            "positions": len(cube_rows),
+            "rollouts_made": rolled.made,
+            "cpu_seconds": rolled.cpu_seconds,
+            "cpu_seconds_per_rollout": rolled.cpu_seconds / rolled.made if rolled.made else None,
+            "win_se_mean": float(rolled.se[:, 0].mean()) if len(cube_rows) else None,
+            "repaired": int(np.sum(np.any(np.abs(rollout_p - rolled.mean) > 0, axis=1))),
+            "cube_ply": args.cube_ply,
+            "equity": {
+                "rollout_minus_referee": _equity_gap(rollout_p, ref_p),
+                "cube_nets_minus_referee": _equity_gap(net_p, ref_p),
+                "cube_nets_minus_rollout": _equity_gap(net_p, rollout_p),
+            },
+        }
     out["checker_play_ratio_vs_gnubg0"] = _ratios(play_err["bgbot"], play_err["gnubg0"])
     print(json.dumps(out, indent=2))
 
