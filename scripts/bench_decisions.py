@@ -34,20 +34,20 @@ tests/data/decision_set_2000.txt`` reproduces the figures measured on it.
   Backgammon 0-ply erring on none of a resample's decisions). Decisions of one game are resampled independently,
   so the interval ignores the correlation between the plies of a game.
 
-* **The model's own rollouts** (``--cube-rollout KIND``, a third cube contestant ``bgbot_rollout``): each cube
-  position is rolled out cubeless by the model's checker-play evaluator (the one the checker-play contestant uses, not
-  its cube nets) at 0-ply, the rollout kind ``KIND`` of :func:`training.rollout.rollout_kind` (``vr72``: 72
-  variance-reduced full trials, ``plain324``, ``vr108-h8``: truncated after 8 half-moves), seed ``--rollout-seed``,
-  on ``--workers`` processes (a position's result does not depend on them); all the cube positions in one call. The
-  means, made consistent (:func:`bgbot.rules.outcomes.check_probabilities` with ``repair``: a variance-reduced mean
-  can have ``lbg > lg``), go through the same ``decide``. This measures the ceiling of fitting the cube nets to such
-  rollouts: a cube net that reproduced them exactly would decide no better. Cost: about 0.7 CPU-s a position for
-  ``vr72`` (bgbot-6), so about 20 CPU-minutes for the set's cube positions. Each position's rollout (5 means, 5
-  standard errors) is cached in ``--cache`` under a key naming the kind, the seed, the model file's SHA-256 (first 16
-  hex digits) and the Position ID, so a rerun with the same settings rolls out nothing. ``cube_rollout`` records the
-  kind, seed, workers, the rollouts made and their CPU seconds, the mean standard error of the win probability, the
-  positions whose means needed repair, and the cubeless equity ``rmse`` and ``bias`` over the cube positions of
-  rollout minus referee, cube nets (at ``--cube-ply``) minus referee and cube nets minus rollout.
+* **The model's own rollouts** (``--cube-rollout KIND``, a third cube contestant ``bgbot_rollout``): each cube position
+  is rolled out cubeless by the model's checker-play evaluator (the one the checker-play contestant uses, not its cube
+  nets) at 0-ply, the rollout kind ``KIND`` of :func:`training.rollout.rollout_kind` (``vr72``: 72 variance-reduced full
+  trials, ``plain324``, ``vr108-h8``: truncated after 8 half-moves), seed ``--rollout-seed``, on ``--workers`` processes
+  (a position's result does not depend on them); all the cube positions in one call. The means, made consistent
+  (:func:`bgbot.rules.outcomes.check_probabilities` with ``repair``: a variance-reduced mean can have ``lbg > lg``), go
+  through the same ``decide``. This measures the ceiling of fitting the cube nets to such rollouts: a cube net that
+  reproduced them exactly would decide no better. Cost: about 0.7 CPU-s a position for ``vr72`` (bgbot-6): the committed
+  set's 1,595 cube positions take about 20 CPU-minutes. Each position's rollout (5 means, 5 standard errors) is cached
+  in ``--cache`` under a key naming the kind, the seed, the model file's SHA-256 (first 16 hex digits) and the Position
+  ID, so a rerun with the same settings rolls out nothing. ``cube_rollout`` records the kind, seed, workers, the
+  rollouts made and their CPU seconds, the mean standard error of the win probability, the positions whose means needed
+  repair, and the cubeless equity ``rmse`` and ``bias`` over the cube positions of rollout minus referee, cube nets (at
+  ``--cube-ply``) minus referee and cube nets minus rollout.
 
 The referee's values are cached (``--cache``, a JSON file keyed by position ID and play), so a second model costs only
 the plays no earlier run asked about. A measuring stick only: never a training signal, never used to choose training
@@ -58,8 +58,8 @@ at 0-ply through the filter is a third checker-play contestant (``bgbot_filtered
 ``filter_minus_exact`` summarises its errors less the model's, decision by decision (paired), overall and by class.
 
 Usage: ``python scripts/bench_decisions.py [--model PATH] [--ply 0] [--cube-ply 0] [--cube-search] [--set PATH]
-[--positions N] [--classes race ...] [--cache FILE] [--cube-rollout KIND [--rollout-seed 1] [--workers 1]] [--filter PATH
-[--keep 4] [--extra 10] [--margin 0.3]]``
+[--positions N] [--classes race ...] [--cache FILE] [--cube-rollout KIND [--rollout-seed 1] [--workers 1]]
+[--filter PATH [--keep 4] [--extra 10] [--margin 0.3]]``
 (``--make-set [--source PATH] [--contact-decisions 2000] [--crashed-decisions 1000] [--race-decisions 1000]``: write
 the set ``--set`` and exit).
 """
@@ -233,7 +233,8 @@ def _read_cache(path: Path) -> dict:
 
 
 class Referee:
-    """GNU Backgammon 2-ply values of resulting positions and positions, cached by position ID."""
+    """GNU Backgammon 2-ply values of resulting positions and positions, cached by position ID; the cache file also
+    holds the model's own rollouts of cube positions (:func:`cube_rollouts`, :func:`rollout_key`)."""
 
     def __init__(self, gnubg_nn, cache: Path | None):
         self.g = gnubg_nn
@@ -445,7 +446,11 @@ def main() -> None:
         default=None,
         help="only the positions of these classes among the first --positions (default: all)",
     )
-    ap.add_argument("--cache", default=str(ROOT / "runs" / "bench_decisions_cache.json"), help="referee cache")
+    ap.add_argument(
+        "--cache",
+        default=str(ROOT / "runs" / "bench_decisions_cache.json"),
+        help="referee cache (and --cube-rollout's rollouts)",
+    )
     ap.add_argument("--make-set", action="store_true", help="(re)write the set --set from --source and exit")
     ap.add_argument(
         "--source", default=str(SOURCE), help="--make-set: the positions (default: tests/data/decision_source.txt)"
@@ -573,10 +578,10 @@ def main() -> None:
             elif not args.cube_search or rolled is not None:
                 net_p[j] = flip_probabilities(search.afterstate_values(cube_ev, pos[i : i + 1], args.cube_ply))[0]
             if args.cube_search:
-                ours = cubesearch.decide_searched(ev, pos[i : i + 1], CubeState(), MONEY, args.cube_ply)[0]
+                net_cube = cubesearch.decide_searched(ev, pos[i : i + 1], CubeState(), MONEY, args.cube_ply)[0]
             else:
-                ours = decide(net_p[j : j + 1], CubeState(), MONEY, x)
-            decisions = [("bgbot", ours), ("gnubg0", decide(g0_cube[i : i + 1], CubeState(), MONEY, x))]
+                net_cube = decide(net_p[j : j + 1], CubeState(), MONEY, x)
+            decisions = [("bgbot", net_cube), ("gnubg0", decide(g0_cube[i : i + 1], CubeState(), MONEY, x))]
             if rolled is not None:
                 decisions.append(("bgbot_rollout", decide(rollout_p[j : j + 1], CubeState(), MONEY, x)))
             for who, c in decisions:

@@ -23,6 +23,7 @@ def _load(name: str):
     spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
@@ -453,6 +454,95 @@ def test_bench_decisions_refuses_classes_with_no_position_among_those_asked():
     assert "Traceback" not in done.stderr
 
 
+def _bench_decisions(monkeypatch, capsys, argv: list[str]) -> dict:
+    """``scripts/bench_decisions.py argv`` run in this process: its JSON."""
+    monkeypatch.setattr(sys, "argv", ["bench_decisions.py", *argv])
+    _load("bench_decisions").main()
+    return json.loads(capsys.readouterr().out)
+
+
+def test_bench_decisions_cube_rollout_is_a_cached_third_cube_contestant(monkeypatch, capsys, tmp_path):
+    """``--cube-rollout``: the model's own rollouts decide every cube decision the cube nets decide (the same counts
+    under the same keys); ``cube_rollout``'s equity gap to the referee is that of the cached rollouts (made consistent)
+    and the cached referee probabilities; a rerun with the same cache rolls out nothing and decides the same; another
+    seed is another cache key, so it rolls out again."""
+    from bgbot.api import DEFAULT_MODEL
+    from bgbot.evaluation.prune import file_sha256
+    from bgbot.formats import positionid
+    from bgbot.rules.outcomes import check_probabilities, equity
+
+    cache = tmp_path / "cache.json"
+    argv = ["--positions", "12", "--cache", str(cache), "--cube-rollout", "vr2-h2"]
+    first = _bench_decisions(monkeypatch, capsys, argv)
+    cube, record = first["cube"], first["cube_rollout"]
+    assert set(cube) == {"bgbot", "gnubg0", "bgbot_rollout"}
+    assert {k: v["decisions"] for k, v in cube["bgbot_rollout"].items()} == {
+        k: v["decisions"] for k, v in cube["bgbot"].items()
+    }
+    n = cube["bgbot"]["double"]["decisions"]
+    assert n >= 3 and cube["bgbot_rollout"]["take"]["decisions"] >= 1
+    sha = file_sha256(DEFAULT_MODEL)[:16]
+    assert record["kind"] == "vr2-h2" and record["seed"] == 1 and record["workers"] == 1
+    assert record["model_sha256"] == sha and record["cube_ply"] == 0
+    assert record["positions"] == record["rollouts_made"] == n
+    assert record["cpu_seconds"] > 0 and 0 < record["win_se_mean"] < 0.5
+    data = json.loads(cache.read_text())
+    keys = [k for k in data if k.startswith("r|")]
+    assert len(keys) == n and all(k.startswith(f"r|vr2-h2|1|{sha}|") for k in keys)
+    assert all(len(data[k]) == 10 for k in keys)
+    rolled = check_probabilities(np.array([data[k][:5] for k in keys]), repair=True)
+    ref = np.array([data["p" + k.split("|")[-1]] for k in keys])
+    assert all(positionid.encode(positionid.decode(k.split("|")[-1])) == k.split("|")[-1] for k in keys)
+    d = equity(rolled) - equity(ref)
+    gap = record["equity"]["rollout_minus_referee"]
+    assert gap["bias"] == pytest.approx(d.mean()) and gap["rmse"] == pytest.approx(np.sqrt(np.mean(d**2)))
+    for name in ("cube_nets_minus_referee", "cube_nets_minus_rollout"):
+        assert 0 < abs(record["equity"][name]["bias"]) <= record["equity"][name]["rmse"] < 2
+
+    again = _bench_decisions(monkeypatch, capsys, argv)
+    assert again["cube_rollout"]["rollouts_made"] == 0 and again["cube_rollout"]["cpu_seconds"] == 0.0
+    assert again["cube_rollout"]["cpu_seconds_per_rollout"] is None and again["referee_calls"] == 0
+    assert again["cube"] == cube and again["cube_rollout"]["equity"] == record["equity"]
+
+    other = _bench_decisions(monkeypatch, capsys, [*argv, "--rollout-seed", "2"])
+    assert other["cube_rollout"]["rollouts_made"] == n and other["cube_rollout"]["seed"] == 2
+    assert len([k for k in json.loads(cache.read_text()) if k.startswith("r|vr2-h2|2|")]) == n
+
+
+@pytest.mark.parametrize(
+    ("kind", "message"),
+    [
+        ("vr", "unknown rollout kind 'vr': plainT, vrT, plainT-hH or vrT-hH"),
+        ("cubeful72", "unknown rollout kind 'cubeful72': plainT, vrT"),
+        ("vr72-h0", "unknown rollout kind 'vr72-h0'"),
+        ("vr1", "rollout kind 'vr1': trials must be an integer 2 .."),
+    ],
+)
+def test_bench_decisions_refuses_a_bad_rollout_kind_before_any_work(monkeypatch, capsys, kind, message):
+    """A name that is no rollout kind, or one whose trials are out of range: argparse's usage error naming the option
+    and the form, status 2."""
+    with pytest.raises(SystemExit) as done:
+        _parse(monkeypatch, "bench_decisions", ["--cube-rollout", kind])
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert f"error: argument --cube-rollout: {message}" in err and "Traceback" not in err
+
+
+def test_bench_decisions_refuses_a_damaged_cached_rollout(tmp_path):
+    """A cache entry under a rollout's key that is not 10 numbers: one error naming the cache, no rollout."""
+    from bgbot.api import DEFAULT_MODEL
+    from bgbot.errors import BgbotError
+    from bgbot.evaluation.prune import file_sha256
+    from bgbot.formats import positionid
+
+    bench = _load("bench_decisions")
+    ref = bench.Referee(None, tmp_path / "cache.json")
+    pos = positionid.decode("4HPwATDgc/ABMA")[None]
+    ref.data[bench.rollout_key("vr72", 1, file_sha256(DEFAULT_MODEL), pos[0])] = [0.5] * 5
+    with pytest.raises(BgbotError, match=r"cache.json.* something other than 10 numbers"):
+        bench.cube_rollouts(ref, pos, "vr72", 1, str(DEFAULT_MODEL), "no evaluator: nothing to roll out")
+
+
 @pytest.mark.parametrize("flag", [[], ["--no-filter"]])
 def test_bench_selfplay_plays_the_models_own_filter_by_default(monkeypatch, capsys, flag):
     """Self-play and training are measured through the model's own move filter (and exact play in the same rounds)
@@ -575,8 +665,9 @@ def test_plays_cost_against_a_reference_separates_bias_from_noise():
     ],
 )
 def test_cost_scripts_read_rollout_kinds_with_one_parser(kind, want):
-    """``training.rollout.rollout_kind`` names trials, horizon and variance reduction; both cost scripts take it:
-    plays_cost refuses what it does not parse, cost_table takes ``plyN`` besides and refuses the rest."""
+    """``training.rollout.rollout_kind`` names trials, horizon and variance reduction; both cost scripts and
+    bench_decisions' ``--cube-rollout`` take it: plays_cost and bench_decisions refuse what it does not parse,
+    cost_table takes ``plyN`` besides and refuses the rest."""
     from bgbot.errors import BgbotError
     from training.rollout import rollout_kind
 
@@ -595,6 +686,12 @@ def test_cost_scripts_read_rollout_kinds_with_one_parser(kind, want):
     elif want is None:
         with pytest.raises(BgbotError, match=f"unknown kind {kind!r}: plyN, plainT"):
             cost_table.settings_for(kind, 5)
+    bench = _load("bench_decisions")
+    if want is None:
+        with pytest.raises(BgbotError, match=f"unknown rollout kind {kind!r}: plainT, vrT"):
+            bench.rollout_settings(kind, 5)
+    else:
+        assert bench.rollout_settings(kind, 5) == rollout_kind(kind, 5)
 
 
 @pytest.mark.parametrize("kinds", ["plain36-h0", "plain36,plain36", ""])
