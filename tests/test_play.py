@@ -140,7 +140,7 @@ def test_bgbot_doubles_and_you_take(tmp_path):
     assert played.game.points == 2 and played.game.winner == 1
 
 
-def test_bad_options(capsys):
+def test_bad_options(capsys, tmp_path):
     for argv, message in (
         (["play", "--ply", "7"], "ply must be a whole number 0 .. 2 (the search depth), got 7"),
         (["play", "--bgbot-first"], "--bgbot-first needs --position"),
@@ -148,6 +148,7 @@ def test_bad_options(capsys):
         (["play", "--match-length", "65"], "65-point match is longer than the 64 points"),
         (["play", "--seed", "-1"], "--seed must be in 0 .. 2**63 - 1"),
         (["play", "--save", "/nonexistent-dir/x.mat"], "no directory '/nonexistent-dir'"),
+        (["play", "--save", str(tmp_path)], "is not a regular file (a directory?)"),  # refused before any game
     ):
         assert cli.main(argv) == 2
         err = capsys.readouterr().err

@@ -153,7 +153,8 @@ class Session:
         stdin, stdout: where the person's lines come from and the game is shown (default: the terminal's).
 
     Raises:
-        PlayError: a bad setting (match length, seed, a save directory that does not exist, a damaged session file).
+        PlayError: a bad setting (match length, seed, a save directory that does not exist, a save path that is not a
+            regular file, a damaged session file).
         bgbot.evaluation.search.SearchError: a ply not 0 .. 2 (:func:`bgbot.evaluation.search.check_ply`).
     """
 
@@ -174,6 +175,8 @@ class Session:
             MatchState(match_length)  # refuses a match longer than the match equity table, before any game
         if save and not Path(save).parent.is_dir():
             raise PlayError(f"--save {save!r}: no directory {str(Path(save).parent)!r} to save the games in")
+        if save and Path(save).exists() and not Path(save).is_file():
+            raise PlayError(f"--save {save!r} is not a regular file (a directory?): give the .mat file's name")
         self.bot, self.length, self.ply, self.manual = bot, match_length, ply, settings.manual_dice
         self.rng = np.random.default_rng(seed)
         self.save = save
