@@ -313,8 +313,10 @@ def test_a_hint_at_one_ply_marks_the_plays_valued_at_0_ply(tmp_path):
     """``hint`` at ``--ply 1`` lists the plays the move filter dropped with their 0-ply equity marked as such, as
     ``bgbot move`` does, never as if they were 1-ply values."""
     child = spawn("--dice", "manual", "--ply", "1", "--position", "iucjICiY89ABMA", cwd=tmp_path)
-    child.expect("opening roll")
-    child.sendline("62")  # you 6, bgbot 2: you move first with 6-2
+    child.expect("your turn")  # you on roll in the given position: no opening roll
+    child.sendline("")
+    child.expect("dice for your roll")
+    child.sendline("62")
     child.expect("your play with 6-2")
     child.sendline("hint")
     child.expect(r"  5\. [^\r\n]*\r\n")
