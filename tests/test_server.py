@@ -603,6 +603,21 @@ def test_booleans_and_fractions_are_not_whole_numbers(server):
         for value in (True, 1.0, "1.0") + ((None,) if field != "seed" else ()):  # no seed: fresh entropy
             got = httpx.post(server + "/v1/games", json={field: value}, timeout=60)
             assert got.status_code == 422 and got.json() == {"detail": f"{field}: {digits}"}, (field, value, got.text)
+    board = [0] * 26
+    for point, count in STARTING_BOARD.items():
+        board[int(point[1:])] = count
+    assert httpx.post(server + "/v1/board", json={"points": board}, timeout=60).json()["position_id"] == START
+    for extra, field in (  # a set-up board's counts, cube and score; a step's points
+        ({"points": board[:24] + [True, False]}, "points.24"),
+        ({"points": board[:24] + [2.0, 0]}, "points.24"),
+        ({"points": board, "cube_value": 2.0}, "cube_value"),
+        ({"points": board, "match_length": True}, "match_length"),
+        ({"points": board, "match_length": 5, "score": [True, 0]}, "score.0"),
+    ):
+        got = httpx.post(server + "/v1/board", json=extra, timeout=60)
+        assert got.status_code == 422 and got.json() == {"detail": f"{field}: {digits}"}, (extra, got.text)
+    got = httpx.post(server + "/v1/steps", json={"position": START, "dice": "31", "move": [8.0, True]}, timeout=60)
+    assert got.status_code == 422 and got.json()["detail"] in (f"move.0: {digits}", f"move.1: {digits}"), got.text
     body = {"requests": [{"endpoint": "cube", "position": START, "cube_search": 1}]}
     got = httpx.post(server + "/v1/batch", json=body, timeout=60)
     assert got.status_code == 200 and got.json()["answers"][0]["error"].startswith("cube_search: ")
