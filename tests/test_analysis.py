@@ -316,3 +316,9 @@ def test_truncated_match_analysed_up_to_the_break(tmp_path, capsys):
     report = capsys.readouterr().out
     assert report.startswith("warning: analysed up to where the match breaks:") and "game 2" in report.splitlines()[0]
     assert "2 game(s)" in report
+    first = full.replace("gnubg : 0 ", "gnubg : 99", 1)  # the first game's header breaks: nothing to analyse
+    assert first != full
+    broken.write_text(first)
+    assert cli.main(["analyse", str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: {broken}, line 6: score (99, 0) past the 11-point match\n", err  # the reason, not "no games"

@@ -160,9 +160,11 @@ def test_automatic_double_raises_every_member_cube_and_rotation_over_games():
     assert rec2["start_cube"] == 1 and rec2["box"] == ["p0", "p1", "p2"][expected[0]]
 
 
-def test_bad_seed_and_games_are_errors(capsys):
+def test_bad_seed_and_games_are_errors(capsys, tmp_path):
     args = ["chouette", "--player", "random", "--player", "random", "--player", "random"]
+    (tmp_path / "file").write_text("")
     for extra, message in (
+        (["--games", "3", "--out", str(tmp_path / "file")], "exists and is not a directory"),  # refused before a game
         (["--games", "3", "--seed", "-1"], "the seed must be an integer in 0 .. 2**63 - 1, got -1"),
         (["--games", "3", "--seed", str(2**64)], "the seed must be an integer in 0 .. 2**63 - 1"),
         (["--games", str(10**11)], "games must be at most 10,000,000"),

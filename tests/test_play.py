@@ -140,7 +140,7 @@ def test_bgbot_doubles_and_you_take(tmp_path):
     assert played.game.points == 2 and played.game.winner == 1
 
 
-def test_bad_options(capsys):
+def test_bad_options(capsys, tmp_path):
     for argv, message in (
         (["play", "--ply", "7"], "ply must be a whole number 0 .. 2 (the search depth), got 7"),
         (["play", "--bgbot-first"], "--bgbot-first needs --position"),
@@ -148,6 +148,7 @@ def test_bad_options(capsys):
         (["play", "--match-length", "65"], "65-point match is longer than the 64 points"),
         (["play", "--seed", "-1"], "--seed must be in 0 .. 2**63 - 1"),
         (["play", "--save", "/nonexistent-dir/x.mat"], "no directory '/nonexistent-dir'"),
+        (["play", "--save", str(tmp_path)], "is not a regular file (a directory?)"),  # refused before any game
     ):
         assert cli.main(argv) == 2
         err = capsys.readouterr().err
@@ -312,8 +313,10 @@ def test_a_hint_at_one_ply_marks_the_plays_valued_at_0_ply(tmp_path):
     """``hint`` at ``--ply 1`` lists the plays the move filter dropped with their 0-ply equity marked as such, as
     ``bgbot move`` does, never as if they were 1-ply values."""
     child = spawn("--dice", "manual", "--ply", "1", "--position", "iucjICiY89ABMA", cwd=tmp_path)
-    child.expect("opening roll")
-    child.sendline("62")  # you 6, bgbot 2: you move first with 6-2
+    child.expect("your turn")  # you on roll in the given position: no opening roll
+    child.sendline("")
+    child.expect("dice for your roll")
+    child.sendline("62")
     child.expect("your play with 6-2")
     child.sendline("hint")
     child.expect(r"  5\. [^\r\n]*\r\n")

@@ -492,6 +492,41 @@ def test_cli_cube_rollout_json(capsys):
     assert "match score" in capsys.readouterr().err
 
 
+def test_cli_cube_rollout_while_a_double_awaits_the_answer_is_the_takers(capsys):
+    """A position whose double awaits the answer (a Match ID's double flag): the same rollout of No double and
+    Double/Take, answered as ``bgbot cube`` answers then, Take or Pass, never the doubler's 'No double, take'."""
+    argv = ["--cube", "--trials", "36", "--truncate", "2", "--workers", "1", "--json"]
+    assert main(["rollout", "4HPwATDgc/ABUA", *argv]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert main(["rollout", "4HPwATDgc/ABUA:MBkAAAAAAAAA", *argv]) == 0
+    offered = json.loads(capsys.readouterr().out)
+    assert "double_offered" not in plain and offered["double_offered"] is True
+    dt = plain["cube"]["double_take"]["cubeful_equity"]
+    assert offered["cube"]["double_take"] == plain["cube"]["double_take"] and -1.0 < dt < 1.0
+    assert offered["cube"]["doubler_action"] == plain["cube"]["action"] == "No double, take"
+    assert offered["cube"]["action"] == "Take"
+    assert offered["cube"]["taker"] == {"action": "Take", "take": -dt, "pass": -1.0}
+    from bgbot.api import Bot
+    from bgbot.formats import context
+    from bgbot.protocols import web
+
+    settings = ro.RolloutSettings(trials=36, truncate=2, cube=True)  # the web page's rollout: the same answer
+    req = web.RolloutRequest(context.resolve("4HPwATDgc/ABUA:MBkAAAAAAAAA"), settings)
+    page = web.run_rollout(Bot.load(), req, lambda msg: None, lambda: False)
+    assert page["double_offered"] is True and page["cube"]["taker"] == offered["cube"]["taker"]
+
+
+def test_taker_answer_takes_passes_and_beavers():
+    def cube(dt: float) -> dict:
+        return {"double_take": {"cubeful_equity": dt}, "double_pass": 1.0, "action": "Double, take"}
+
+    assert ro.taker_answer(cube(1.2))["taker"] == {"action": "Pass", "take": -1.2, "pass": -1.0}
+    assert ro.taker_answer(cube(0.4))["action"] == "Take"
+    assert ro.taker_answer(cube(-0.1))["action"] == "Take"  # worth taking, but no beavers
+    assert ro.taker_answer(cube(-0.1), beavers=True)["action"] == "Beaver"
+    assert ro.taker_answer(cube(0.4))["doubler_action"] == "Double, take"
+
+
 def test_work_in_this_process_runs_with_one_torch_thread_as_in_a_worker():
     # torch's multi-threaded sigmoid differs from the one-thread one in the last bits (seen: 3e-9 in 432 trials),
     # so work run in this process must use one thread, like pool and Ray workers, for identical results.

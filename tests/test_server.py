@@ -583,7 +583,7 @@ def test_a_batch_request_refused_alone_carries_the_get_endpoints_status_and_mess
 def test_booleans_and_fractions_are_not_whole_numbers(server):
     """``ply=1.0``, ``ply=true`` or a digit other than 0-9 (the full-width ``２``) in a query is 422 naming the field
     and what it takes, never read as a number; a batch request's ``"ply": true`` or ``1.0`` is refused alone (422), and
-    ``POST /v1/games`` refuses them in the same words."""
+    ``POST /v1/games`` refuses them in the same words (its ``ply``, ``match_length`` and ``seed``)."""
     digits = "must be a whole number written in digits 0-9"
     for value in ("1.0", "true", "1e0", "\uff12", "\u0662"):  # full-width 2, Arabic-Indic 2
         got = get(server, "/v1/move", position=START, dice="31", ply=value)
@@ -599,9 +599,25 @@ def test_booleans_and_fractions_are_not_whole_numbers(server):
         got = httpx.post(server + "/v1/batch", json=body, timeout=60)
         assert got.status_code == 200
         assert got.json() == {"answers": [{"error": f"ply: {digits}", "status": 422}]}, (value, got.text)
-    for value in (True, 1.0, "1.0", None):  # a new game's ply: the same words and status
-        got = httpx.post(server + "/v1/games", json={"ply": value}, timeout=60)
-        assert got.status_code == 422 and got.json() == {"detail": f"ply: {digits}"}, (value, got.text)
+    for field in ("ply", "match_length", "seed"):  # a new game's whole numbers: the same words and status
+        for value in (True, 1.0, "1.0") + ((None,) if field != "seed" else ()):  # no seed: fresh entropy
+            got = httpx.post(server + "/v1/games", json={field: value}, timeout=60)
+            assert got.status_code == 422 and got.json() == {"detail": f"{field}: {digits}"}, (field, value, got.text)
+    board = [0] * 26
+    for point, count in STARTING_BOARD.items():
+        board[int(point[1:])] = count
+    assert httpx.post(server + "/v1/board", json={"points": board}, timeout=60).json()["position_id"] == START
+    for extra, field in (  # a set-up board's counts, cube and score; a step's points
+        ({"points": board[:24] + [True, False]}, "points.24"),
+        ({"points": board[:24] + [2.0, 0]}, "points.24"),
+        ({"points": board, "cube_value": 2.0}, "cube_value"),
+        ({"points": board, "match_length": True}, "match_length"),
+        ({"points": board, "match_length": 5, "score": [True, 0]}, "score.0"),
+    ):
+        got = httpx.post(server + "/v1/board", json=extra, timeout=60)
+        assert got.status_code == 422 and got.json() == {"detail": f"{field}: {digits}"}, (extra, got.text)
+    got = httpx.post(server + "/v1/steps", json={"position": START, "dice": "31", "move": [8.0, True]}, timeout=60)
+    assert got.status_code == 422 and got.json()["detail"] in (f"move.0: {digits}", f"move.1: {digits}"), got.text
     body = {"requests": [{"endpoint": "cube", "position": START, "cube_search": 1}]}
     got = httpx.post(server + "/v1/batch", json=body, timeout=60)
     assert got.status_code == 200 and got.json()["answers"][0]["error"].startswith("cube_search: ")

@@ -99,6 +99,16 @@ def test_a_play_is_judged_against_the_bots_ranking(bot, games, length):
     assert played["messages"] and not any("\n" in m for m in played["log"])  # no board diagrams in the log
 
 
+def test_a_game_from_a_position_starts_with_the_person_on_roll_in_it(games):
+    """A given position (no ``bgbot_first``) is the person's to roll in, whatever the seed: no opening roll that could
+    let bgbot move first, from the position seen from the other side."""
+    after_31 = "sGfwATDgc/ABMA"  # the opening after 8/5 6/5, the other side on roll
+    for seed in range(6):
+        state = games.new(0, 0, seed=seed, position=after_31).state()
+        assert (state["prompt"], state["position_id"]) == ("roll", after_31), (seed, state["log"])
+        assert not any("Opening roll" in line for line in state["log"]), (seed, state["log"])
+
+
 def test_bad_starts_and_thresholds_have_messages(games):
     with pytest.raises(web.WebError, match="bgbot_first needs a position"):
         games.new(0, 0, bgbot_first=True)

@@ -124,6 +124,7 @@ __all__ = [
     "rank_candidates",
     "cube_rollout",
     "cube_result",
+    "taker_answer",
     "cube_significance",
     "MIN_SIGNIFICANCE_TRIALS",
     "significance_note",
@@ -1030,6 +1031,24 @@ def cube_result(res: np.ndarray, owner: int, jacoby: bool) -> dict:
         "double_take_minus_no_double_se": _se(diff),
         "action": action,
         **cube_significance(res[0][:, 5], res[1][:, 5]),
+    }
+
+
+def taker_answer(cube: dict, beavers: bool = False) -> dict:
+    """A cube rollout's answer (:func:`cube_result`) of a position where a double awaits the answer, answered as
+    ``bgbot cube`` answers then: ``"action"`` becomes the taker's (``"Take"``, ``"Pass"``, or ``"Beaver"`` where
+    ``beavers`` and taking is worth more than 0 to the taker), the doubler's action moves to ``"doubler_action"``, and
+    ``"taker"`` holds ``{"action", "take", "pass"}``, the taker's cubeful money equities normalised to the cube before
+    the double (:func:`bgbot.cube.decision.take_action`). Returns a new dict; ``cube`` is unchanged."""
+    from bgbot.cube import decision as cubemod
+
+    dt, dp = cube["double_take"]["cubeful_equity"], cube["double_pass"]
+    answer = cubemod.take_action(dt, dp, -dt, beavers).value
+    return {
+        **cube,
+        "action": answer,
+        "doubler_action": cube["action"],
+        "taker": {"action": answer, "take": -dt, "pass": -dp},
     }
 
 

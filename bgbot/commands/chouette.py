@@ -63,6 +63,10 @@ def run(args: argparse.Namespace) -> int:
         raise chouette.ChouetteError("--jacoby applies with the cube only: add --cube")
     if args.out is not None and not args.out.strip():
         raise chouette.ChouetteError("--out needs a directory name, got an empty one")
+    if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():  # before any game is played
+        raise chouette.ChouetteError(
+            f"--out {args.out} exists and is not a directory: give a directory for chouette.jsonl"
+        )
     rules = chouette.ChouetteRules(
         cube=args.cube,
         jacoby=args.jacoby != "off",

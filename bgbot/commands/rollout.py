@@ -180,6 +180,8 @@ def run(args: argparse.Namespace) -> int:
         out["plays"] = ro.rank_candidates(cands)
     elif args.cube:
         out["cube"] = cube_result if cube_result is not None else ro.cube_result(res, cube[1], settings.jacoby)
+        if ctx.double_offered:  # the answer is the taker's, as bgbot cube gives it while a double awaits it
+            out["cube"], out["double_offered"] = ro.taker_answer(out["cube"], ctx.match.beavers), True
     else:
         out["position"] = ro.estimate_json(ro.Estimate.of(res[0]))
     out["elapsed_s"] = round(elapsed, 3)
@@ -277,6 +279,13 @@ def print_table(out: dict) -> None:
         print(
             f"  DT - ND       {figure(c['double_take_minus_no_double'], '+8.4f')} ± {c['double_take_minus_no_double_se']:.4f}"
         )
+        if out.get("double_offered"):
+            t = c["taker"]
+            print(f"  Doubler's proper action: {c['doubler_action']}")
+            print(
+                f"  A double awaits the answer. Taker: take {figure(t['take'], '+.4f')}, pass "
+                f"{figure(t['pass'], '+.4f')} (equity)"
+            )
         print(f"  Proper cube action: {c['action']}")
         if c.get("significance_note"):
             sig = c["significance_note"]

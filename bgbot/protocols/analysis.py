@@ -360,7 +360,10 @@ def analyse_text(bot: Bot, text: str, ply: int = 0, source: str = "match") -> di
     except matfile.MatFileError as err:
         if err.line is None or err.line <= 1:
             raise
-        match = matfile.read_match("\n".join(text.splitlines()[: err.line - 1]), source)
+        try:
+            match = matfile.read_match("\n".join(text.splitlines()[: err.line - 1]), source)
+        except matfile.MatFileError:  # nothing readable before the break (no game yet): the break is the error
+            raise err from None
         warnings.append(f"analysed up to where the file breaks: {err}")
     return analyse_match(bot, match, ply, source=source, warnings=warnings)
 

@@ -127,8 +127,9 @@ class PlaySettings:
         manual_dice: the person types the dice for both sides (``--dice manual``).
         seed: the dice generator's seed, 0 .. 2**63 - 1 (``None``: fresh entropy).
         save: the ``.mat`` file the finished games are saved to (its directory must exist).
-        position: the first game starts here (a POSITION as the command line reads it) instead of the opening.
-        bot_first: with ``position``, the bot is on roll first.
+        position: the first game starts here (a POSITION as the command line reads it) instead of the opening, with
+            no opening roll: the person is on roll in it, before rolling.
+        bot_first: with ``position``, the bot is on roll in it instead.
         jacoby: the Jacoby rule in money play.
         resume: a session file (``SAVE.session.json``) to continue; its match, score and game replace the above.
     """
@@ -153,7 +154,8 @@ class Session:
         stdin, stdout: where the person's lines come from and the game is shown (default: the terminal's).
 
     Raises:
-        PlayError: a bad setting (match length, seed, a save directory that does not exist, a damaged session file).
+        PlayError: a bad setting (match length, seed, a save directory that does not exist, a save path that is not a
+            regular file, a damaged session file).
         bgbot.evaluation.search.SearchError: a ply not 0 .. 2 (:func:`bgbot.evaluation.search.check_ply`).
     """
 
@@ -174,6 +176,8 @@ class Session:
             MatchState(match_length)  # refuses a match longer than the match equity table, before any game
         if save and not Path(save).parent.is_dir():
             raise PlayError(f"--save {save!r}: no directory {str(Path(save).parent)!r} to save the games in")
+        if save and Path(save).exists() and not Path(save).is_file():
+            raise PlayError(f"--save {save!r} is not a regular file (a directory?): give the .mat file's name")
         self.bot, self.length, self.ply, self.manual = bot, match_length, ply, settings.manual_dice
         self.rng = np.random.default_rng(seed)
         self.save = save
@@ -320,18 +324,18 @@ class Session:
             self.resumed, self.current = None, g
             self.say("Resuming the game in progress.")
             return self._play_from(g, side, dice)
+        given = self.start is not None
         start = board.starting_position() if self.start is None else self.start
         human_view = start if not self.bot_first else board.flip(start)
-        if self.start is not None:
-            self.start = None  # only the first game
+        self.start = None  # only the first game
         crawford = bool(self.length) and not self.crawford_done and (self.length - 1) in self.score
         if crawford:
             self.crawford_done = True
         human = np.array(human_view, dtype=np.int8)
         g = _Game([human, board.flip(human)], crawford=crawford)
         self.current = g
-        if self.bot_first:  # a given position with bgbot on roll: no opening roll
-            side, dice, self.bot_first = BOT, None, False
+        if given:  # no opening roll: the side on roll in the given position (you, or bgbot first) rolls
+            side, dice, self.bot_first = (BOT if self.bot_first else HUMAN), None, False
         else:
             side, dice = self.opening()
         return self._play_from(g, side, dice)

@@ -21,8 +21,9 @@ Nothing is ignored: a query parameter an endpoint does not take (``p26``, a miss
 not have is 422 naming it; one given twice, or both a position and a board, is 400 (:func:`query_position`).
 Whole numbers are whole numbers: a query's ``ply=1.0``, ``ply=true`` or ``ply=２`` (a digit other than 0-9) is 422
 naming the field, never read as 1 or 2; a batch request's ``"ply": true`` or ``"ply": 1.0`` is refused alone (422)
-with the query's words, and its ``"ply": "1"`` and ``"dice": 31`` are read as ``ply=1`` and ``dice=31``; ``POST
-/v1/games`` reads its ``"ply"`` as a batch request does (:func:`whole_number_json`).
+with the query's words, and its ``"ply": "1"`` and ``"dice": 31`` are read as ``ply=1`` and ``dice=31``; every
+whole number of a JSON body (``POST /v1/games``' ``ply``, ``match_length``, ``seed``; ``/v1/board``'s checker counts,
+cube and score; ``/v1/steps``' points) is read as a batch request's ``"ply"`` (:func:`whole_number_json`).
 A batch request that is not its schema (a type, an endpoint, a field it does not have) is refused alone, as one that
 its endpoint refuses: the batch is 422 only when the envelope is malformed (not JSON, no ``requests`` list, more than
 :data:`MAX_BATCH` requests). A JSON body that gives a key twice in one object is 400 naming the key
@@ -714,6 +715,7 @@ def create_app(
         return await batcher.submit("cube", req)
 
     strict = pydantic.ConfigDict(extra="forbid")  # an unknown field is a 422 naming it, never ignored
+    WholeJson = Annotated[int, pydantic.BeforeValidator(whole_number_json)]  # a JSON body's integer: 1.0, true refused
 
     class BatchRequest(pydantic.BaseModel):  # type: ignore[name-defined]
         # strict: "ply": true or 1.0 is refused naming the field, never read as 1 (the query's words); "dice": 31 is "31"
@@ -724,7 +726,7 @@ def create_app(
             None, min_length=26, max_length=26, description="instead of position: 26 signed checker counts"
         )
         dice: Annotated[str | None, pydantic.BeforeValidator(dice_json)] = None
-        ply: Annotated[int, pydantic.BeforeValidator(whole_number_json)] = 0
+        ply: WholeJson = 0
         jacoby: Literal["on", "off"] | None = None
         probabilities: str | None = None
         cube_search: bool = pydantic.Field(False, description="cube: decide by cubeful search at ply")
@@ -784,8 +786,8 @@ def create_app(
         model_config = strict
         position: str
         dice: str | None = None
-        steps: list[tuple[int, int]] = pydantic.Field(default_factory=list, max_length=4)
-        move: tuple[int, int] | None = None
+        steps: list[tuple[WholeJson, WholeJson]] = pydantic.Field(default_factory=list, max_length=4)
+        move: tuple[WholeJson, WholeJson] | None = None
 
     @app.post("/v1/steps")
     async def steps(body: StepsRequest) -> dict:
@@ -796,12 +798,15 @@ def create_app(
 
     class BoardRequest(pydantic.BaseModel):  # type: ignore[name-defined]
         model_config = strict
-        points: list[int] = pydantic.Field(..., min_length=26, max_length=26, description="26 signed checker counts")
+        # whole numbers: true or 1.0 refused naming the field, never read as a checker count, cube or score of 1
+        points: list[WholeJson] = pydantic.Field(
+            ..., min_length=26, max_length=26, description="26 signed checker counts"
+        )
         dice: str | None = None
-        cube_value: int = 1
+        cube_value: WholeJson = 1
         cube_owner: Literal["centre", "me", "opponent"] = "centre"
-        match_length: int = pydantic.Field(0, ge=0, le=64)
-        score: tuple[int, int] = (0, 0)
+        match_length: WholeJson = pydantic.Field(0, ge=0, le=64)
+        score: tuple[WholeJson, WholeJson] = (0, 0)
         crawford: bool = False
 
     @app.post("/v1/board")
@@ -814,12 +819,10 @@ def create_app(
 
     class NewGame(pydantic.BaseModel):  # type: ignore[name-defined]
         model_config = strict
-        match_length: int = pydantic.Field(0, ge=0, le=64, description="0: money play")
-        # 1.0 or true refused in the query's words (as a batch request's ply), never read as 1
-        ply: Annotated[int, pydantic.BeforeValidator(whole_number_json)] = pydantic.Field(
-            0, description="the bot's search depth, 0 .. 2"
-        )
-        seed: int | None = pydantic.Field(None, ge=0, le=2**63 - 1)
+        # whole numbers: 1.0 or true refused in the query's words (as a batch request's ply), never read as 1
+        match_length: WholeJson = pydantic.Field(0, ge=0, le=64, description="0: money play")
+        ply: WholeJson = pydantic.Field(0, description="the bot's search depth, 0 .. 2")
+        seed: WholeJson | None = pydantic.Field(None, ge=0, le=2**63 - 1)
 
         @pydantic.field_validator("ply")
         @classmethod

@@ -673,6 +673,8 @@ def run_rollout(
         out["plays"] = ro.rank_candidates(cands)
     elif settings.cube:
         out["cube"] = ro.cube_rollout(bot.evaluator, ctx.position, settings, cube, 1, None, on_result)
+        if ctx.double_offered:  # the taker's answer, as bgbot rollout --cube gives it
+            out["cube"], out["double_offered"] = ro.taker_answer(out["cube"], ctx.match.beavers), True
     else:
         res = ro._run(bot.evaluator, ctx.position[None], np.ones(1, dtype=bool), settings, 1, None, on_result)
         out["position"] = ro.estimate_json(ro.Estimate.of(res[0]))
