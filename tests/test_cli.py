@@ -217,6 +217,19 @@ def test_bad_input_is_one_error_line_and_status_2(capsys, argv, quoted):
     assert quoted in err
 
 
+@pytest.mark.parametrize("command", ["moves", "move", "cube"])
+def test_a_batch_file_that_cannot_be_read_is_one_line_naming_it(capsys, tmp_path, command):
+    missing = tmp_path / "missing.txt"
+    for path, message in (
+        (
+            tmp_path,
+            f"--batch {str(tmp_path)!r} is not a regular file (a directory?): give a file of requests, one a line",
+        ),
+        (missing, f"cannot read --batch {str(missing)!r}: No such file or directory"),
+    ):
+        assert run(capsys, command, "--batch", path) == (2, "", f"error: {message}\n")
+
+
 def test_every_ply_option_is_refused_by_the_one_check(capsys, tmp_path):
     message = "error: argument --ply: ply must be a whole number 0 .. 2 (the search depth), got 3"
     for argv in (
