@@ -43,6 +43,23 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str):
         self.exit(EXIT_USAGE, f"error: {message} (see '{self.prog} --help')\n")
 
+    def parse_args(self, args=None, namespace=None):
+        """argparse's, except that arguments left over are reported by the subcommand's parser, whose hint names
+        its own help (``(see 'bgbot move --help')``), not the top level's."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            self._chosen(parsed).error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
+
+    def _chosen(self, parsed: argparse.Namespace) -> argparse.ArgumentParser:
+        """The innermost (sub)command parser that ``parsed`` went through: this one when no subcommand was chosen."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                sub = action.choices.get(str(getattr(parsed, action.dest, "")))
+                if sub is not None:
+                    return sub._chosen(parsed) if isinstance(sub, _Parser) else sub
+        return self
+
 
 def _command_modules(names: list[str]) -> list:
     """The modules ``bgbot.commands.<name>`` that exist, in order."""

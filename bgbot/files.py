@@ -68,3 +68,19 @@ def sync_directory(directory: str | Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def unreadable(name: str, path: str | Path, err: OSError, want: str) -> str:
+    """The one-line message for an input file that could not be opened or read: ``"NAME 'PATH' is not a regular file
+    (a directory?): give WANT"`` for a directory, else ``"cannot read NAME 'PATH': REASON"`` with the system's reason
+    (``No such file or directory``, ``Permission denied``) instead of Python's ``[Errno N] ...``.
+
+    Args:
+        name: how the user gave the path: an option (``"--batch"``) or an argument's metavar (``"FILE.mat"``).
+        path: the path as given.
+        err: the error opening or reading it raised.
+        want: what to give instead, e.g. ``"the .mat file's name"``.
+    """
+    if isinstance(err, IsADirectoryError) or Path(path).is_dir():
+        return f"{name} {str(path)!r} is not a regular file (a directory?): give {want}"
+    return f"cannot read {name} {str(path)!r}: {err.strerror or err}"

@@ -217,6 +217,41 @@ def test_bad_input_is_one_error_line_and_status_2(capsys, argv, quoted):
     assert quoted in err
 
 
+@pytest.mark.parametrize("command", ["moves", "move", "cube"])
+def test_a_batch_file_that_cannot_be_read_is_one_line_naming_it(capsys, tmp_path, command):
+    missing = tmp_path / "missing.txt"
+    for path, message in (
+        (
+            tmp_path,
+            f"--batch {str(tmp_path)!r} is not a regular file (a directory?): give a file of requests, one a line",
+        ),
+        (missing, f"cannot read --batch {str(missing)!r}: No such file or directory"),
+    ):
+        assert run(capsys, command, "--batch", path) == (2, "", f"error: {message}\n")
+
+
+@pytest.mark.parametrize(
+    ("argv", "extra"),
+    [
+        (["move", START, "--play", "8/5 6/5", "31"], "31"),  # DICE after --play: --play took one value
+        (["moves", START, "31", "--frobnicate"], "--frobnicate"),
+        (["cube", START, "31"], "31"),
+        (["rollout", START, "31", "--frobnicate"], "--frobnicate"),
+        (["analyse", "match.mat", "extra.mat"], "extra.mat"),
+        (["play", "--frobnicate"], "--frobnicate"),
+        (["ubgi", "--frobnicate"], "--frobnicate"),
+    ],
+)
+def test_unrecognized_arguments_point_at_the_subcommands_help(capsys, argv, extra):
+    assert run(capsys, *argv) == (2, "", f"error: unrecognized arguments: {extra} (see 'bgbot {argv[0]} --help')\n")
+
+
+def test_an_unknown_command_points_at_the_top_level_help(capsys):
+    status, out, err = run(capsys, "frobnicate")
+    assert status == 2 and out == "" and err.startswith("error: argument COMMAND: invalid choice: 'frobnicate'")
+    assert err.endswith(" (see 'bgbot --help')\n")
+
+
 def test_every_ply_option_is_refused_by_the_one_check(capsys, tmp_path):
     message = "error: argument --ply: ply must be a whole number 0 .. 2 (the search depth), got 3"
     for argv in (

@@ -624,6 +624,44 @@ def test_booleans_and_fractions_are_not_whole_numbers(server):
     assert get(server, "/v1/move", position=START, dice="31", ply="1").status_code == 200
 
 
+def test_booleans_are_true_or_false_never_yes(server):
+    """A query's boolean is ``true``, ``false``, ``1`` or ``0`` (``yes``, ``on``, ``True`` are 422 naming it), a batch
+    request's ``cube_search`` is refused alone with its GET request's message, and a JSON body's boolean is JSON
+    ``true`` or ``false`` only."""
+    text = "must be true, false, 1 or 0"
+    for value in ("yes", "on", "True", "2", ""):
+        got = get(server, "/v1/cube", position=START, cube_search=value)
+        assert got.status_code == 422 and got.json() == {"detail": f"cube_search: {text}"}, (value, got.text)
+    for name in ("cube", "variance_reduction", "quasi_random", "databases"):
+        got = get(server, "/v1/rollout", position=START, dice="31", trials=36, **{name: "yes"})
+        assert got.status_code == 422 and got.json() == {"detail": f"{name}: {text}"}, (name, got.text)
+    searched = get(server, "/v1/cube", position=START, cube_search="1").json()
+    assert (
+        searched["cube_search"] is True
+        and "cube_search" not in get(server, "/v1/cube", position=START, cube_search="0").json()
+    )
+    requests = [{"endpoint": "cube", "position": START, "cube_search": v} for v in ("yes", 1, None, "1", True)]
+    answers = httpx.post(server + "/v1/batch", json={"requests": requests}, timeout=60).json()["answers"]
+    assert answers[:3] == [{"error": f"cube_search: {text}", "status": 422}] * 3
+    assert close(answers[3], searched) and close(answers[4], searched)
+    for value in ("yes", 1, 0, "true", None):
+        got = httpx.post(server + "/v1/games", json={"bgbot_first": value}, timeout=60)
+        assert got.status_code == 422 and got.json() == {"detail": "bgbot_first: must be true or false"}, value
+    board = [0] * 26
+    for point, count in STARTING_BOARD.items():
+        board[int(point[1:])] = count
+    got = httpx.post(server + "/v1/board", json={"points": board, "match_length": 5, "crawford": "yes"}, timeout=60)
+    assert got.status_code == 422 and got.json() == {"detail": "crawford: must be true or false"}
+
+
+def test_a_mat_body_that_is_not_utf8_is_422_saying_so(server):
+    for body in (b" 1 point match\n\xff\xfe", "x".encode("utf-16")):
+        got = httpx.post(server + "/v1/analyse", content=body, headers={"content-type": "text/plain"}, timeout=60)
+        assert got.status_code == 422 and got.json() == {
+            "detail": "the request body (the .mat text) is not UTF-8: send the match file's text encoded as UTF-8"
+        }
+
+
 def test_health_counts_each_request_of_a_batch(server):
     """``/v1/health``'s ``requests`` counts each request (item) of a ``POST /v1/batch`` answered, never one refused,
     and ``batches`` the batch as one evaluator round."""

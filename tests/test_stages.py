@@ -201,6 +201,18 @@ def test_rollout_kind_and_missing_inputs_say_why(tmp_path, capsys, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_an_out_that_is_a_file_is_one_line_naming_it(tmp_path, capsys):
+    taken = tmp_path / "taken"
+    taken.write_text("keep me")
+    for stage in ("sample", "select"):
+        argv = [stage, "--model", MODEL, "--positions", "5" if stage == "sample" else str(tmp_path), "--quiet"]
+        assert cli.main([*argv, "--out", str(taken)]) == 2
+        assert capsys.readouterr().err == (
+            f"error: --out {str(taken)!r} exists and is not a directory: give a directory for the parts\n"
+        ), stage
+    assert taken.read_text() == "keep me"
+
+
 def test_rollout_one_half_move_is_exactly_one_ply():
     # With variance reduction a one-half-move rollout returns the 21-roll mean itself: the 1-ply value, every trial.
     from training.rollout import rollout

@@ -115,8 +115,11 @@ def check_out(out: Path, stage: str, settings: dict, names: dict[str, dict] | No
     rerun only ever adds the missing parts of the same run. ``names``: more settings for the part of that file name.
 
     Raises:
-        StageError: a part of ``out`` is unreadable, of another stage, or made with other settings.
+        StageError: ``out`` exists and is not a directory; a part of ``out`` is unreadable, of another stage, or
+            made with other settings.
     """
+    if out.exists() and not out.is_dir():
+        raise StageError(f"--out {str(out)!r} exists and is not a directory: give a directory for the parts")
     hint = f"remove {str(out)!r} or pick another --out"
     for path in sorted(out.glob("part-*.npz")) if out.is_dir() else []:
         meta = load_npz(path).get("meta") or {}

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
 from bgbot.errors import BgbotError
+from bgbot.files import unreadable
 from bgbot.formats import context
 
 if TYPE_CHECKING:  # bgbot.api imports torch (seconds): only the commands that use a model load it
@@ -147,14 +148,17 @@ def run_batch(path: str, answer: Callable[[str], dict]) -> int:
     JSON line, or ``{"error": message}`` when it raises ValueError; flush after each line. Returns 0.
 
     Raises:
-        OSError: the file cannot be opened.
+        UsageError: the file cannot be opened (missing, a directory: :func:`bgbot.files.unreadable`'s message).
     """
     # Undecodable bytes become U+FFFD, so a binary line is one bad request, not the end of the session. Only "\n"
     # ends a request: a bare carriage return (or another Unicode line break) inside a line stays part of that one
     # request, which gets one answer, so a client never falls out of step ("\r\n" endings are stripped as blanks).
     stream: TextIO
     if path != "-":
-        stream = open(path, encoding="utf-8", errors="replace", newline="\n")
+        try:
+            stream = open(path, encoding="utf-8", errors="replace", newline="\n")
+        except OSError as err:
+            raise UsageError(unreadable("--batch", path, err, "a file of requests, one a line")) from None
     elif hasattr(sys.stdin, "buffer"):
         stream = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace", newline="\n")
     else:  # a text stream without bytes underneath (e.g. replaced in tests)

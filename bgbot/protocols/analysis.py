@@ -54,6 +54,7 @@ from bgbot.errors import BgbotError
 from bgbot.evaluation.classes import cube_efficiencies
 from bgbot.evaluation.evaluator import classified_probabilities
 from bgbot.evaluation.selection import segment_argmax
+from bgbot.files import unreadable
 from bgbot.formats import matfile, positionid
 from bgbot.formats.figures import figure
 from bgbot.formats.xgid import XGID
@@ -369,8 +370,17 @@ def analyse_text(bot: Bot, text: str, ply: int = 0, source: str = "match") -> di
 
 
 def analyse_file(bot: Bot, path: str | Path, ply: int = 0) -> dict:
-    """:func:`analyse_text` of a file, with ``"file"`` added. Raises OSError, AnalysisError, MatFileError."""
-    raw = Path(path).read_bytes()
+    """:func:`analyse_text` of a file, with ``"file"`` added.
+
+    Raises:
+        AnalysisError: the file cannot be read (missing, a directory: :func:`bgbot.files.unreadable`'s message) or
+            replayed.
+        MatFileError: the text is not a match file.
+    """
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as err:
+        raise AnalysisError(unreadable("FILE.mat", path, err, "the .mat file's name")) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

@@ -24,6 +24,11 @@ naming the field, never read as 1 or 2; a batch request's ``"ply": true`` or ``"
 with the query's words, and its ``"ply": "1"`` and ``"dice": 31`` are read as ``ply=1`` and ``dice=31``; every
 whole number of a JSON body (``POST /v1/games``' ``ply``, ``match_length``, ``seed``; ``/v1/board``'s checker counts,
 cube and score; ``/v1/steps``' points) is read as a batch request's ``"ply"`` (:func:`whole_number_json`).
+Booleans likewise: a query's ``cube_search`` (and ``/v1/rollout``'s ``cube``, ``variance_reduction``, ...) is one of
+``true``, ``false``, ``1``, ``0`` (:func:`boolean_text`: ``yes``, ``on``, ``True`` are 422 naming it), a batch
+request's ``cube_search`` is read as its query would be (:func:`boolean_query_json`), and every other boolean of a
+JSON body (``POST /v1/games``' ``bgbot_first``, ``/v1/board``'s ``crawford``) is JSON ``true`` or ``false`` only
+(:func:`boolean_json`).
 A batch request that is not its schema (a type, an endpoint, a field it does not have) is refused alone, as one that
 its endpoint refuses: the batch is 422 only when the envelope is malformed (not JSON, no ``requests`` list, more than
 :data:`MAX_BATCH` requests). A JSON body that gives a key twice in one object is 400 naming the key
@@ -147,6 +152,50 @@ def whole_number_json(value: object) -> int:
         whole_number_text(value)
         return int(value)
     raise ValueError(WHOLE_NUMBER)
+
+
+BOOLEAN_TEXT = "must be true, false, 1 or 0"  # a query's boolean's refusal, after the parameter's name
+BOOLEAN_JSON = "must be true or false"  # a JSON body's boolean's refusal, after the field's name
+
+
+def boolean_text(value: object) -> object:
+    """A query parameter's boolean as written: only ``true``, ``false``, ``1`` or ``0`` (pydantic alone would also read
+    ``yes``, ``on``, ``t``, ``True``); other values pass to the field's own check unchanged.
+
+    Raises:
+        ValueError: ``"must be true, false, 1 or 0"`` (the API names the parameter before it).
+    """
+    if isinstance(value, str) and value not in ("true", "false", "1", "0"):
+        raise ValueError(BOOLEAN_TEXT)
+    return value
+
+
+def boolean_query_json(value: object) -> bool:
+    """A batch request's boolean (``cube_search``) read as its GET query would read it: JSON ``true`` or ``false``, or
+    the query's text (``"true"``, ``"0"``, as ``"ply": "1"`` is ``ply=1``); ``"yes"``, ``1`` or ``null`` are refused
+    with the query's words.
+
+    Raises:
+        ValueError: ``"must be true, false, 1 or 0"`` (the API names the field before it).
+    """
+    if isinstance(value, bool):
+        return value
+    if not isinstance(value, str):
+        raise ValueError(BOOLEAN_TEXT)
+    boolean_text(value)
+    return value in ("true", "1")
+
+
+def boolean_json(value: object) -> bool:
+    """A JSON body's boolean (``bgbot_first``, ``crawford``): JSON ``true`` or ``false`` only, never ``"yes"``, ``1``
+    or ``"true"`` read as true.
+
+    Raises:
+        ValueError: ``"must be true or false"`` (the API names the field before it).
+    """
+    if isinstance(value, bool):
+        return value
+    raise ValueError(BOOLEAN_JSON)
 
 
 def dice_json(value: object) -> object:
@@ -580,6 +629,8 @@ def _validation_message(errors: list) -> str:
         what = f"at most {MAX_BATCH} requests in a batch"
     elif e.get("type") == "extra_forbidden":
         what = "unknown field"
+    elif e.get("type") == "string_unicode" and not where:  # the text body: /v1/analyse's .mat file is the only one
+        what = "the request body (the .mat text) is not UTF-8: send the match file's text encoded as UTF-8"
     elif e.get("type") == "value_error":  # a schema's own check (settings that cannot be used together)
         what = what.removeprefix("Value error, ")
     return api_message(ValueError(f"{where}: {what}" if where else what))
@@ -652,6 +703,7 @@ def create_app(
     )
     DICE = Query(None, description="the roll: 31, 3-1 or '3 1' (optional when the position carries dice)")
     Whole = Annotated[int, pydantic.BeforeValidator(whole_number_text)]  # a query's integer: 1.0 and true refused
+    Flag = Annotated[bool, pydantic.BeforeValidator(boolean_text)]  # a query's boolean: true, false, 1, 0 only
 
     def position_of(position: str | None, request) -> str:
         """The request's position (:func:`query_position`), its endpoint's parameters read from the route."""
@@ -702,9 +754,10 @@ def create_app(
         jacoby: Literal["on", "off"] | None = Query(None, description="Jacoby rule for money play"),
         probabilities: str | None = Query(None, description="W,WG,WBG,LG,LBG to use instead of the model's"),
         ply: Annotated[Whole, Query(description="lookahead of the cubeless probabilities, 0..2")] = 0,
-        cube_search: bool = Query(
-            False, description="decide by cubeful search at ply (bgbot cube --cube-search); not with probabilities"
-        ),
+        cube_search: Annotated[
+            Flag,
+            Query(description="decide by cubeful search at ply (bgbot cube --cube-search); not with probabilities"),
+        ] = False,
     ) -> dict:
         """The cube action of the side on roll before rolling (``bgbot cube --json``)."""
         pos = position_of(position, request)
@@ -716,6 +769,8 @@ def create_app(
 
     strict = pydantic.ConfigDict(extra="forbid")  # an unknown field is a 422 naming it, never ignored
     WholeJson = Annotated[int, pydantic.BeforeValidator(whole_number_json)]  # a JSON body's integer: 1.0, true refused
+    BoolJson = Annotated[bool, pydantic.BeforeValidator(boolean_json)]  # a JSON body's boolean: "yes", 1 refused
+    FlagJson = Annotated[bool, pydantic.BeforeValidator(boolean_query_json)]  # a batch request's: as its query's
 
     class BatchRequest(pydantic.BaseModel):  # type: ignore[name-defined]
         # strict: "ply": true or 1.0 is refused naming the field, never read as 1 (the query's words); "dice": 31 is "31"
@@ -729,7 +784,7 @@ def create_app(
         ply: WholeJson = 0
         jacoby: Literal["on", "off"] | None = None
         probabilities: str | None = None
-        cube_search: bool = pydantic.Field(False, description="cube: decide by cubeful search at ply")
+        cube_search: FlagJson = pydantic.Field(False, description="cube: decide by cubeful search at ply")
 
         @pydantic.model_validator(mode="after")
         def _no_conflict(self):
@@ -807,7 +862,7 @@ def create_app(
         cube_owner: Literal["centre", "me", "opponent"] = "centre"
         match_length: WholeJson = pydantic.Field(0, ge=0, le=64)
         score: tuple[WholeJson, WholeJson] = (0, 0)
-        crawford: bool = False
+        crawford: BoolJson = False
 
     @app.post("/v1/board")
     async def board_setup(body: BoardRequest) -> dict:
@@ -832,7 +887,7 @@ def create_app(
         position: str | None = pydantic.Field(
             None, max_length=200, description="start the first game here (Position ID, GNUbg ID or XGID; you on roll)"
         )
-        bgbot_first: bool = pydantic.Field(False, description="with position: bgbot is on roll in it")
+        bgbot_first: BoolJson = pydantic.Field(False, description="with position: bgbot is on roll in it")
 
     class GameLine(pydantic.BaseModel):  # type: ignore[name-defined]
         model_config = strict
@@ -889,10 +944,10 @@ def create_app(
         ply: Annotated[Whole, Query(description="lookahead of the players inside")] = 0
         seed: Annotated[Whole, Query()] = 0
         candidates: Annotated[Whole | None, Query(description="at most this many of the best plays")] = None
-        cube: bool = Query(False, description="cubeful money rollout")
-        variance_reduction: bool = Query(True)
-        quasi_random: bool = Query(True)
-        databases: bool = Query(True)
+        cube: Annotated[Flag, Query(description="cubeful money rollout")] = False
+        variance_reduction: Annotated[Flag, Query()] = True
+        quasi_random: Annotated[Flag, Query()] = True
+        databases: Annotated[Flag, Query()] = True
 
     @app.get("/v1/rollout")
     async def rollout(
