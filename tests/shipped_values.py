@@ -51,6 +51,14 @@ SHIPPED: dict[str, dict] = {
         "stage": "combine",
         "win_rate_vs_random": 0.95,
     },
+    "eda8b4d66d01f56aa5ebd97363d360fa9bf6c83472cd1050545524720996b86e": {
+        "name": "bgbot-7",
+        "format_version": 3,  # bgbot-6 with its play nets fitted to the plays campaign's rollouts, its cube nets kept
+        "encoding_version": "tesauro196+expert7+gnubg50/v2",
+        "games_trained": 0,
+        "stage": "fit",
+        "win_rate_vs_random": 0.95,
+    },
 }
 
 
