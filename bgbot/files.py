@@ -70,6 +70,19 @@ def sync_directory(directory: str | Path) -> None:
         os.close(fd)
 
 
+def not_a_file(name: str, path: str | Path, want: str) -> str:
+    """The one-line message for a path that must be a regular file and is not (a directory): ``"NAME 'PATH' is not a
+    regular file (a directory?): give WANT"``; ``name`` is how the user gave the path (``"--save"``, ``"FILE.mat"``),
+    ``want`` what to give instead (``"the .mat file's name"``)."""
+    return f"{name} {str(path)!r} is not a regular file (a directory?): give {want}"
+
+
+def not_a_directory(name: str, path: str | Path, want: str) -> str:
+    """The one-line message for an output path that must be a directory and is not: ``"NAME 'PATH' exists and is not
+    a directory: give WANT"`` (``want``: ``"a directory for the parts"``)."""
+    return f"{name} {str(path)!r} exists and is not a directory: give {want}"
+
+
 def unreadable(name: str, path: str | Path, err: OSError, want: str) -> str:
     """The one-line message for an input file that could not be opened or read: ``"NAME 'PATH' is not a regular file
     (a directory?): give WANT"`` for a directory, else ``"cannot read NAME 'PATH': REASON"`` with the system's reason
@@ -82,5 +95,5 @@ def unreadable(name: str, path: str | Path, err: OSError, want: str) -> str:
         want: what to give instead, e.g. ``"the .mat file's name"``.
     """
     if isinstance(err, IsADirectoryError) or Path(path).is_dir():
-        return f"{name} {str(path)!r} is not a regular file (a directory?): give {want}"
+        return not_a_file(name, path, want)
     return f"cannot read {name} {str(path)!r}: {err.strerror or err}"

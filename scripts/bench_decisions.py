@@ -41,8 +41,9 @@ tests/data/decision_set_2000.txt`` reproduces the figures measured on it.
   (a position's result does not depend on them); all the cube positions in one call. The means, made consistent
   (:func:`bgbot.rules.outcomes.check_probabilities` with ``repair``: a variance-reduced mean can have ``lbg > lg``), go
   through the same ``decide``. This measures the ceiling of fitting the cube nets to such rollouts: a cube net that
-  reproduced them exactly would decide no better. Cost: about 0.7 CPU-s a position for ``vr72`` (bgbot-6): the committed
-  set's 1,595 cube positions take about 20 CPU-minutes. Each position's rollout (5 means, 5 standard errors) is cached
+  reproduced them exactly would decide no better. Cost: about 2 CPU-s a position for ``vr72`` (bgbot-6 on the 2-core
+  machine beside other work: 1,268 CPU-s for the 644 cube positions of ``--positions 2000``), 0.47 for ``plain324``:
+  the committed set's 1,595 cube positions take about 50 CPU-minutes at ``vr72``. Each position's rollout (5 means, 5 standard errors) is cached
   in ``--cache`` under a key naming the kind, the seed, the model file's SHA-256 (first 16 hex digits) and the Position
   ID, so a rerun with the same settings rolls out nothing. ``cube_rollout`` records the kind, seed, workers, the
   rollouts made and their CPU seconds, the mean standard error of the win probability, the positions whose means needed
@@ -430,7 +431,7 @@ def main() -> None:
         default=None,
         metavar="KIND",
         help="a third cube contestant, bgbot_rollout: the model's own cubeless rollouts of each cube position (a "
-        "rollout kind: plainT, vrT, plainT-hH or vrT-hH, e.g. vr72, about 0.7 CPU-s a position) through the same "
+        "rollout kind: plainT, vrT, plainT-hH or vrT-hH, e.g. vr72, about 2 CPU-s a position) through the same "
         "Janowski decision: the ceiling of cube nets fitted to such rollouts; cached in --cache",
     )
     ap.add_argument("--rollout-seed", type=int_at_least(0), default=1, help="--cube-rollout: the rollouts' seed")

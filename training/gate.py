@@ -119,7 +119,7 @@ def run_gate(cfg: GateConfig) -> dict:
         if p.endswith(".pt") and not Path(p).is_file() or p is cfg.candidate and not p.endswith(".pt"):
             raise StageError(f"no checkpoint file at {p!r}")
     if cfg.out and Path(cfg.out).exists() and not Path(cfg.out).is_file():  # before the games, not after them
-        raise StageError(f"--out {cfg.out!r} is not a regular file (a directory?): give the JSON record's file name")
+        raise StageError(files.not_a_file("--out", cfg.out, "the JSON record's file name"))
     if cfg.cube_reference:  # before the games, not after them
         from bgbot.arena.cubegate import check_reference
 

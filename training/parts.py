@@ -119,7 +119,7 @@ def check_out(out: Path, stage: str, settings: dict, names: dict[str, dict] | No
             made with other settings.
     """
     if out.exists() and not out.is_dir():
-        raise StageError(f"--out {str(out)!r} exists and is not a directory: give a directory for the parts")
+        raise StageError(files.not_a_directory("--out", out, "a directory for the parts"))
     hint = f"remove {str(out)!r} or pick another --out"
     for path in sorted(out.glob("part-*.npz")) if out.is_dir() else []:
         meta = load_npz(path).get("meta") or {}

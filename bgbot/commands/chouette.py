@@ -8,6 +8,7 @@ import signal
 import sys
 from pathlib import Path
 
+from bgbot import files
 from bgbot.arena import chouette, distributed
 from bgbot.arena.tournament import check_variants
 from bgbot.formats import matfile
@@ -64,9 +65,7 @@ def run(args: argparse.Namespace) -> int:
     if args.out is not None and not args.out.strip():
         raise chouette.ChouetteError("--out needs a directory name, got an empty one")
     if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():  # before any game is played
-        raise chouette.ChouetteError(
-            f"--out {args.out} exists and is not a directory: give a directory for chouette.jsonl"
-        )
+        raise chouette.ChouetteError(files.not_a_directory("--out", args.out, "a directory for chouette.jsonl"))
     rules = chouette.ChouetteRules(
         cube=args.cube,
         jacoby=args.jacoby != "off",

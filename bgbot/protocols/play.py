@@ -40,7 +40,7 @@ import numpy as np
 from bgbot.api import Bot
 from bgbot.errors import BgbotError
 from bgbot.evaluation.search import check_ply
-from bgbot.files import write_atomic
+from bgbot.files import not_a_file, write_atomic
 from bgbot.formats import context, matfile, notation
 from bgbot.formats.diagram import draw
 from bgbot.formats.figures import figure, ply_note
@@ -177,7 +177,7 @@ class Session:
         if save and not Path(save).parent.is_dir():
             raise PlayError(f"--save {save!r}: no directory {str(Path(save).parent)!r} to save the games in")
         if save and Path(save).exists() and not Path(save).is_file():
-            raise PlayError(f"--save {save!r} is not a regular file (a directory?): give the .mat file's name")
+            raise PlayError(not_a_file("--save", save, "the .mat file's name"))
         self.bot, self.length, self.ply, self.manual = bot, match_length, ply, settings.manual_dice
         self.rng = np.random.default_rng(seed)
         self.save = save
