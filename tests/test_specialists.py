@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import gnubg_nn
@@ -133,3 +134,45 @@ def test_sparse_evaluator_equals_the_dense_nets(positions):
         after = ev.evaluate(positions)
         assert np.abs(after - before).max() > 1e-3
         np.testing.assert_allclose(after, dense(), rtol=0, atol=2e-6)
+
+
+MODEL5 = str(Path(__file__).resolve().parents[1] / "models" / "bgbot-5.pt")
+
+
+def test_widened_hidden_layer_values_every_position_as_before(positions):
+    base = checkpoint.load(MODEL5)[0]
+    torch.manual_seed(0)
+    wide = specialists.with_hidden(base, 160)
+    assert {wide.net(c).config.n_hidden for c in specialists.CLASSES} == {160}
+    assert base.net("contact").config.n_hidden == 128  # the original is untouched
+    new = wide.net("contact").hidden.weight[128:]
+    assert new.abs().max() > 0 and wide.net("contact").out.weight[:, 128:].abs().max() == 0  # random in, zero out
+    before = specialists.evaluator_for(base).evaluate(positions)
+    after = specialists.evaluator_for(wide).evaluate(positions)
+    np.testing.assert_allclose(after, before, atol=2e-6)
+    with pytest.raises(specialists.ClassNetsError, match="128 hidden units to 64: fewer"):
+        specialists.widen(base.net("race"), n_hidden=64)
+
+
+def test_fit_with_hidden_starts_from_the_same_values(positions, tmp_path, capsys):
+    from training import cli, parts
+
+    base = checkpoint.load(MODEL5)[0]
+    pos = positions[:60]
+    tg = np.clip(specialists.evaluator_for(base).evaluate(pos) + 0.02, 0, 1)
+    d = tmp_path / "targets"
+    parts.save_npz(d / "part-00000.npz", positions=pos, targets=tg, meta={"stage": "targets", "kind": "ply0"})
+    run = tmp_path / "fit"
+    argv = ["fit", "--init", MODEL5, "--targets", str(d), "--run-dir", str(run), "--epochs", "1", "--quiet"]
+    assert cli.main([*argv, "--hidden", "136", "--val-frac", "0.25", "--batch", "8"]) == 0
+    curve = [json.loads(s) for s in (run / "curve.jsonl").read_text().splitlines()]
+    val = np.random.default_rng(1).permutation(len(pos))[: int(len(pos) * 0.25)]
+    want = float(((specialists.evaluator_for(base).evaluate(pos[val]) - tg[val]) ** 2).mean())
+    assert curve[0]["val"]["all"] == pytest.approx(want, rel=1e-4)  # epoch 0: the widened nets value as bgbot-5
+    fitted, meta = checkpoint.load(run / "latest.pt")
+    assert meta.training_config["hidden"] == 136
+    assert {fitted.net(c).config.n_hidden for c in specialists.CLASSES} == {136}
+    assert fitted.net("contact").out.weight[:, 128:].abs().max() > 0  # the new units learned
+    capsys.readouterr()
+    assert cli.main([*argv, "--resume", "--hidden", "144"]) == 2  # a resumed fit with another width is refused
+    assert "hidden" in capsys.readouterr().err

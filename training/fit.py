@@ -69,6 +69,8 @@ class FitConfig:
             single net, else ``init``'s own.
         race_encoding: widen the race specialist to this encoding (of :data:`FIT_ENCODINGS`) before a fresh fit
             (:func:`bgbot.evaluation.specialists.with_race_encoding`, new inputs at weight 0); None: keep it.
+        hidden: widen every specialist to this many hidden units before a fresh fit
+            (:func:`bgbot.evaluation.specialists.with_hidden`, new units at output weight 0); None: keep them.
         classes: fit only the positions of these classes (of :data:`bgbot.evaluation.specialists.CLASSES`; the
             split into training and held-out rows is made over all positions first); None: all.
         stderr_scale: weigh each target by ``TAU^2 / (TAU^2 + se^2)`` (:func:`stderr_weights`); None: unweighted.
@@ -94,6 +96,7 @@ class FitConfig:
     arch: str = "specialists"
     encoding: str | None = None
     race_encoding: str | None = None
+    hidden: int | None = None
     classes: tuple[str, ...] | None = None
     stderr_scale: float | None = None
     decisions: tuple[str, ...] = ()
@@ -125,6 +128,7 @@ class FitConfig:
             arch=args.arch,
             encoding=args.encoding,
             race_encoding=args.race_encoding,
+            hidden=args.hidden,
             classes=None if args.classes is None else tuple(args.classes),
             stderr_scale=args.stderr_scale,
             decisions=tuple(args.decisions or ()),
@@ -444,6 +448,8 @@ def run_fit(cfg: FitConfig) -> dict:
     fit_classes = sorted(set(cfg.classes or specialists.CLASSES))
     if race_encoding is not None and arch != "specialists":
         raise StageError("--race-encoding widens the race specialist: it needs --arch specialists")
+    if cfg.hidden is not None and arch != "specialists":
+        raise StageError("--hidden widens the specialists: it needs --arch specialists")
     if fit_classes != sorted(specialists.CLASSES) and arch != "specialists":
         raise StageError("--classes fits some specialists only: it needs --arch specialists")
     data_settings = {  # a resumed fit must see the same positions, split and steps
@@ -451,6 +457,7 @@ def run_fit(cfg: FitConfig) -> dict:
         "targets": list(cfg.targets),
         "classes": fit_classes,
         "race_encoding": race_encoding,
+        "hidden": cfg.hidden,
         "last_wins": cfg.last_wins,
         "val_frac": cfg.val_frac,
         "lr": cfg.lr,
@@ -512,6 +519,12 @@ def run_fit(cfg: FitConfig) -> dict:
                 net = specialists.attach_cube_nets(wider, getattr(net, "cube_nets", None))  # cube nets carried
             except specialists.ClassNetsError as e:
                 raise StageError(f"--race-encoding: {e}") from None
+        if cfg.hidden is not None:
+            try:
+                wider = specialists.with_hidden(cast(specialists.ClassNets, net), cfg.hidden)
+                net = specialists.attach_cube_nets(wider, getattr(net, "cube_nets", None))  # cube nets carried
+            except specialists.ClassNetsError as e:
+                raise StageError(f"--hidden: {e}") from None
         epoch0, best, meta = 0, float("inf"), None
     net.train()
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)

@@ -200,6 +200,13 @@ def build_parser(prog: str = "python -m training") -> argparse.ArgumentParser:
         "one-hot borne-off counts and crossovers, new inputs starting at weight 0); a fresh fit only",
     )
     f.add_argument(
+        "--hidden",
+        type=int_at_least(1),
+        metavar="N",
+        help="widen every specialist to N hidden units before fitting (the new units start at output weight 0, so "
+        "the fit starts from the same values); a fresh fit only",
+    )
+    f.add_argument(
         "--classes",
         nargs="+",
         choices=specialists.CLASSES,

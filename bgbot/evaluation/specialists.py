@@ -212,31 +212,41 @@ def from_single(net: ValueNet, encoding_version: str = ENCODING_V2) -> ClassNets
     return nets
 
 
-def widen(net: ValueNet, encoding_version: str) -> ValueNet:
-    """A copy of ``net`` on the wider encoding ``encoding_version``: the inputs it shares with ``net`` (the first
-    ``net.config.n_inputs``) keep their weights, the new inputs start at weight 0, so it computes exactly what ``net``
-    does until trained. ``net`` itself is not changed.
+def widen(net: ValueNet, encoding_version: str | None = None, n_hidden: int | None = None) -> ValueNet:
+    """A copy of ``net`` with more inputs (the wider encoding ``encoding_version``) and/or more hidden units
+    (``n_hidden``) that computes exactly what ``net`` does until trained: the inputs it shares with ``net`` (the first
+    ``net.config.n_inputs``) keep their weights and the new inputs start at weight 0; the first
+    ``net.config.n_hidden`` hidden units keep theirs, and each new hidden unit has torch's default random input
+    weights (seed torch first) and output weight 0, so it starts learning at once but changes no value. None keeps
+    that dimension. ``net`` itself is not changed.
 
     Raises:
-        ClassNetsError: ``encoding_version`` is unknown, or ``net``'s encoding is not a prefix of its inputs.
+        ClassNetsError: ``encoding_version`` is unknown, or ``net``'s encoding is not a prefix of its inputs;
+            ``n_hidden`` is fewer than ``net``'s hidden units.
     """
     src = net.config.encoding_version
+    encoding_version = src if encoding_version is None else encoding_version
     if encoding_version not in ENCODERS or not _is_prefix(src, encoding_version):
         raise ClassNetsError(
             f"cannot widen a net on encoding {src!r} to {encoding_version!r}: its inputs are not a prefix of those"
         )
+    hidden = net.config.n_hidden if n_hidden is None else n_hidden
+    if hidden < net.config.n_hidden:
+        raise ClassNetsError(f"cannot widen a net of {net.config.n_hidden} hidden units to {hidden}: fewer units")
     cfg = NetConfig(
         n_inputs=ENCODERS[encoding_version][1],
-        n_hidden=net.config.n_hidden,
+        n_hidden=hidden,
         activation=net.config.activation,
         encoding_version=encoding_version,
     )
     wide = ValueNet(cfg)
+    n_in, n_h = net.config.n_inputs, net.config.n_hidden
     with torch.no_grad():
-        wide.hidden.weight.zero_()
-        wide.hidden.weight[:, : net.config.n_inputs] = net.hidden.weight
-        wide.hidden.bias.copy_(net.hidden.bias)
-        wide.out.weight.copy_(net.out.weight)
+        wide.hidden.weight[:n_h].zero_()
+        wide.hidden.weight[:n_h, :n_in] = net.hidden.weight
+        wide.hidden.bias[:n_h] = net.hidden.bias
+        wide.out.weight.zero_()
+        wide.out.weight[:, :n_h] = net.out.weight
         wide.out.bias.copy_(net.out.bias)
     return wide.train(net.training)
 
@@ -258,6 +268,23 @@ def with_race_encoding(nets: ClassNets, encoding_version: str) -> ClassNets:
     with torch.no_grad():
         for name in CLASSES:
             out.net(name).load_state_dict((wide if name == "race" else nets.net(name)).state_dict())
+    return out.train(nets.training)
+
+
+def with_hidden(nets: ClassNets, n_hidden: int) -> ClassNets:
+    """Specialist nets equal to ``nets`` with every class net widened to ``n_hidden`` hidden units (:func:`widen`: the
+    new units' output weights at 0, so the result values every position exactly as ``nets`` does; their input
+    weights are torch's random defaults, seed torch first). ``nets`` is not changed; cube nets are not carried (see
+    :func:`attach_cube_nets`).
+
+    Raises:
+        ClassNetsError: ``n_hidden`` is fewer than some class net's hidden units.
+    """
+    wide = {name: widen(nets.net(name), n_hidden=n_hidden) for name in CLASSES}
+    out = ClassNets({name: net.config for name, net in wide.items()})
+    with torch.no_grad():
+        for name in CLASSES:
+            out.net(name).load_state_dict(wide[name].state_dict())
     return out.train(nets.training)
 
 
