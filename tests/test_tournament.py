@@ -197,7 +197,7 @@ def test_an_out_dir_with_another_tournaments_files_is_refused_unless_forced(caps
         assert main([*argv, "--games", "4", "--out", str(plain), *extra]) == 2
         assert (
             capsys.readouterr().err
-            == f"error: --out {plain} exists and is not a directory: give a directory for the .mat files\n"
+            == f"error: --out {str(plain)!r} exists and is not a directory: give a directory for the .mat files\n"
         )
     assert plain.read_text() == "not a directory"
 

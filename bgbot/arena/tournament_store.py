@@ -15,7 +15,7 @@ from pathlib import Path
 
 from bgbot.arena.chunks import Chunk, Task, TournamentError
 from bgbot.arena.tournament_mat import MAT_NAME
-from bgbot.files import write_atomic
+from bgbot.files import not_a_directory, write_atomic
 
 __all__ = [
     "CHUNKS_DIR",
@@ -191,7 +191,7 @@ def claim_out_dir(out_dir: str | Path, force: bool = False) -> None:
     import shutil
 
     if Path(out_dir).exists() and not Path(out_dir).is_dir():
-        raise TournamentError(f"--out {out_dir} exists and is not a directory: give a directory for the .mat files")
+        raise TournamentError(not_a_directory("--out", out_dir, "a directory for the .mat files"))
     found = tournament_files(out_dir)
     if found and not force:
         names = [p.name + ("/" if p.is_dir() else "") for p in found]
