@@ -279,8 +279,19 @@ def test_bestmove_orders_its_steps_as_gnubg_orders_a_play(engine):
     assert compared >= 40
 
 
-def test_a_missing_model_file_is_refused_at_startup(tmp_path):
-    missing = tmp_path / "missing.pt"
-    r = subprocess.run([*BGBOT, "ubgi", "--model", str(missing)], input="ubgi\nquit\n", capture_output=True, text=True)
-    assert r.returncode == 2 and r.stdout == ""
-    assert r.stderr.strip() == f"error: --model: no checkpoint file at {str(missing)!r}"
+@pytest.mark.parametrize("content", [None, b"not a checkpoint", b""])
+def test_a_missing_or_corrupt_model_file_is_refused_at_startup(tmp_path, content):
+    """A missing, corrupt or empty --model is refused before the handshake, with the line `bgbot move` gives."""
+    model = tmp_path / "model.pt"
+    if content is not None:
+        model.write_bytes(content)
+    r = subprocess.run([*BGBOT, "ubgi", "--model", str(model)], input="ubgi\nquit\n", capture_output=True, text=True)
+    move = subprocess.run(
+        [*BGBOT, "move", "4HPwATDgc/ABMA", "31", "--model", str(model)], capture_output=True, text=True
+    )
+    assert r.returncode == 2 and r.stdout == "" and move.returncode == 2
+    assert r.stderr == move.stderr
+    if content is None:
+        assert r.stderr == f"error: no checkpoint file at {str(model)!r}\n"
+    else:
+        assert r.stderr.startswith(f"error: {str(model)!r} is ") and r.stderr.count("\n") == 1

@@ -49,7 +49,6 @@ import dataclasses
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TextIO, cast
 
 import numpy as np
@@ -565,15 +564,20 @@ def _one_line(text: str) -> str:
 def run(model: str | None = None, ply: int = 0, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
     """Serve UBGI on ``stdin``/``stdout`` (default: the process's) until ``quit`` or end of input.
 
-    The model is loaded at the first command that needs it (the handshake stays fast), but a ``model`` path with no
-    file is refused at once.
+    The default model is loaded at the first command that needs it (the handshake stays fast); a ``model`` given is
+    loaded at once, so that a missing, corrupt or incompatible checkpoint is refused before any command is read.
 
     Raises:
-        UbgiError: ``ply`` outside 0..2; no file at ``model``.
+        UbgiError: ``ply`` outside 0..2.
+        bgbot.evaluation.checkpoint.CheckpointError: ``model`` is missing, corrupt or not a bgbot checkpoint (the
+            message ``bgbot move --model`` gives).
     """
     if not 0 <= ply <= MAX_PLY:
         raise _bad(f"--ply must be 0..{MAX_PLY}, got {ply}")
-    if model is not None and not Path(model).is_file():
-        raise _bad(f"--model: no checkpoint file at {model!r}")
-    engine = Engine(options=Options(ply=ply, model=model))
+    bot = None
+    if model is not None:
+        from bgbot.api import Bot
+
+        bot = Bot.load(model)
+    engine = Engine(bot, options=Options(ply=ply, model=model))
     return engine.loop(stdin or sys.stdin, stdout or sys.stdout)
