@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable
 from numbers import Integral
@@ -59,6 +60,37 @@ def check_distinct_paths(
         raise error(f"{what} {name!r} is given twice{also}: give it once")
 
 
+_WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")
+
+
+def parse_whole(text: str) -> int:
+    """``text`` read as a whole number when it is the ASCII digits 0-9 with an optional leading ``+`` or ``-`` and
+    nothing else. Python's ``int`` also reads other scripts' digits (the Arabic-Indic ``'٣'``, the full-width
+    ``'３'``), ``'1_000'`` and blanks around the digits; these are refused here. The one such reading of the whole
+    numbers bgbot takes as text (the command line's options, the HTTP API's query parameters, UBGI's arguments).
+
+    Raises:
+        ValueError: anything else, or ``text`` not a ``str`` (callers word their own refusal, naming the field).
+    """
+    if not isinstance(text, str) or not _WHOLE_NUMBER.fullmatch(text):
+        raise ValueError(f"not a whole number written in digits 0-9: {text!r}")
+    return int(text)
+
+
+def whole_number(text: str) -> int:
+    """An argparse ``type=`` for a whole-number option with no bound of its own (a seed, a port): :func:`parse_whole`,
+    else argparse's usage error naming the option and the value (``error: argument --seed: a whole number, got
+    '٣'``), exit status 2 before any work starts.
+
+    Returns:
+        The value, an ``int``.
+    """
+    try:
+        return parse_whole(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number, got {text!r}") from None
+
+
 def run_script(main: Callable[[], object]) -> NoReturn:
     """Run a script's ``main()`` (``scripts/``) as the command line runs a command: a :class:`BgbotError` or an
     ``OSError`` (a missing checkpoint, an unreadable file) becomes one ``error: ...`` line on standard error and exit
@@ -82,8 +114,8 @@ def int_at_least(lo: int, even: bool = False, most: int | None = None) -> Callab
     """An argparse ``type=`` for a whole-number option that must be at least ``lo`` (a game, ply or worker count), with
     ``even`` an even one (games played in duplicate pairs), and with ``most`` at most that: anything else is argparse's
     usage error, which names the option, the rule and the value (``error: argument --games: a whole number >= 1, got
-    0``; ``argument --games: an even whole number 200 .. 10,000,000, got 201``) and exits with status 2 before any work
-    starts.
+    0``; ``argument --games: an even whole number 200 .. 10,000,000, got 201``; ``got '３'`` for anything but the
+    digits 0-9, :func:`parse_whole`) and exits with status 2 before any work starts.
 
     Returns:
         The parser: ``str -> int``.
@@ -94,7 +126,7 @@ def int_at_least(lo: int, even: bool = False, most: int | None = None) -> Callab
 
     def parse(text: str) -> int:
         try:
-            value = int(text)
+            value = parse_whole(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{what}, got {text!r}") from None
         if value < lo or (even and value % 2) or (most is not None and value > most):

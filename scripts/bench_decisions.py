@@ -86,7 +86,7 @@ from bgbot.arena.players import to_gnubg  # noqa: E402
 from bgbot.arena.rollout import RolloutError, RolloutSettings, rollout_positions  # noqa: E402
 from bgbot.arena.stats import ratio_interval  # noqa: E402
 from bgbot.cube.decision import decide  # noqa: E402
-from bgbot.errors import BgbotError, int_at_least, run_script  # noqa: E402
+from bgbot.errors import BgbotError, int_at_least, run_script, whole_number  # noqa: E402
 from bgbot.evaluation import checkpoint, search, specialists  # noqa: E402
 from bgbot.evaluation.classes import efficiency_for  # noqa: E402
 from bgbot.evaluation.evaluator import for_cube, position_probabilities  # noqa: E402
@@ -410,10 +410,12 @@ def _ratios(model: dict[str, list[float]], anchor: dict[str, list[float]]) -> di
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default=None, help="checkpoint (default: the shipped model)")
-    ap.add_argument("--ply", type=int, choices=range(search.MAX_PLIES + 1), default=0, help="the model's lookahead")
+    ap.add_argument(
+        "--ply", type=whole_number, choices=range(search.MAX_PLIES + 1), default=0, help="the model's lookahead"
+    )
     ap.add_argument(
         "--cube-ply",
-        type=int,
+        type=whole_number,
         choices=range(search.MAX_PLIES + 1),
         default=0,
         help="lookahead of the model's cubeless probabilities for cube decisions (bgbot cube --ply)",

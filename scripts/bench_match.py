@@ -44,7 +44,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from bgbot.arena.stats import wilson
-from bgbot.errors import BgbotError, int_at_least, run_script
+from bgbot.errors import BgbotError, int_at_least, run_script, whole_number
 from bgbot.files import write_atomic
 from bgbot.formats import matfile
 
@@ -458,8 +458,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--matches", type=int_at_least(1), default=10, help="matches to play (default 10)")
     ap.add_argument("--length", type=int_at_least(1), default=7, help="match length in points (default 7)")
-    ap.add_argument("--ply", type=int, choices=(0, 1, 2), default=0, help="bgbot's checker-play lookahead")
-    ap.add_argument("--seed", type=int, default=1, help="GNU Backgammon's 'set seed' of the first match (default 1)")
+    ap.add_argument("--ply", type=whole_number, choices=(0, 1, 2), default=0, help="bgbot's checker-play lookahead")
+    ap.add_argument(
+        "--seed", type=whole_number, default=1, help="GNU Backgammon's 'set seed' of the first match (default 1)"
+    )
     ap.add_argument("--workers", type=int_at_least(1), default=1, help="matches played at once (default 1)")
     ap.add_argument(
         "--out",
@@ -469,7 +471,7 @@ def main() -> None:
     ap.add_argument("--model", default=None, help="bgbot checkpoint (default: the shipped model)")
     ap.add_argument(
         "--analysis-ply",
-        type=int,
+        type=whole_number,
         choices=(0, 1, 2),
         default=2,
         help="GNU Backgammon's analysis depth (default 2)",

@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 import gnubg_nn  # noqa: E402
 from gnubg_oracle import from_gnubg  # noqa: E402
 
-from bgbot.errors import run_script  # noqa: E402
+from bgbot.errors import run_script, whole_number  # noqa: E402
 
 MET = "/usr/share/gnubg/met/Kazaross-XG2.xml"
 HEADER = [
@@ -231,8 +231,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(ROOT / "tests/data/gnubg_cube_cases.json"))
     ap.add_argument("--gnubg", default="/usr/games/gnubg")
-    ap.add_argument("--n", type=int, default=40)
-    ap.add_argument("--seed", type=int, default=5)
+    ap.add_argument("--n", type=whole_number, default=40)
+    ap.add_argument("--seed", type=whole_number, default=5)
     args = ap.parse_args()
     version = subprocess.run([args.gnubg, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
     data = {

@@ -25,7 +25,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the training package of this checkout
 
-from bgbot.errors import BgbotError, run_script  # noqa: E402
+from bgbot.errors import BgbotError, run_script, whole_number  # noqa: E402
 from bgbot.evaluation import checkpoint, classes, specialists  # noqa: E402
 from training.fit import load_targets  # noqa: E402
 
@@ -50,7 +50,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--targets", nargs="+", required=True, help="the fit's target directories, in its order")
     ap.add_argument("--model", action="append", required=True, help="a checkpoint (repeat for more)")
-    ap.add_argument("--seed", type=int, default=1, help="the fit's --seed")
+    ap.add_argument("--seed", type=whole_number, default=1, help="the fit's --seed")
     ap.add_argument("--val-frac", type=float, default=0.05, help="the fit's --val-frac")
     args = ap.parse_args()
     if not 0 < args.val_frac < 1:

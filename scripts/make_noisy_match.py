@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from bgbot.errors import run_script
+from bgbot.errors import run_script, whole_number
 
 GNUBG = "/usr/games/gnubg"
 MARKS = {"DO[]": "doubtful", "BM[1]": "bad", "BM[2]": "very bad"}
@@ -37,8 +37,8 @@ def sgf_verdicts(sgf: str) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--length", type=int, default=7)
-    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--length", type=whole_number, default=7)
+    ap.add_argument("--seed", type=whole_number, default=7)
     ap.add_argument("--noise", type=float, default=0.35, help="noise on player 0's checker play")
     ap.add_argument("--cube-noise", type=float, default=0.1, help="noise on player 0's cube decisions")
     args = ap.parse_args()

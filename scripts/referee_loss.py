@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from bgbot.arena.players import to_gnubg
-from bgbot.errors import BgbotError, int_at_least, run_script
+from bgbot.errors import BgbotError, int_at_least, run_script, whole_number
 from bgbot.evaluation import checkpoint, classes, specialists
 from bgbot.formats import positionid
 from bgbot.rules.board import game_result
@@ -53,7 +53,7 @@ def main() -> None:
     ap.add_argument("--model", action="append", required=True, help="a checkpoint (repeat for more)")
     ap.add_argument("--classes", nargs="+", choices=list(CLASS_CODES), default=["race"], help="position classes")
     ap.add_argument("--positions", type=int_at_least(1), default=600, help="at most this many positions")
-    ap.add_argument("--ply", type=int, choices=(0, 1, 2), default=2, help="the referee's GNU Backgammon ply")
+    ap.add_argument("--ply", type=whole_number, choices=(0, 1, 2), default=2, help="the referee's GNU Backgammon ply")
     ap.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the draw")
     args = ap.parse_args()
     import gnubg_nn

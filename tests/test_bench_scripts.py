@@ -258,6 +258,10 @@ def test_int_at_least():
         with pytest.raises(argparse.ArgumentTypeError):
             parse(text)
     assert int_at_least(200, even=True, most=10_000_000)("10000000") == 10_000_000
+    for text in ("\u0663", "\uff13", "1_000", " 3"):  # Python's int reads these; a count is the digits 0-9
+        with pytest.raises(argparse.ArgumentTypeError) as err:
+            int_at_least(1)(text)
+        assert str(err.value) == f"a whole number >= 1, got {text!r}"
     for text in ("198", "201", "10000002"):
         with pytest.raises(argparse.ArgumentTypeError) as err:
             int_at_least(200, even=True, most=10_000_000)(text)

@@ -268,6 +268,25 @@ def test_every_ply_option_is_refused_by_the_one_check(capsys, tmp_path):
         assert status == 2 and out == "" and err.startswith(message), argv
 
 
+@pytest.mark.parametrize("text", ["\u0663", "\uff13", "1_000", " 3", "3 ", "+", "0x10"])
+def test_whole_number_options_take_only_the_digits_0_to_9(capsys, tmp_path, text):
+    """Python's ``int`` reads the Arabic-Indic ``٣``, the full-width ``３``, ``1_000`` and blanks around the digits:
+    every whole-number option refuses them in argparse's words, naming the option, before any work."""
+    for argv, option, rule in (
+        (["move", START, "31", "--ply", text], "--ply", "ply must be a whole number 0 .. 2 (the search depth)"),
+        (["rollout", START, "31", "--trials", text], "--trials", "a whole number"),
+        (["play", "--seed", text], "--seed", "a whole number"),
+        (["play", "--match-length", text], "--match-length", "a whole number"),
+        (["serve", "--port", text], "--port", "a whole number"),
+        (["gate", str(tmp_path / "c.pt"), "--against", str(tmp_path / "a.pt"), "--games", text], "--games", None),
+    ):
+        status, out, err = run(capsys, *argv)
+        rule = rule or "an even whole number 200 .. 10,000,000"
+        assert (status, out) == (2, ""), argv
+        assert err.startswith(f"error: argument {option}: {rule}, got {text!r}"), (argv, err)
+    assert run(capsys, "move", START, "31", "--ply", "+0", "--json")[0] == 0  # a sign stays allowed
+
+
 def test_corrupt_model(capsys, tmp_path):
     bad = tmp_path / "model.pt"
     bad.write_bytes(b"\x00" * 100)

@@ -62,6 +62,7 @@ def test_v02_keys(engine):
     assert answer(engine, "set engine.ply 3", "get engine.ply") == ["value engine.ply 3"] and engine.options.ply == 2
     assert answer(engine, "set game.length 5", "get game.type") == ["value game.type match"]
     assert answer(engine, "set engine.ply 0")[0].startswith("error bad_argument engine.ply must be in 1..3")
+    assert answer(engine, "set engine.ply \uff12") == ["error bad_argument engine.ply must be an integer, got '\uff12'"]
     assert answer(engine, "set engine.nonsense 1")[0].startswith("error unsupported_feature")
     assert answer(engine, "set game.variant nackgammon")[0].startswith("error unsupported_feature")
     assert answer(engine, "get")[0].startswith("error bad_argument")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bgbot.errors import BgbotError
+from bgbot.errors import BgbotError, whole_number
 
 from .config import TrainConfig
 from .stages import STAGES
@@ -30,7 +30,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--force", action="store_true", help="start over in a RUN_DIR that holds another run's files, deleting them"
     )
-    p.add_argument("--games", type=int, help="override the config's total games (at least 1)")
+    p.add_argument("--games", type=whole_number, help="override the config's total games (at least 1)")
     p.add_argument("--no-eval", action="store_true", help="skip the periodic benchmarks against pubeval")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 

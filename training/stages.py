@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bgbot.errors import BgbotError, int_at_least
+from bgbot.errors import BgbotError, int_at_least, whole_number
 from bgbot.evaluation import specialists
 
 from .combine import CombineConfig, run_combine
@@ -226,11 +226,11 @@ def build_parser(prog: str = "python -m training") -> argparse.ArgumentParser:
     )
     g.add_argument("--candidate", required=True)
     g.add_argument("--against", required=True, help="the previous generation (.pt) or a player spec (gnubg:0, ...)")
-    g.add_argument("--games", type=int, required=True)
+    g.add_argument("--games", type=whole_number, required=True)
     g.add_argument("--opponent", action="append", help="more opponents to record (pubeval, gnubg:0, ...)")
-    g.add_argument("--seed", type=int, default=0)
-    g.add_argument("--workers", type=int, default=1)
-    g.add_argument("--ply", type=int, default=0)
+    g.add_argument("--seed", type=whole_number, default=0)
+    g.add_argument("--workers", type=whole_number, default=1)
+    g.add_argument("--ply", type=whole_number, default=0)
     g.add_argument("--out", help="JSON record file")
     g.add_argument(
         "--cube",

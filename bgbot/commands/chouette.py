@@ -11,6 +11,7 @@ from pathlib import Path
 from bgbot import files
 from bgbot.arena import chouette, distributed
 from bgbot.arena.tournament import check_variants
+from bgbot.errors import whole_number
 from bgbot.formats import matfile
 
 
@@ -27,13 +28,13 @@ def add_parser(subparsers) -> None:
         "random.",
     )
     p.add_argument("--player", action="append", required=True, metavar="SPEC", help="a player (three or more)")
-    p.add_argument("--games", type=int, required=True, help="games to play (>= 1)")
-    p.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
+    p.add_argument("--games", type=whole_number, required=True, help="games to play (>= 1)")
+    p.add_argument("--seed", type=whole_number, default=0, help="dice seed (default 0)")
     p.add_argument("--cube", action="store_true", help="play with the doubling cube")
     p.add_argument("--jacoby", choices=("on", "off"), default=None, help="Jacoby rule (default on; only with --cube)")
     p.add_argument(
         "--auto-doubles",
-        type=int,
+        type=whole_number,
         default=0,
         metavar="N",
         help="automatic doubles (needs --cube): a tied opening roll doubles the centred cube, at most N times a "
@@ -41,7 +42,7 @@ def add_parser(subparsers) -> None:
     )
     p.add_argument(
         "--backgammon-value",
-        type=int,
+        type=whole_number,
         default=3,
         metavar="2|3",
         help="what a backgammon scores, in cubes: 3 (default) or 2 (backgammons count as gammons)",

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
-from bgbot.errors import BgbotError
+from bgbot.errors import BgbotError, parse_whole, whole_number
 from bgbot.files import unreadable
 from bgbot.formats import context
 
@@ -50,7 +50,7 @@ def add_backgammon_argument(parser: argparse.ArgumentParser) -> None:
     """--backgammon-value 2|3 (default 3): 2 counts backgammons as gammons (``MatchState.backgammons`` False)."""
     parser.add_argument(
         "--backgammon-value",
-        type=int,
+        type=whole_number,
         choices=(2, 3),
         default=3,
         metavar="2|3",
@@ -70,7 +70,7 @@ def ply(text: str) -> int:
     from bgbot.evaluation.search import SearchError, check_ply
 
     try:
-        value: object = int(text)
+        value: object = parse_whole(text)
     except ValueError:
         value = text
     try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from bgbot.commands import common
+from bgbot.errors import whole_number
 
 
 def add_parser(subparsers) -> None:
@@ -15,7 +16,7 @@ def add_parser(subparsers) -> None:
         description="Listen on a TCP port and play the side GNU Backgammon hands over with "
         "'set player N external HOST:PORT' (start bgbot first), at money or match scores.",
     )
-    p.add_argument("--port", type=int, required=True, help="TCP port to listen on")
+    p.add_argument("--port", type=whole_number, required=True, help="TCP port to listen on")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     common.add_model_argument(p)
     p.add_argument("--ply", type=common.ply, default=0, metavar="N", help="search depth 0..2 (default 0)")

@@ -12,7 +12,7 @@ import sys
 
 from bgbot.arena import benchmark, distributed, tournament
 from bgbot.commands import common
-from bgbot.errors import int_at_least
+from bgbot.errors import int_at_least, whole_number
 from bgbot.formats.figures import figure
 
 
@@ -42,10 +42,10 @@ def add_parser(subparsers) -> None:
         required=True,
         help=f"games (even, {benchmark.MIN_GATE_GAMES} .. {tournament.MAX_GAMES:,})",
     )
-    p.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
+    p.add_argument("--seed", type=whole_number, default=0, help="dice seed (default 0)")
     p.add_argument(
         "--workers",
-        type=int,
+        type=whole_number,
         default=min(os.cpu_count() or 1, tournament.MAX_WORKERS),
         help="worker processes (default: all CPUs)",
     )

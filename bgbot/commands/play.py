@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from bgbot.commands import common
+from bgbot.errors import whole_number
 
 
 def add_parser(subparsers) -> None:
@@ -17,10 +18,12 @@ def add_parser(subparsers) -> None:
         "the games saved as .mat; quit (or the end of input, or a hang-up) keeps the game in progress in "
         "FILE.session.json beside the .mat file, and --resume continues it.",
     )
-    p.add_argument("--match-length", type=int, default=0, metavar="N", help="play an N-point match (default: money)")
+    p.add_argument(
+        "--match-length", type=whole_number, default=0, metavar="N", help="play an N-point match (default: money)"
+    )
     p.add_argument("--dice", choices=("auto", "manual"), default="auto", help="roll dice, or type both sides' dice")
     p.add_argument("--ply", type=common.ply, default=0, metavar="N", help="the bot's search depth 0..2 (default 0)")
-    p.add_argument("--seed", type=int, help="dice seed (default: random)")
+    p.add_argument("--seed", type=whole_number, help="dice seed (default: random)")
     p.add_argument("--save", metavar="FILE.mat", default="bgbot-play.mat", help="where to save the games")
     p.add_argument("--position", metavar="POSITION", help="start the first game from this position (you on roll)")
     p.add_argument("--bgbot-first", action="store_true", help="with --position: bgbot is on roll in it")

@@ -13,6 +13,7 @@ import numpy as np
 from bgbot.arena.rollout import MIN_SIGNIFICANCE_TRIALS
 from bgbot.commands import common
 from bgbot.cube import decision as cube_lib
+from bgbot.errors import whole_number
 from bgbot.formats.figures import figure
 
 MAX_WORKERS = 1024
@@ -40,23 +41,23 @@ def add_parser(subparsers) -> None:
     )
     p.add_argument(
         "--candidates",
-        type=int,
+        type=whole_number,
         default=None,
         metavar="N",
         help="roll out N plays: those given with --play (at most N), then the best others by the move filter "
         "(fewer when the filter keeps fewer)",
     )
-    p.add_argument("--trials", type=int, default=1296, metavar="N", help="trials per candidate (default 1296)")
+    p.add_argument("--trials", type=whole_number, default=1296, metavar="N", help="trials per candidate (default 1296)")
     p.add_argument(
         "--truncate",
-        type=int,
+        type=whole_number,
         default=0,
         metavar="PLIES",
         help="stop trials after PLIES, valued there by the model at 0-ply (0 = never); the standard errors then "
         "exclude that valuation's bias (JSON: se_excludes_truncation_bias)",
     )
     p.add_argument("--ply", type=common.ply, default=0, metavar="N", help="lookahead of the players inside (default 0)")
-    p.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
+    p.add_argument("--seed", type=whole_number, default=0, help="dice seed (default 0)")
     p.add_argument("--no-variance-reduction", dest="vr", action="store_false", help="no luck estimation (much noisier)")
     p.add_argument("--no-quasi-random", dest="quasi", action="store_false", help="plain random first two rolls")
     p.add_argument(
@@ -74,7 +75,7 @@ def add_parser(subparsers) -> None:
         help="0-ply trials choose among the candidates of the model's own move filter (bgbot.evaluation.prune), "
         "variance reduction too: faster, no longer exactly the model's 0-ply play",
     )
-    p.add_argument("--workers", type=int, default=1, metavar="N", help="worker processes (default 1)")
+    p.add_argument("--workers", type=whole_number, default=1, metavar="N", help="worker processes (default 1)")
     p.add_argument("--ray", metavar="ADDRESS", help="run on Ray: 'local' or a cluster address HOST:PORT")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")

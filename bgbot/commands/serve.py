@@ -8,6 +8,7 @@ import argparse
 from pathlib import Path
 
 from bgbot.commands import common
+from bgbot.errors import whole_number
 
 
 def add_parser(subparsers) -> None:
@@ -20,11 +21,11 @@ def add_parser(subparsers) -> None:
         "(the default) unless the network is trusted. Needs FastAPI and uvicorn: pip install 'bgbot[server]'.",
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8080, help="TCP port (default 8080)")
+    p.add_argument("--port", type=whole_number, default=8080, help="TCP port (default 8080)")
     p.add_argument(
-        "--max-body", type=int, default=1 << 20, metavar="BYTES", help="largest request body (default 1048576)"
+        "--max-body", type=whole_number, default=1 << 20, metavar="BYTES", help="largest request body (default 1048576)"
     )
-    p.add_argument("--max-rollouts", type=int, default=2, metavar="N", help="rollouts run at once (default 2)")
+    p.add_argument("--max-rollouts", type=whole_number, default=2, metavar="N", help="rollouts run at once (default 2)")
     p.add_argument(
         "--models", default=None, metavar="DIR", help="models and their cards to list (default: ./models if present)"
     )

@@ -8,6 +8,7 @@ import os
 import sys
 
 from bgbot.arena import distributed, report, tournament
+from bgbot.errors import whole_number
 
 
 def add_parser(subparsers) -> None:
@@ -28,11 +29,11 @@ def add_parser(subparsers) -> None:
         metavar="SPEC",
         help="a player (give at least two): PATH.pt[:PLY], pubeval, gnubg[:PLY], random",
     )
-    p.add_argument("--games", type=int, help="games per pairing (even: games/2 duplicate pairs; at least 4)")
-    p.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
+    p.add_argument("--games", type=whole_number, help="games per pairing (even: games/2 duplicate pairs; at least 4)")
+    p.add_argument("--seed", type=whole_number, default=0, help="dice seed (default 0)")
     p.add_argument(
         "--workers",
-        type=int,
+        type=whole_number,
         default=min(os.cpu_count() or 1, tournament.MAX_WORKERS),
         help="worker processes (default: all CPUs); results do not depend on it",
     )
@@ -63,14 +64,14 @@ def add_parser(subparsers) -> None:
     )
     p.add_argument(
         "--match-length",
-        type=int,
+        type=whole_number,
         default=None,
         metavar="N",
         help="play N-point matches (cubeful, Crawford rule; N >= 1); --games then counts matches",
     )
     p.add_argument(
         "--auto-doubles",
-        type=int,
+        type=whole_number,
         default=0,
         metavar="N",
         help="automatic doubles in cubeful money games (needs --cube; not in matches): a tied opening roll doubles "
@@ -79,7 +80,7 @@ def add_parser(subparsers) -> None:
     )
     p.add_argument(
         "--backgammon-value",
-        type=int,
+        type=whole_number,
         default=3,
         metavar="2|3",
         help="what a backgammon scores, in cubes: 3 (default) or 2 (backgammons count as gammons: scoring, "

@@ -63,7 +63,7 @@ import numpy as np
 
 import bgbot
 from bgbot.api import Bot, cube_json, moves_json
-from bgbot.errors import BgbotError
+from bgbot.errors import BgbotError, parse_whole
 from bgbot.evaluation import bearoff
 from bgbot.evaluation.evaluator import class_dispatch, for_cube, position_probabilities
 from bgbot.evaluation.network import set_threads
@@ -134,8 +134,11 @@ def whole_number_text(value: object) -> object:
     Raises:
         ValueError: ``"must be a whole number written in digits 0-9"`` (the API names the field before it).
     """
-    if isinstance(value, str) and not re.fullmatch(r"[+-]?[0-9]+", value):
-        raise ValueError(WHOLE_NUMBER)
+    if isinstance(value, str):
+        try:
+            parse_whole(value)
+        except ValueError:
+            raise ValueError(WHOLE_NUMBER) from None
     return value
 
 
@@ -150,7 +153,7 @@ def whole_number_json(value: object) -> int:
         return value
     if isinstance(value, str):
         whole_number_text(value)
-        return int(value)
+        return parse_whole(value)
     raise ValueError(WHOLE_NUMBER)
 
 

@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, Literal, TextIO, cast
 import numpy as np
 
 import bgbot
-from bgbot.errors import BgbotError
+from bgbot.errors import BgbotError, parse_whole
 from bgbot.formats import context, positionid
 from bgbot.rules.movegen_scalar import legal_plays as scalar_plays
 from bgbot.rules.state import CubeState, MatchState, Owner
@@ -151,7 +151,7 @@ def _bool(text: str) -> bool:
 
 def _int(text: str, lo: int | None = None, hi: int | None = None, what: str = "value") -> int:
     try:
-        value = int(text)
+        value = parse_whole(text)
     except ValueError:
         raise _bad(f"{what} must be an integer, got {text!r}") from None
     if (lo is not None and value < lo) or (hi is not None and value > hi):
