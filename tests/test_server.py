@@ -15,6 +15,7 @@ import pytest
 
 from bgbot import cli
 from bgbot.api import Bot, move_json
+from bgbot.arena import rollout as ro
 from bgbot.formats import context, matfile
 from tests.gnubg_import import imported_score
 from tests.servers import BGBOT, free_port, serving
@@ -506,9 +507,34 @@ def test_rollout_stream_takes_its_settings_and_names_a_misspelt_one(server, caps
     assert [p["play"] for p in result["plays"]] == [p["play"] for p in cli_out["plays"]] == ["8/5 6/5", "24/23 13/10"]
     assert result["plays"][0]["equity"] == pytest.approx(cli_out["plays"][0]["equity"], abs=1e-9)
     assert result["se_excludes_truncation_bias"] is cli_out["se_excludes_truncation_bias"] is True
-    with httpx.stream("GET", f"{server}/v1/rollout?position=4HPwATDgc/ABMA&trails=36", timeout=60) as r:
-        text = "".join(r.iter_text())
-    assert "unknown field 'trails'" in text and "trials" in text
+    got = get(server, "/v1/rollout", position=START, trails=36)
+    assert got.status_code == 422 and got.json()["detail"].startswith("unknown field 'trails'")
+    assert "trials" in got.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    "params,status,detail",
+    [
+        ({"trials": 0}, 422, f"trials must be an integer {ro.MIN_TRIALS} .. {ro.MAX_TRIALS}, got 0"),
+        ({"truncate": -1}, 422, f"truncate must be an integer 0 .. {ro.MAX_TRUNCATE} plies (0 = none), got -1"),
+        ({"seed": -1}, 422, "seed must be an integer 0 .. 2**63 - 1, got -1"),
+        ({"dice": "31", "candidates": 0}, 422, "the number of candidates must be at least 1, got 0"),
+        ({"tirals": 36}, 422, "unknown field 'tirals'"),
+        (
+            {"position": XGID_BEFORE_ROLL.replace(":0:0:3:0:10", ":0:0:0:5:10"), "cube": "true"},
+            400,
+            "cubeful rollouts at a match score are not implemented",
+        ),
+        ({"position": "nonsense"}, 400, "not a position"),
+    ],
+)
+def test_a_rollout_refused_before_it_starts_is_an_error_answer_not_a_stream(server, params, status, detail):
+    """Bad settings (or an unusable position) are the API's error answer, before any stream: 422 naming the field
+    for a malformed request, 400 for bad input; never 200 with a ``failed`` event."""
+    got = get(server, "/v1/rollout", **{"position": START, "trials": 36, **params})
+    assert got.status_code == status, got.text[:300]
+    assert got.headers["content-type"] == "application/json"
+    assert got.json()["detail"].startswith(detail), got.json()
 
 
 def test_cube_search_in_a_batch_and_its_conflict_with_probabilities(server, capsys):

@@ -21,6 +21,7 @@ import pytest
 
 from bgbot import cli
 from bgbot.api import Bot
+from bgbot.arena import rollout as ro
 from bgbot.cube.decision import normalised_equity
 from bgbot.formats import context, matfile, notation
 from bgbot.rules.board import apply_steps, flip
@@ -538,6 +539,24 @@ def test_rollout_progress_result_and_cancel(page, server):
     other.wait_for_selector("#ro-progress[data-done]")
     other.close()
     wait_for_free_slot(server)
+
+
+def test_a_rollout_refused_before_it_starts_shows_the_servers_words(page):
+    """The server answers bad settings with 422 before any stream (no ``failed`` event to read): the page still shows
+    its words, and a good rollout runs after it."""
+    show(page, "4HPwATDgc/ABMA", "31")
+    page.wait_for_function("() => document.querySelector('#board').dataset.dice === '31'")
+    page.click("[data-view='rollout']")
+    page.fill("#ro-trials", "0")
+    page.click("#ro-start")
+    page.wait_for_selector("#ro-status[data-state='failed']")
+    message = f"trials must be an integer {ro.MIN_TRIALS} .. {ro.MAX_TRIALS}, got 0"
+    assert page.text_content("#ro-status") == message and page.text_content("#message") == message
+    assert page.is_enabled("#ro-start") and not page.is_enabled("#ro-cancel")
+    page.fill("#ro-trials", "36")
+    page.fill("#ro-truncate", "2")
+    page.click("#ro-start")
+    page.wait_for_selector("#ro-status[data-state='done']", timeout=120_000)
 
 
 def wait_for_free_slot(server) -> None:

@@ -819,6 +819,17 @@ class Candidate:
     estimate: Estimate | None = None
 
 
+def check_max_candidates(max_candidates: int | None) -> None:
+    """The one check of a rollout's most candidates (``--candidates``, the HTTP API's ``candidates``): None (no
+    limit) or a whole number >= 1.
+
+    Raises:
+        RolloutError: ``"the number of candidates must be at least 1, got 0"``.
+    """
+    if max_candidates is not None and (not is_int(max_candidates) or max_candidates < 1):
+        raise RolloutError(f"the number of candidates must be at least 1, got {max_candidates!r}")
+
+
 def candidates(
     evaluator: PositionEvaluator,
     position: np.ndarray,
@@ -835,8 +846,7 @@ def candidates(
     Raises:
         RolloutError: an unknown, illegal or repeated play; ``max_candidates`` < 1, or fewer than the plays given.
     """
-    if max_candidates is not None and max_candidates < 1:
-        raise RolloutError(f"the number of candidates must be at least 1, got {max_candidates}")
+    check_max_candidates(max_candidates)
     if max_candidates is not None and max_candidates < len(plays):
         raise RolloutError(
             f"{max_candidates} candidate{'' if max_candidates == 1 else 's'} cannot hold the {len(plays)} plays "

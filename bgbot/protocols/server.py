@@ -960,11 +960,15 @@ def create_app(
         query: RolloutQuery = Depends(),
     ):
         """A rollout as ``bgbot rollout --json``, streamed as server-sent events: ``progress`` events (trials done,
-        running means and standard errors), then ``result`` or ``failed``. Closing the stream cancels the rollout."""
-        candidates = query.candidates
+        running means and standard errors), then ``result`` or ``failed``. Closing the stream cancels the rollout.
+
+        A request refused before any work is no stream but the API's error answer: 422 naming the field for a
+        malformed one (an unknown field, ``trials=0``, ``truncate=-1``, ``candidates=0``, ``ply=3``), 400 for bad
+        input (the position, the dice, a cubeful rollout the position cannot have). A stream's ``failed`` event is a
+        refusal only the run can find (the server busy, the rollout cancelled)."""
         check_ply(query.ply)  # a bad ply is a malformed request (422), as everywhere in the API
+        ctx = context.resolve(_position_text(position_of(position, request)), dice)
         try:
-            ctx = context.resolve(_position_text(position_of(position, request)), dice)
             settings = web.ro.RolloutSettings(
                 trials=query.trials,
                 truncate=query.truncate,
@@ -976,20 +980,16 @@ def create_app(
                 cube=query.cube,
                 jacoby=ctx.match.jacoby,
             )
-            req = web.RolloutRequest(ctx, settings, candidates)
-            if candidates is not None and candidates < 1:
-                raise ServerError("candidates must be at least 1")
-            failed = None
-        except BgbotError as err:
-            failed = api_message(err)
+            web.ro.check_max_candidates(query.candidates)
+        except web.ro.RolloutError as err:  # a setting out of its range: a malformed request, as a bad ply
+            raise MalformedRequest(str(err)) from None
+        req = web.RolloutRequest(ctx, settings, query.candidates)
+        web.check_rollout(req)
 
         def event(kind: str, data) -> bytes:
             return f"event: {kind}\ndata: {json.dumps(data)}\n\n".encode()
 
         async def events():
-            if failed is not None:
-                yield event("failed", {"detail": failed})
-                return
             if not rollout_slots.acquire(blocking=False):
                 yield event("failed", {"detail": f"the server runs {max_rollouts} rollouts already; try again later"})
                 return

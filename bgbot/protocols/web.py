@@ -626,6 +626,22 @@ class RolloutRequest:
     candidates: int | None = None
 
 
+def check_rollout(req: RolloutRequest) -> None:
+    """Refuse a rollout that cannot run before any work (:func:`run_rollout` checks it too; the HTTP API before its
+    stream starts).
+
+    Raises:
+        RolloutError: ``candidates`` below 1 (:func:`bgbot.arena.rollout.check_max_candidates`); a cubeful rollout at a match score; a cubeful rollout of a position
+            (no dice) whose side on roll cannot double.
+    """
+    ctx, settings = req.ctx, req.settings
+    ro.check_max_candidates(req.candidates)
+    if settings.cube and not ctx.match.is_money:
+        raise ro.RolloutError("cubeful rollouts at a match score are not implemented; money positions only")
+    if settings.cube and ctx.dice is None and ctx.cube.owner_code < 0:
+        raise ro.RolloutError("the side on roll cannot double (the opponent owns the cube): nothing to roll out")
+
+
 def run_rollout(
     bot: Bot, req: RolloutRequest, progress: Callable[[dict], object], cancelled: Callable[[], bool]
 ) -> dict:
@@ -636,12 +652,9 @@ def run_rollout(
     Raises:
         RolloutError, ContextError: bad settings or position.
     """
+    check_rollout(req)
     ctx, settings = req.ctx, req.settings
-    if settings.cube and not ctx.match.is_money:
-        raise ro.RolloutError("cubeful rollouts at a match score are not implemented; money positions only")
     cube = (ctx.cube.value, ctx.cube.owner_code)
-    if settings.cube and ctx.dice is None and cube[1] < 0:
-        raise ro.RolloutError("the side on roll cannot double (the opponent owns the cube): nothing to roll out")
     if ctx.dice is not None:
         cands = ro.candidates(bot.evaluator, ctx.position, ctx.dice, (), req.candidates)
     else:

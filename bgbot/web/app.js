@@ -405,7 +405,32 @@ function startRollout() {
   });
   source.addEventListener("result", (ev) => { done("done", "finished"); showRollout(JSON.parse(ev.data)); });
   source.addEventListener("failed", (ev) => { const m = JSON.parse(ev.data).detail; done("failed", m); say(m); });
-  source.onerror = () => { if (source) done("failed", "the connection to the server was lost"); };
+  let opened = false;
+  source.onopen = () => { opened = true; };
+  source.onerror = () => {
+    if (!source) return;
+    if (opened || source.readyState !== EventSource.CLOSED) { done("failed", "the connection to the server was lost"); return; }
+    const mine = source; // refused before it started (400, 422): an error answer, which an EventSource cannot read
+    mine.close();
+    rolloutRefusal(mine.url).then((m) => { if (source === mine) { done("failed", m); say(m); } });
+  };
+}
+
+// The words of a rollout refused before it started: the same request again, read with fetch (a refusal is the
+// same answer each time); a stream, should it start after all, is closed at once.
+async function rolloutRefusal(url) {
+  const stop = new AbortController();
+  setPending(1);
+  try {
+    const resp = await fetch(url, { signal: stop.signal });
+    if (resp.ok) { stop.abort(); return "the connection to the server was lost"; }
+    const body = await resp.json().catch(() => null);
+    return body && typeof body.detail === "string" ? body.detail : `the server refused the rollout (HTTP ${resp.status})`;
+  } catch (e) {
+    return "the server cannot be reached";
+  } finally {
+    setPending(-1);
+  }
 }
 
 function cancelRollout() {
