@@ -331,3 +331,23 @@ def test_a_hint_at_one_ply_marks_the_plays_valued_at_0_ply(tmp_path):
     child.expect(r"\[y/n\]")
     child.sendline("y")
     child.expect(pexpect.EOF)
+
+
+def test_dice_carried_by_the_position_are_the_first_roll(tmp_path):
+    """An XGID or a Match ID with dice rolled starts the game with those dice to play, by the side on roll in it, as GNU
+    Backgammon plays on after ``set xgid`` or ``set matchid`` with dice: no roll asked for, never dice ignored."""
+    xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:3:0:10"
+    child = spawn("--dice", "manual", "--position", xgid, "--save", str(tmp_path / "x.mat"), cwd=tmp_path)
+    assert child.expect(["your play with 5-2", "your turn", "dice for your roll"]) == 0
+    child.sendline("13/8 13/11")
+    child.expect("Enter confirms")
+    child.sendline("")
+    child.expect("dice for bgbot's roll")  # the next roll is rolled (here: typed) as ever
+    child.close(force=True)
+    match_id = "4HPwATDgc/ABMA:cIkqAAAAAAAA"  # the same opening position, 5-2 rolled
+    child = spawn(
+        "--dice", "manual", "--position", match_id, "--bgbot-first", "--save", str(tmp_path / "m.mat"), cwd=tmp_path
+    )
+    assert child.expect([r"bgbot rolls 5-2 and plays", "dice for bgbot's roll", "your turn"]) == 0
+    child.expect("your turn")
+    child.close(force=True)

@@ -25,7 +25,12 @@ def add_parser(subparsers) -> None:
     p.add_argument("--ply", type=common.ply, default=0, metavar="N", help="the bot's search depth 0..2 (default 0)")
     p.add_argument("--seed", type=whole_number, help="dice seed (default: random)")
     p.add_argument("--save", metavar="FILE.mat", default="bgbot-play.mat", help="where to save the games")
-    p.add_argument("--position", metavar="POSITION", help="start the first game from this position (you on roll)")
+    p.add_argument(
+        "--position",
+        metavar="POSITION",
+        help="start the first game from this position (you on roll; dice it carries, an XGID's or a Match ID's, are "
+        "the first roll)",
+    )
     p.add_argument("--bgbot-first", action="store_true", help="with --position: bgbot is on roll in it")
     p.add_argument("--jacoby", choices=("on", "off"), default="on", help="Jacoby rule in money play (default on)")
     p.add_argument(

@@ -128,7 +128,9 @@ class PlaySettings:
         seed: the dice generator's seed, 0 .. 2**63 - 1 (``None``: fresh entropy).
         save: the ``.mat`` file the finished games are saved to (its directory must exist).
         position: the first game starts here (a POSITION as the command line reads it) instead of the opening, with
-            no opening roll: the person is on roll in it, before rolling.
+            no opening roll: the person is on roll in it, before rolling; or, when the ID carries dice (an XGID or a
+            Match ID with dice rolled), with those dice to play, as GNU Backgammon plays on after ``set xgid`` or
+            ``set matchid`` with dice.
         bot_first: with ``position``, the bot is on roll in it instead.
         jacoby: the Jacoby rule in money play.
         resume: a session file (``SAVE.session.json``) to continue; its match, score and game replace the above.
@@ -181,7 +183,9 @@ class Session:
         self.bot, self.length, self.ply, self.manual = bot, match_length, ply, settings.manual_dice
         self.rng = np.random.default_rng(seed)
         self.save = save
-        self.start = context.parse_position(settings.position).position if settings.position else None
+        given = context.parse_position(settings.position) if settings.position else None
+        self.start = given.position if given is not None else None
+        self.start_dice = given.dice if given is not None else None  # rolled in it: the side on roll plays them
         self.bot_first = settings.bot_first
         self.jacoby = settings.jacoby
         self.stdin, self.out = stdin or sys.stdin, stdout or sys.stdout
@@ -334,8 +338,9 @@ class Session:
         human = np.array(human_view, dtype=np.int8)
         g = _Game([human, board.flip(human)], crawford=crawford)
         self.current = g
-        if given:  # no opening roll: the side on roll in the given position (you, or bgbot first) rolls
-            side, dice, self.bot_first = (BOT if self.bot_first else HUMAN), None, False
+        if given:  # no opening roll: the side on roll in the given position (you, or bgbot first) plays its dice
+            side, dice, self.bot_first = (BOT if self.bot_first else HUMAN), self.start_dice, False
+            self.start_dice = None
         else:
             side, dice = self.opening()
         return self._play_from(g, side, dice)

@@ -888,7 +888,10 @@ def create_app(
             return check_ply(value)
 
         position: str | None = pydantic.Field(
-            None, max_length=200, description="start the first game here (Position ID, GNUbg ID or XGID; you on roll)"
+            None,
+            max_length=200,
+            description="start the first game here (Position ID, GNUbg ID or XGID; you on roll; dice it carries are "
+            "the first roll)",
         )
         bgbot_first: BoolJson = pydantic.Field(False, description="with position: bgbot is on roll in it")
 

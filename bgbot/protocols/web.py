@@ -573,7 +573,7 @@ class Games:
         """A new game (started: the opening roll played, the first question asked), as ``bgbot play
         [--match-length N] [--ply N] [--seed S] [--position P [--bgbot-first]]`` starts it: from ``position`` (the
         first game only; seen from the side on roll, the player unless ``bgbot_first``; the bot on roll in it moves
-        first without an opening roll).
+        first without an opening roll; dice the ID carries are the side on roll's first roll).
 
         Raises:
             PlayError: bad options. bgbot.formats.context.ContextError, bgbot.rules.board.PositionError: a position
