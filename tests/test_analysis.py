@@ -79,15 +79,97 @@ def test_broken_files_read(text, message):
     "moves,message",
     [
         ("  1) 31: 8/4 6/5", "illegal play"),
-        ("  1) 31: 8/5 6/5\n  2)  Takes", "take without a double"),
         ("  1) 31:", "a play is possible"),
-        ("  1) 31: 8/5 6/5                   Doubles => 2\n  2) 42: 8/4 6/4", "a roll while a double awaits"),
     ],
 )
 def test_broken_files_replay(moves, message):
     match = matfile.read_match(f" 3 point match\n Game 1\n a : 0                       b : 0\n{moves}\n")
     with pytest.raises(matfile.MatFileError, match=message):
         matfile.replay(match.games[0], match.length)
+
+
+DOUBLED = "  1) 31: 8/5 6/5                   Doubles => 2\n"
+TAKEN = DOUBLED + "  2)  Takes                       42: 8/4 6/4\n"
+
+
+@pytest.mark.parametrize(
+    "scores,moves,line,message",
+    [
+        (
+            "alice : 0   bob : 0",
+            "  1) 31: 8/5 6/5                   Doubles => 4",
+            5,
+            "'Doubles => 4' with the cube at 1: a double makes it 2",
+        ),
+        ("alice : 0   bob : 0", "  1) 31: 8/5 6/5\n  2)  Takes", 6, "'Takes' by alice without a double before it"),
+        (
+            "alice : 0   bob : 0",
+            "  1) 31: 8/5 6/5                   Drops",
+            5,
+            "'Drops' by bob without a double before it",
+        ),
+        (
+            "alice : 0   bob : 0",
+            DOUBLED + "  2)                              Takes",
+            6,
+            "'Takes' by bob, who doubled: the opponent answers a double",
+        ),
+        (
+            "alice : 0   bob : 0",
+            TAKEN + "  3)                              Doubles => 4",
+            7,
+            "'Doubles => 4' by bob, who does not own the cube (alice owns it)",
+        ),
+        (
+            "alice : 0   bob : 0",
+            TAKEN + "  3)  Doubles => 8",
+            7,
+            "'Doubles => 8' with the cube at 2: a double makes it 4",
+        ),
+        (
+            "alice : 0   bob : 0",
+            DOUBLED + "  2)  Doubles => 4",
+            6,
+            "'Doubles => 4': a double while a double awaits an answer",
+        ),
+        (
+            "alice : 0   bob : 0",
+            DOUBLED + "  2) 42: 8/4 6/4",
+            6,
+            "'42: 8/4 6/4': a roll while a double awaits an answer",
+        ),
+        ("alice : 2   bob : 0", DOUBLED, 5, "'Doubles => 2': a double in the Crawford game"),
+    ],
+)
+def test_cube_actions_the_cube_does_not_allow_are_refused_naming_the_game_and_line(scores, moves, line, message):
+    """Each cube action is checked against the cube as GNU Backgammon's .mat import keeps it: a double is to twice the
+    cube, by a side that may double; a take or a drop answers the opponent's double; nothing else is read silently."""
+    with pytest.raises(matfile.MatFileError) as err:
+        matfile.read_match(f" 3 point match\n\n Game 1\n {scores}\n{moves}\n", "m.mat")
+    assert str(err.value) == f"m.mat, game 1, line {line}: {message}" and err.value.line == line
+
+
+def test_a_replayed_game_is_checked_by_the_same_cube_rules():
+    """A game made in code (not read) replays under the same check, which names the action."""
+    turns = (matfile.Turn(0, (3, 1), "8/5 6/5"), matfile.CubeAction(1, "double", 4))
+    game = matfile.MatchGame(1, (0, 0), False, matfile.Game(turns, -1, 0))
+    with pytest.raises(matfile.ReplayError) as err:
+        matfile.replay(game, 3, source="g")
+    assert str(err.value) == "g, action 2: 'Doubles => 4' with the cube at 1: a double makes it 2"
+    assert [d.kind for d in err.value.done] == ["move"]
+
+
+def test_automatic_doubles_let_the_first_double_start_from_the_raised_cube():
+    """A money file of automatic doubles (``; [AutoDoubles "N"]``) does not record the cube the opening ties raised:
+    its first double may be from any cube up to 2**N; a file without the header may not."""
+    body = " 0 point match\n\n Game 1\n alice : 0   bob : 0\n  1) 31: 8/5 6/5                   Doubles => 8\n"
+    match = matfile.read_match('; [AutoDoubles "2"]\n' + body)
+    decisions = matfile.replay(match.games[0], 0)
+    assert [(d.kind, d.cube.value) for d in decisions] == [("move", 1), ("double", 4)]
+    with pytest.raises(matfile.MatFileError, match="'Doubles => 8' with the cube at 1: a double makes it 2"):
+        matfile.read_match(body)
+    with pytest.raises(matfile.MatFileError, match="'Doubles => 16' with the cube at 1"):
+        matfile.read_match('; [AutoDoubles "2"]\n' + body.replace("=> 8", "=> 16"))
 
 
 def test_every_decision_rated(result):
@@ -315,7 +397,7 @@ def test_truncated_match_analysed_up_to_the_break(tmp_path, capsys):
     assert out["games"] == 2 and len(out["warnings"]) >= 1
     assert any("no result line" in w or "breaks" in w for w in out["warnings"])
     lines = full.splitlines()
-    bad = next(i for i, line in enumerate(lines) if line.strip().startswith("Game 2")) + 4
+    bad = next(i for i, line in enumerate(lines) if line.strip().startswith("Game 2")) + 5  # no cube action on it
     lines[bad] = "  9) 66: 24/12/off"  # an illegal play inside game 2
     broken = tmp_path / "broken.mat"
     broken.write_text("\n".join(lines) + "\n")

@@ -106,6 +106,64 @@ class CubeAction:
         return " Takes" if self.kind == "take" else " Drops"
 
 
+@dataclass
+class CubeBook:
+    """The cube through one game, as GNU Backgammon's ``.mat`` import keeps it: the one check of the cube actions of
+    a game read (:func:`read_match`, which names the line) or replayed (:func:`replay`, which names the action).
+
+    Attributes:
+        value: the cube's value; a game starts at 1 (:attr:`start_free`: a file of automatic doubles, whose starting
+            cube the format does not record). owner: -1 centred, else the side (0 left, 1 right) that owns it.
+        offered: the side whose double awaits an answer, else None. crawford: the Crawford game (no doubles).
+        names: the players as the messages name them (left, right).
+        start_free: the first double may raise a centred cube from any power of two up to ``2 ** start_free`` (a
+            ``; [AutoDoubles "N"]`` header: automatic doubles raised it unrecorded); 0: from 1 only.
+    """
+
+    crawford: bool = False
+    names: tuple[str, str] = ("the left player", "the right player")
+    start_free: int = 0
+    value: int = 1
+    owner: int = -1
+    offered: int | None = None
+
+    def apply(self, action: Turn | CubeAction) -> None:
+        """Check ``action`` against the cube and record it: a roll while a double awaits an answer, a double in the
+        Crawford game, by the side that does not own the cube, while a double awaits an answer or to any value but
+        twice the cube, a take or a pass with no double before it or by the doubler are refused.
+
+        Raises:
+            MatFileError: what is wrong, quoting the action (``"'Doubles => 4' with the cube at 1: a double makes it
+                2"``); the caller adds where it is.
+        """
+        if isinstance(action, Turn):
+            if self.offered is not None:
+                raise MatFileError(f"{action.text()!r}: a roll while a double awaits an answer")
+            return
+        text, who = action.text().strip(), self.names[action.side]
+        if action.kind == "double":
+            if self.offered is not None:
+                raise MatFileError(f"{text!r}: a double while a double awaits an answer")
+            if self.crawford:
+                raise MatFileError(f"{text!r}: a double in the Crawford game")
+            if self.owner not in (-1, action.side):
+                raise MatFileError(f"{text!r} by {who}, who does not own the cube ({self.names[self.owner]} owns it)")
+            if self.owner < 0 and self.value == 1 and self.start_free:
+                if action.value & (action.value - 1) == 0 and 2 <= action.value <= 2 ** (self.start_free + 1):
+                    self.value = action.value // 2  # automatic doubles raised the cube before this first double
+            if action.value != 2 * self.value:
+                raise MatFileError(f"{text!r} with the cube at {self.value}: a double makes it {2 * self.value}")
+            self.offered = action.side
+            return
+        if self.offered is None:
+            raise MatFileError(f"{text!r} by {who} without a double before it")
+        if self.offered == action.side:
+            raise MatFileError(f"{text!r} by {who}, who doubled: the opponent answers a double")
+        if action.kind == "take":
+            self.value, self.owner = self.value * 2, action.side
+        self.offered = None
+
+
 @dataclass(frozen=True)
 class Game:
     """A finished game: its turns (:class:`Turn` or :class:`CubeAction`) in order and the result (``winner`` 0 left /
@@ -232,12 +290,14 @@ _ACTION_START = re.compile(r"^(?:\d\d:?|Doubles|Takes|Drops|Passes|Wins|Beavers|
 @dataclass(frozen=True)
 class MatchGame:
     """One game read from a ``.mat`` file: the scores before it (left, right), whether it is the Crawford game, and
-    the :class:`Game` (``winner`` -1 and ``points`` 0 when the file ends before the game does)."""
+    the :class:`Game` (``winner`` -1 and ``points`` 0 when the file ends before the game does); ``auto_doubles`` the
+    file's ``; [AutoDoubles "N"]`` (0 when absent: the game starts with the cube at 1)."""
 
     number: int
     scores: tuple[int, int]
     crawford: bool
     game: Game
+    auto_doubles: int = 0
 
 
 @dataclass(frozen=True)
@@ -298,9 +358,13 @@ def read_match(text: str, source: str = "match file") -> Match:
     Columns: a move line ``NN) LEFT RIGHT`` holds up to two actions; one action alone is the right player's when it
     starts more than 10 characters after the ``)``. Plays are kept as text (check them with :func:`replay`).
 
+    Cube actions are checked against the cube as the game goes (:class:`CubeBook`, GNU Backgammon's rules).
+
     Raises:
         MatFileError: no ``N point match`` line, a game without its header, or a line that cannot be read, with the
-            line number (also in its ``line``).
+            line number (also in its ``line``); a cube action the cube does not allow (a double to any value but
+            twice the cube, by the side that does not own it, in the Crawford game; a take or a drop with no double
+            before it; a roll while a double awaits an answer), naming the game and the line.
     """
     if not isinstance(text, str):
         raise MatFileError(f"{source}: a match file is text")
@@ -308,6 +372,7 @@ def read_match(text: str, source: str = "match file") -> Match:
     names: tuple[str, str] | None = None
     games: list[MatchGame] = []
     current: dict | None = None
+    auto_doubles = 0
 
     def finish() -> None:
         if current is not None:
@@ -317,6 +382,7 @@ def read_match(text: str, source: str = "match file") -> Match:
                     current["scores"],
                     current["crawford"],
                     Game(tuple(current["turns"]), current["winner"], current["points"]),
+                    auto_doubles,
                 )
             )
 
@@ -330,6 +396,9 @@ def read_match(text: str, source: str = "match file") -> Match:
             i += 1
             line = raw.strip()
             if not line or line.startswith(";"):
+                auto = re.fullmatch(r';\s*\[AutoDoubles\s+"(\d{1,2})"\]', line, re.ASCII)
+                if auto and current is None:
+                    auto_doubles = int(auto.group(1))
                 continue
             m = re.fullmatch(r"(\d+)\s+point match", line, re.IGNORECASE)
             if m and length is None:
@@ -369,6 +438,7 @@ def read_match(text: str, source: str = "match file") -> Match:
                     "turns": [],
                     "winner": -1,
                     "points": 0,
+                    "cube": CubeBook(crawford, game_names, auto_doubles),
                 }
                 continue
             if current is None:
@@ -383,6 +453,10 @@ def read_match(text: str, source: str = "match file") -> Match:
                 if isinstance(a, tuple):
                     current["winner"], current["points"] = side, a[1]
                 else:
+                    try:
+                        current["cube"].apply(a)
+                    except MatFileError as err:
+                        raise MatFileError(f"{source}, game {current['number']}, line {start}: {err}") from None
                     current["turns"].append(a)
         except MatFileError as err:
             err.line = start
@@ -435,33 +509,35 @@ def replay(game: MatchGame, length: int, jacoby: bool = True, source: str = "gam
     decision here).
 
     Raises:
-        ReplayError: an illegal or unreadable play, a take or pass without a double, a double that is not allowed;
-            its ``done`` holds the decisions before it.
+        ReplayError: an illegal or unreadable play, a cube action the cube does not allow (:class:`CubeBook`); its
+            ``done`` holds the decisions before it.
     """
     from bgbot.formats.notation import parse_play
     from bgbot.rules.board import starting_position
 
     pos = [starting_position(), starting_position()]  # each side's own view
-    cube_value, owner = 1, -1
-    pending = None  # the doubler's side after a double
+    book = CubeBook(game.crawford, start_free=game.auto_doubles)
     out: list[Decision] = []
     scores = game.scores
     crawford = game.crawford
 
-    def states(viewer: int) -> tuple[CubeState, MatchState]:
+    def states(viewer: int, value: int, owner: int) -> tuple[CubeState, MatchState]:
         match = MatchState(length, (scores[viewer], scores[1 - viewer]) if length else (0, 0), crawford, jacoby)
-        return CubeState(cube_value, _owner(owner, viewer)), match  # type: ignore[arg-type]
+        return CubeState(value, _owner(owner, viewer)), match  # type: ignore[arg-type]
 
     for k, t in enumerate(game.game.turns):
         where = f"{source}, action {k + 1}"
+        value, owner, doubler = book.value, book.owner, book.offered
+        try:
+            book.apply(t)
+        except MatFileError as err:
+            raise ReplayError(f"{where}: {err}", out) from None
         if isinstance(t, Turn):
-            if pending is not None:
-                raise ReplayError(f"{where}: a roll while a double awaits an answer", out)
-            cube, match = states(t.side)
+            cube, match = states(t.side, value, owner)
             may = (
                 not match.crawford
                 and owner in (-1, t.side)
-                and (not length or scores[t.side] + cube_value < length)
+                and (not length or scores[t.side] + value < length)
                 and k > 0
                 and not (k > 0 and isinstance(game.game.turns[k - 1], CubeAction))
             )
@@ -478,19 +554,11 @@ def replay(game: MatchGame, length: int, jacoby: bool = True, source: str = "gam
             out.append(Decision("move", t.side, k, pos[t.side].copy(), t.dice, after, cube, match, t.play))
             pos[1 - t.side] = after
             pos[t.side] = flip(after)
+        elif t.kind == "double":  # the cube it doubles: automatic doubles may have raised it (CubeBook.start_free)
+            cube, match = states(t.side, book.value, owner)
+            out.append(Decision("double", t.side, k, pos[t.side].copy(), None, None, cube, match, t.text().strip()))
         else:
-            if t.kind == "double":
-                cube, match = states(t.side)
-                if pending is not None or owner not in (-1, t.side) or match.crawford:
-                    raise ReplayError(f"{where}: a double that is not allowed here", out)
-                out.append(Decision("double", t.side, k, pos[t.side].copy(), None, None, cube, match, t.text().strip()))
-                pending = t.side
-            else:
-                if pending is None or pending == t.side:
-                    raise ReplayError(f"{where}: {t.kind} without a double by the opponent", out)
-                cube, match = states(pending)
-                out.append(Decision(t.kind, t.side, k, pos[pending].copy(), None, None, cube, match, t.text().strip()))
-                if t.kind == "take":
-                    cube_value, owner = cube_value * 2, t.side
-                pending = None
+            assert doubler is not None  # CubeBook.apply refuses an answer without a double
+            cube, match = states(doubler, value, owner)
+            out.append(Decision(t.kind, t.side, k, pos[doubler].copy(), None, None, cube, match, t.text().strip()))
     return out
