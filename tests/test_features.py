@@ -155,3 +155,20 @@ def test_v2_parts_hand_the_sparse_encoding_its_masks_and_borne_off_counts(divers
     np.testing.assert_array_equal(F.OFF_VALUES[off[:, 0]], full[:3, :n].T)  # the folded borne-off features
     f_t, masks, off = F.v2_parts(x[:0], 3)
     assert f_t.shape == (2 * (F.N_SIDE - 3), 0) and off.shape == (0, 2)
+
+
+def test_small_batches_take_the_same_values_along_the_rows(diverse, monkeypatch):
+    """Batches of at most ``FEW_COLUMNS`` columns (both sides of each position) pack their masks and sum their
+    counts along the rows in one numpy call each: every feature and mask equals the row-at-a-time path's, on both
+    sides of the threshold."""
+    half = F.FEW_COLUMNS // 2  # positions whose stacked batch (rounded up to 4) has FEW_COLUMNS columns
+    sizes = (1, 2, 5, 31, half - 1, half, half + 1, half + 4)
+    fast = {n: F.v2_parts(diverse[-n:], 3) for n in sizes}
+    monkeypatch.setattr(F, "FEW_COLUMNS", -1)  # the row-at-a-time path for every batch
+    for n in sizes:
+        f_t, masks, off = F.v2_parts(diverse[-n:], 3)
+        np.testing.assert_array_equal(fast[n][0], f_t)
+        np.testing.assert_array_equal(fast[n][2], off)
+        for got, want in zip(fast[n][1], masks):
+            np.testing.assert_array_equal(got, want)
+    assert len(np.unique(np.concatenate([fast[n][0].ravel() for n in sizes]))) > 100  # real, varied values
